@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Every built-in source module: one library target under Plugins/<Name>/.
+/// Adding a source = a folder, one name here, one line in
+/// Sources/aggregate/BuiltinSources.swift, one entry in Sources.yml.
+let sourceModules = ["Cabify"]
+
+let package = Package(
+    name: "aggregate",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "aggregate", targets: ["aggregate"]),
+        .executable(name: "fixture-server", targets: ["fixture-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .target(name: "FeedCore"),
+        .target(
+            name: "FeedEngine",
+            dependencies: [
+                "FeedCore",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "aggregate",
+            dependencies: [
+                "FeedCore", "FeedEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ] + sourceModules.map { .target(name: $0) }
+        ),
+        .target(
+            name: "FixtureServer",
+            dependencies: [
+                "FeedCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "fixture-server",
+            dependencies: ["FixtureServer"] + sourceModules.map { .target(name: $0) }
+        ),
+        .target(
+            name: "Cabify",
+            dependencies: ["FeedCore"],
+            path: "Plugins/Cabify",
+            exclude: ["Snapshots/README.md"],
+            resources: [.embedInCode("Snapshots/products.json")]
+        ),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
+        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
+        .testTarget(name: "CabifyTests", dependencies: ["Cabify", "FeedCore"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,146 @@
+import Foundation
+
+/// One item of the merged feed, whatever source it came from: the output contract.
+///
+/// Every line of `--format jsonl` is one `Card` encoded with sorted keys. The field
+/// names are documented in the README and versioned by ``Card/schemaVersion``.
+public struct Card: Sendable, Hashable {
+    /// The version of the card format, written as `"v"` on every JSONL line.
+    public static let schemaVersion = 1
+
+    /// What sort of thing a card describes.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case deal, product, post, person, item
+    }
+
+    /// Where a card came from when the live upstream could not serve it.
+    public enum Origin: String, Sendable, Hashable, Codable {
+        /// The last good response stored in the local cache.
+        case cache
+        /// The recorded response shipped inside the binary.
+        case snapshot
+    }
+
+    /// Who made or owns the item (an LTK creator, a reqres user).
+    public struct Author: Sendable, Hashable, Codable {
+        public var name: String
+        public var image: URL?
+        public var url: URL?
+
+        public init(name: String, image: URL? = nil, url: URL? = nil) {
+            self.name = name
+            self.image = image
+            self.url = url
+        }
+    }
+
+    /// `"<source id>:<upstream id>"`, stable across runs; the key for dedupe and digests.
+    public var id: String
+    /// The source id from Sources.yml.
+    public var source: String
+    public var kind: Kind
+    /// Never empty.
+    public var title: String
+    public var summary: String?
+    public var price: Price?
+    public var image: URL?
+    public var url: URL?
+    public var author: Author?
+    public var published: Date?
+    public var tags: [String]
+    /// Source-specific extras (description, specs, gallery, joined records).
+    public var details: [String: JSONValue]
+    /// Set only on cards served from a fallback tier; live cards leave it `nil`.
+    public var origin: Origin?
+
+    /// Creates a card whose id is `"<source>:<upstreamID>"`.
+    public init(
+        source: String, upstreamID: String, kind: Kind, title: String,
+        summary: String? = nil, price: Price? = nil, image: URL? = nil, url: URL? = nil,
+        author: Author? = nil, published: Date? = nil, tags: [String] = [],
+        details: [String: JSONValue] = [:], origin: Origin? = nil
+    ) {
+        self.id = "\(source):\(upstreamID)"
+        self.source = source
+        self.kind = kind
+        self.title = title
+        self.summary = summary
+        self.price = price
+        self.image = image
+        self.url = url
+        self.author = author
+        self.published = published
+        self.tags = tags
+        self.details = details
+        self.origin = origin
+    }
+
+    /// The part of ``id`` after the source id.
+    public var upstreamID: String {
+        String(id.dropFirst(source.count + 1))
+    }
+}
+
+extension Card: Codable {
+    enum CodingKeys: String, CodingKey {
+        case v, id, source, kind, title, summary, price, image, url, author, published, tags, details, origin
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        source = try c.decode(String.self, forKey: .source)
+        kind = try c.decode(Kind.self, forKey: .kind)
+        title = try c.decode(String.self, forKey: .title)
+        summary = try c.decodeIfPresent(String.self, forKey: .summary)
+        price = try c.decodeIfPresent(Price.self, forKey: .price)
+        image = try c.decodeIfPresent(URL.self, forKey: .image)
+        url = try c.decodeIfPresent(URL.self, forKey: .url)
+        author = try c.decodeIfPresent(Author.self, forKey: .author)
+        if let text = try c.decodeIfPresent(String.self, forKey: .published) {
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .published, in: c, debugDescription: "not an RFC 3339 date: \(text)")
+            }
+            published = date
+        }
+        tags = try c.decodeIfPresent([String].self, forKey: .tags) ?? []
+        details = try c.decodeIfPresent([String: JSONValue].self, forKey: .details) ?? [:]
+        origin = try c.decodeIfPresent(Origin.self, forKey: .origin)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Card.schemaVersion, forKey: .v)
+        try c.encode(id, forKey: .id)
+        try c.encode(source, forKey: .source)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(title, forKey: .title)
+        try c.encodeIfPresent(summary, forKey: .summary)
+        try c.encodeIfPresent(price, forKey: .price)
+        try c.encodeIfPresent(image, forKey: .image)
+        try c.encodeIfPresent(url, forKey: .url)
+        try c.encodeIfPresent(author, forKey: .author)
+        try c.encodeIfPresent(published.map(RFC3339.string(from:)), forKey: .published)
+        try c.encode(tags, forKey: .tags)
+        if !details.isEmpty { try c.encode(details, forKey: .details) }
+        try c.encodeIfPresent(origin, forKey: .origin)
+    }
+}
+
+/// RFC 3339 timestamps in UTC, the only date format cards use.
+public enum RFC3339 {
+    /// `2022-04-18T15:24:03Z`, with fractional seconds only when the date has them.
+    public static func string(from date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: !whole)
+            .timeZone(separator: .omitted).dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.standard))
+    }
+
+    /// Parses ISO 8601 / RFC 3339 timestamps with an offset (`Z`, `+00:00`), with or
+    /// without fractional seconds.
+    public static func date(from text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
+    }
+}

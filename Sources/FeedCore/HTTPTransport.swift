@@ -1,0 +1,72 @@
+import Foundation
+
+/// One HTTP GET as a source asks for it. The engine adds the source's configured
+/// headers, timeout, retries and caching; a source only names the URL.
+public struct HTTPRequest: Sendable, Hashable {
+    public var url: URL
+    public var headers: [String: String]
+
+    public init(url: URL, headers: [String: String] = [:]) {
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// A complete HTTP response. Header names are lower-cased.
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+    /// The URL that answered (after redirects).
+    public var url: URL
+
+    public init(status: Int, headers: [String: String] = [:], body: Data, url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+/// How a source reaches its upstream. Implemented by the engine (live HTTP, cache,
+/// recorded snapshots); a source never knows which one it is talking to.
+public protocol HTTPTransport: Sendable {
+    /// Performs the request and returns the response whatever its status. Throws a
+    /// ``SourceError`` only when no usable response arrived (timeout, transport failure).
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+    /// GET `url`, any status.
+    public func get(_ url: URL) async throws -> HTTPResponse {
+        try await send(HTTPRequest(url: url))
+    }
+
+    /// GET `url` and decode a 2xx body as `T`. Other statuses throw
+    /// ``SourceError/badStatus(_:url:)``; a body that does not decode throws
+    /// ``SourceError/undecodable(path:reason:)`` naming the JSON path.
+    public func getJSON<T: Decodable>(_ type: T.Type, from url: URL) async throws -> T {
+        let response = try await get(url)
+        guard response.isSuccess else { throw SourceError.badStatus(response.status, url: url) }
+        return try JSONBody.decode(type, from: response.body)
+    }
+}
+
+/// Decoding of upstream bodies with errors in plain words.
+public enum JSONBody {
+    /// Decodes `T`, turning `DecodingError` into ``SourceError/undecodable(path:reason:)``.
+    public static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch let error as DecodingError {
+            let raw = try? JSONDecoder().decode(JSONValue.self, from: body)
+            guard let raw else {
+                throw SourceError.undecodable(path: "", reason: "the body is not JSON (\(body.count) bytes)")
+            }
+            let problem = DecodingProblem(error, in: raw)
+            throw SourceError.undecodable(path: problem.path, reason: problem.reason)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// An exact price. Amounts are `Decimal`, never floating point, so `7.5` stays `7.5`.
+public struct Price: Sendable, Hashable, Codable {
+    /// What the item costs now (for a range, the lowest price).
+    public var amount: Decimal
+    /// ISO 4217 code (`EUR`, `USD`, `GBP`); `nil` when the upstream's currency is unknown.
+    public var currency: String?
+    /// The upstream's own rendering of the price, when it has one.
+    public var display: String?
+    /// The price before a sale or discount.
+    public var regular: Decimal?
+    /// Bounds of a price range (`{from, to}` upstream).
+    public var min: Decimal?
+    public var max: Decimal?
+
+    public init(
+        amount: Decimal, currency: String?, display: String? = nil,
+        regular: Decimal? = nil, min: Decimal? = nil, max: Decimal? = nil
+    ) {
+        self.amount = amount
+        self.currency = currency
+        self.display = display
+        self.regular = regular
+        self.min = min
+        self.max = max
+    }
+
+    /// The display string if the upstream gave one, else a formatted amount.
+    public var label: String {
+        display ?? Money.format(amount, currency: currency)
+    }
+}
+
+/// Exact money arithmetic and formatting helpers shared by every source.
+public enum Money {
+    private static let symbols = ["EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥"]
+    private static let codesBySymbol = ["€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"]
+
+    /// `Decimal` from integer minor units: `22999` cents → `229.99`.
+    public static func fromMinorUnits(_ units: Int, scale: Int = 2) -> Decimal {
+        Decimal(sign: units < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(units.magnitude))
+    }
+
+    /// Parses a plain decimal string such as `"660.00"`; `nil` for anything else.
+    public static func parse(_ text: String) -> Decimal? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty,
+              trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }),
+              let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        else { return nil }
+        return value
+    }
+
+    /// The ISO 4217 code for a currency symbol (`$` → `USD`), or `nil` when unknown.
+    public static func currencyCode(forSymbol symbol: String) -> String? {
+        codesBySymbol[symbol.trimmingCharacters(in: .whitespaces)]
+    }
+
+    /// Rounds to `scale` fraction digits, half away from zero.
+    public static func rounded(_ value: Decimal, scale: Int = 2) -> Decimal {
+        var input = value
+        var result = Decimal()
+        NSDecimalRound(&result, &input, scale, .plain)
+        return result
+    }
+
+    /// `€19.00`, `$229.99`, `£660.00`; unknown currencies as `CHF 5.00`.
+    public static func format(_ amount: Decimal, currency: String?) -> String {
+        let number = fixed(amount)
+        guard let currency else { return number }
+        if let symbol = symbols[currency] { return amount < 0 ? "-\(symbol)\(fixed(-amount))" : "\(symbol)\(number)" }
+        return "\(currency) \(number)"
+    }
+
+    /// The amount with exactly two fraction digits: `7.5` → `"7.50"`.
+    public static func fixed(_ amount: Decimal, scale: Int = 2) -> String {
+        let text = "\(rounded(amount, scale: scale))"
+        guard scale > 0 else { return text }
+        let parts = text.split(separator: ".", maxSplits: 1)
+        let fraction = parts.count > 1 ? String(parts[1]) : ""
+        return "\(parts[0]).\(fraction.padding(toLength: scale, withPad: "0", startingAt: 0))"
+    }
+
+    /// Whole-percent reduction from `regular` to `now`: 229.99 → 199.99 is 13.
+    public static func percentOff(regular: Decimal, now: Decimal) -> Int? {
+        guard regular > 0, now < regular else { return nil }
+        let percent = rounded((regular - now) / regular * 100, scale: 0)
+        return NSDecimalNumber(decimal: percent).intValue
+    }
+}

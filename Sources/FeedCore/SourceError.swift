@@ -1,0 +1,43 @@
+import Foundation
+
+/// Why a source could not produce a page or a card. Every case reads as plain words
+/// through ``description``; the engine prefixes the source id.
+public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The upstream has no such item; `message` is the whole sentence (`no deal with id 99`).
+    case notFound(String)
+    /// The upstream answered with an HTTP status the source cannot use.
+    case badStatus(Int, url: URL)
+    /// The body is not JSON, or not the JSON the source expects. `path` is the JSON path
+    /// that failed (`products[0].name`), empty for the whole body.
+    case undecodable(path: String, reason: String)
+    /// No complete response within the allowed time.
+    case timeout(seconds: Double, url: URL)
+    /// No HTTP response at all: connection refused, DNS failure, TLS failure.
+    case transport(String, url: URL)
+    /// Anything else, already in plain words (a repeated cursor, a body over the size cap).
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let message):
+            message
+        case .badStatus(let status, let url):
+            "HTTP \(status) from \(url.redactedString)"
+        case .undecodable(let path, let reason):
+            path.isEmpty ? "unreadable response: \(reason)" : "unreadable response at \(path): \(reason)"
+        case .timeout(let seconds, let url):
+            "timed out after \(SecondsFormat.text(seconds)) waiting for \(url.redactedString)"
+        case .transport(let cause, let url):
+            "\(cause) (\(url.redactedString))"
+        case .failed(let message):
+            message
+        }
+    }
+}
+
+/// `10 s`, `0.5 s`: durations in the messages people read.
+public enum SecondsFormat {
+    public static func text(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}

@@ -1,0 +1,4 @@
+/// The version printed by `aggregate --version` and sent in `User-Agent`.
+public enum AggregateVersion {
+    public static let current = "0.1.0"
+}

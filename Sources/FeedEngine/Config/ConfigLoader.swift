@@ -1,0 +1,187 @@
+import FeedCore
+import Foundation
+
+/// Reads and validates Sources.yml, reporting every problem at once with its line and
+/// column, including the problems each source module finds in its own options.
+public struct ConfigLoader: Sendable {
+    public let registry: SourceRegistry
+    public let environment: [String: String]
+
+    static let sourceKeys = [
+        "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "options",
+    ]
+
+    public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.registry = registry
+        self.environment = environment
+    }
+
+    /// Finds the configuration: `explicitPath`, else `./Sources.yml`, else
+    /// `$XDG_CONFIG_HOME/aggregate/Sources.yml` (`~/.config` when unset).
+    public func locate(explicitPath: String?, currentDirectory: String = FileManager.default.currentDirectoryPath)
+        throws(ConfigLoadError) -> String
+    {
+        if let explicitPath {
+            guard FileManager.default.fileExists(atPath: explicitPath) else { throw .missing([explicitPath]) }
+            return explicitPath
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
+        let candidates = ["\(currentDirectory)/Sources.yml", "\(configHome)/aggregate/Sources.yml"]
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw .missing(candidates)
+        }
+        return found
+    }
+
+    /// Loads the file at `path`; messages name it as given.
+    public func load(path: String) throws(ConfigLoadError) -> FeedConfig {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
+        guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path) }
+        do {
+            return try load(text: text, file: Self.displayName(path))
+        } catch {
+            throw .invalid(error)
+        }
+    }
+
+    /// `./Sources.yml` → `Sources.yml`; other paths unchanged.
+    static func displayName(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
+    }
+
+    public func load(text: String, file: String) throws(ConfigIssues) -> FeedConfig {
+        let log = ConfigIssueLog()
+        let start = ConfigLocation(file: file, line: 1, column: 1)
+        guard let root = try YAMLDocument.parse(text, file: file) else {
+            throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
+        }
+        let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
+        top.rejectUnknownKeys(["sources"])
+        var sources: [SourceConfig] = []
+        if let entries = top.mapList("sources") {
+            if entries.isEmpty { top.report("sources", "lists no sources") }
+            var seen: [String: String] = [:]
+            for entry in entries {
+                guard let source = readSource(entry) else { continue }
+                if let first = seen[source.id] {
+                    entry.report("id", "duplicate id \"\(source.id)\" (already used by \(first))")
+                    continue
+                }
+                seen[source.id] = entry.path
+                sources.append(source)
+            }
+        } else if top.node("sources") == nil {
+            top.report("sources", "is required: a list of sources")
+        }
+        if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
+        return FeedConfig(file: file, sources: sources)
+    }
+
+    private func readSource(_ entry: ConfigMapReader) -> SourceConfig? {
+        entry.rejectUnknownKeys(Self.sourceKeys)
+        let id = entry.string("id", required: true)
+        if let id, !Self.isValidID(id) {
+            entry.report("id", "\"\(id)\" is not a valid id: use lowercase letters, digits and -, starting with a letter or digit")
+        }
+        let plugin = entry.string("plugin", required: true)
+        let sourceType = plugin.flatMap { name in
+            registry.type(for: name) ?? {
+                entry.report("plugin", "unknown plugin \"\(name)\" (known: \(registry.pluginNames.joined(separator: ", ")))")
+                return nil
+            }()
+        }
+        let enabled = entry.boolean("enabled") ?? true
+        let url = entry.node("url") == nil ? { entry.report("url", "is required"); return nil }()
+            : expanded(entry, "url").flatMap { text in
+                ConfigMapReader.httpURL(text) ?? {
+                    entry.report("url", "expected an absolute http(s) URL, got \"\(text)\"")
+                    return nil
+                }()
+            }
+        let headers = readHeaders(entry)
+        let timeout = entry.seconds("timeout") ?? SourceConfig.defaultTimeout
+        let maxPages = entry.integer("max_pages", minimum: 1) ?? SourceConfig.defaultMaxPages
+        let maxItems = entry.integer("max_items", minimum: 1) ?? SourceConfig.defaultMaxItems
+        let fallback = entry.choice("fallback", from: FallbackPolicy.allCases.map(\.rawValue))
+            .flatMap(FallbackPolicy.init(rawValue:)) ?? .cache
+        guard let id, Self.isValidID(id), let plugin, let url, let headers else { return nil }
+        let config = SourceConfig(
+            id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
+            maxPages: maxPages, maxItems: maxItems, fallback: fallback, options: entry.node("options"),
+            path: entry.path, location: entry.location)
+        if let sourceType {
+            do {
+                _ = try sourceType.init(settings: config.settings, http: UnavailableTransport())
+            } catch let issues as ConfigIssues {
+                issues.issues.forEach(entry.issues.report)
+            } catch {
+                entry.report("options", "\(error)")
+            }
+        }
+        return config
+    }
+
+    private func readHeaders(_ entry: ConfigMapReader) -> [String: String]? {
+        guard let map = entry.map("headers") else { return [:] }
+        var headers: [String: String] = [:]
+        var valid = true
+        for header in map.entries {
+            guard let value = expanded(map, header.key) else {
+                valid = false
+                continue
+            }
+            headers[header.key] = value
+        }
+        return valid ? headers : nil
+    }
+
+    /// The string at `key` with `${VAR}` expanded, or nil after reporting why not.
+    private func expanded(_ map: ConfigMapReader, _ key: String) -> String? {
+        guard let raw = map.string(key, required: false) else { return nil }
+        do {
+            return try EnvironmentInterpolation.expand(raw, environment: environment)
+        } catch .undefined(let name) {
+            map.report(key, "environment variable \(name) is not set (set it, or write ${\(name):-default})")
+        } catch {
+            map.report(key, "malformed ${…}: write ${NAME} or ${NAME:-default}")
+        }
+        return nil
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        guard let first = id.first, first.isASCII, first.isLetter || first.isNumber else { return false }
+        return id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+}
+
+/// Why no configuration could be loaded.
+public enum ConfigLoadError: Error, Sendable, CustomStringConvertible {
+    case missing([String])
+    case unreadable(String)
+    case notUTF8(String)
+    case invalid(ConfigIssues)
+
+    public var description: String {
+        switch self {
+        case .missing(let paths) where paths.count == 1:
+            "no configuration file at \(paths[0])"
+        case .missing(let paths):
+            "no Sources.yml found (looked for \(paths.joined(separator: " and "))); pass --config PATH"
+        case .unreadable(let path):
+            "cannot read \(path)"
+        case .notUTF8(let path):
+            "\(path) is not UTF-8 text"
+        case .invalid(let issues):
+            issues.description
+        }
+    }
+}
+
+/// The transport handed to sources while only their configuration is checked.
+struct UnavailableTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        throw SourceError.failed("no network while validating the configuration")
+    }
+}

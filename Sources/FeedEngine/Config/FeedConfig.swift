@@ -1,0 +1,81 @@
+import FeedCore
+import Foundation
+
+/// A validated Sources.yml.
+public struct FeedConfig: Sendable {
+    /// The file as named in messages (`Sources.yml`, `/etc/aggregate/Sources.yml`).
+    public var file: String
+    /// Every configured source, in file order (the order `feed` interleaves them in).
+    public var sources: [SourceConfig]
+
+    public init(file: String, sources: [SourceConfig]) {
+        self.file = file
+        self.sources = sources
+    }
+
+    public func source(id: String) -> SourceConfig? {
+        sources.first { $0.id == id }
+    }
+}
+
+/// What the engine serves when a source's live upstream fails.
+public enum FallbackPolicy: String, Sendable, CaseIterable {
+    /// Nothing: the source fails.
+    case none
+    /// The last good cached response.
+    case cache
+    /// The cached response, then the recorded snapshot shipped in the binary.
+    case snapshot
+}
+
+/// One entry of `sources:`.
+public struct SourceConfig: Sendable {
+    public var id: String
+    public var plugin: String
+    public var enabled: Bool
+    public var url: URL
+    /// Request headers after `${VAR}` expansion. Values are secrets: never printed.
+    public var headers: [String: String]
+    /// Per-request timeout in seconds.
+    public var timeout: Double
+    /// At most this many upstream pages per run.
+    public var maxPages: Int
+    /// At most this many cards per run.
+    public var maxItems: Int
+    public var fallback: FallbackPolicy
+    /// The plugin's own `options:`; validated by the plugin.
+    public var options: ConfigNode?
+    /// `sources[2]`, for messages.
+    public var path: String
+    public var location: ConfigLocation
+
+    public static let defaultTimeout = 10.0
+    public static let defaultMaxPages = 10
+    public static let defaultMaxItems = 1000
+
+    public init(
+        id: String, plugin: String, enabled: Bool = true, url: URL, headers: [String: String] = [:],
+        timeout: Double = SourceConfig.defaultTimeout, maxPages: Int = SourceConfig.defaultMaxPages,
+        maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
+        options: ConfigNode? = nil, path: String = "sources[0]",
+        location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)
+    ) {
+        self.id = id
+        self.plugin = plugin
+        self.enabled = enabled
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+        self.maxPages = maxPages
+        self.maxItems = maxItems
+        self.fallback = fallback
+        self.options = options
+        self.path = path
+        self.location = location
+    }
+
+    /// What the source module is given.
+    public var settings: SourceSettings {
+        SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location)
+    }
+}

@@ -1,0 +1,67 @@
+import FeedCore
+
+/// How cards are ordered.
+public enum SortKey: String, Sendable, CaseIterable {
+    /// Sources interleaved round-robin in config order, each in its upstream order.
+    case feed
+    /// By `published`; newest first unless `--order asc`.
+    case date
+    /// By `price.amount` (amounts compared as numbers, whatever the currency).
+    case price
+    /// By title, ignoring case and diacritics.
+    case title
+    /// By source id, alphabetically; each source's cards keep their feed order.
+    case source
+
+    /// The order used when `--order` is not given.
+    public var defaultOrder: SortDirection { self == .date ? .descending : .ascending }
+}
+
+public enum SortDirection: String, Sendable, CaseIterable {
+    case ascending = "asc"
+    case descending = "desc"
+}
+
+/// What one run of the feed asks for.
+public struct FeedQuery: Sendable {
+    /// Source ids to run; empty = every enabled source.
+    public var sourceIDs: [String]
+    public var sort: SortKey
+    /// `nil` = the sort key's default order.
+    public var order: SortDirection?
+    /// 1-based.
+    public var page: Int
+    public var perPage: Int
+    public var kind: Card.Kind?
+    /// Case- and diacritic-insensitive text that title or summary must contain.
+    public var text: String?
+
+    public static let maxPerPage = 1000
+
+    public init(sourceIDs: [String] = [], sort: SortKey = .feed, order: SortDirection? = nil, page: Int = 1,
+                perPage: Int = 20, kind: Card.Kind? = nil, text: String? = nil) {
+        self.sourceIDs = sourceIDs
+        self.sort = sort
+        self.order = order
+        self.page = page
+        self.perPage = perPage
+        self.kind = kind
+        self.text = text
+    }
+
+    /// Whether `card` passes the `--kind` and `--query` filters.
+    public func matches(_ card: Card) -> Bool {
+        if let kind, card.kind != kind { return false }
+        if let text, !text.isEmpty {
+            let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive]
+            return card.title.range(of: text, options: options) != nil
+                || card.summary?.range(of: text, options: options) != nil
+        }
+        return true
+    }
+
+    var effectiveOrder: SortDirection { order ?? sort.defaultOrder }
+
+    /// Whether the requested page can be known before every source is read to the end.
+    var isLazy: Bool { sort == .feed && effectiveOrder == .ascending }
+}

@@ -1,0 +1,140 @@
+import FeedCore
+import Foundation
+
+/// A misuse of the command line that the engine detects (exit code 2).
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The cards of the requested page, and how every source fared.
+public struct FeedResult: Sendable {
+    public var cards: [Card]
+    public var query: FeedQuery
+    /// Matching cards known after dedupe (all of them when ``isComplete``).
+    public var matched: Int
+    /// Every source was read to its end (or its budget), so ``matched`` is the total.
+    public var isComplete: Bool
+    public var duplicatesDropped: Int
+    public var outcomes: [SourceOutcome]
+
+    public var pageCount: Int? {
+        isComplete ? (matched + query.perPage - 1) / query.perPage : nil
+    }
+}
+
+/// Runs the pipeline: one child task per source, lazy paging, merge, dedupe, sort, page.
+public struct FeedRunner: Sendable {
+    public let config: FeedConfig
+    public let registry: SourceRegistry
+    public let transports: any TransportProvider
+
+    public init(config: FeedConfig, registry: SourceRegistry, transports: any TransportProvider) {
+        self.config = config
+        self.registry = registry
+        self.transports = transports
+    }
+
+    /// The sources a query names (every enabled one when it names none). Naming a
+    /// disabled source runs it anyway.
+    public func select(_ ids: [String]) throws(UsageError) -> [SourceConfig] {
+        guard !ids.isEmpty else {
+            let enabled = config.sources.filter(\.enabled)
+            if enabled.isEmpty { throw UsageError("every source in \(config.file) is disabled; enable one or pass --source ID") }
+            return enabled
+        }
+        var selected: [SourceConfig] = []
+        for id in ids where !selected.contains(where: { $0.id == id }) {
+            guard let source = config.source(id: id) else {
+                throw UsageError("unknown source \"\(id)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))")
+            }
+            selected.append(source)
+        }
+        return selected
+    }
+
+    private func makeFeed(_ source: SourceConfig, query: FeedQuery) -> SourceFeed {
+        // Config validation guarantees a registered plugin.
+        let type = registry.type(for: source.plugin)!
+        return SourceFeed(config: source, type: type,
+                          tiers: transports.tiers(for: source, recordings: type.snapshots),
+                          filter: { query.matches($0) })
+    }
+
+    public func run(_ query: FeedQuery) async throws(UsageError) -> FeedResult {
+        var feeds = try select(query.sourceIDs).map { makeFeed($0, query: query) }
+        let needed = query.page * query.perPage
+        if query.isLazy {
+            while true {
+                let known = FeedOrdering.dedupe(determinedPrefix(feeds)).cards.count
+                let open = feeds.indices.filter { !feeds[$0].exhausted }
+                if known >= needed || open.isEmpty { break }
+                let rounds = open.map { feeds[$0].cards.count }.min() ?? 0
+                let bottleneck = open.filter { feeds[$0].cards.count == rounds }
+                feeds = await fetch(feeds, only: bottleneck) { await $0.fetchNext() }
+            }
+        } else {
+            feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
+        }
+        let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds))
+        let sorted = FeedOrdering.sort(unique, by: query.sort, order: query.effectiveOrder)
+        let start = min((query.page - 1) * query.perPage, sorted.count)
+        let page = Array(sorted[start..<min(start + query.perPage, sorted.count)])
+        return FeedResult(cards: page, query: query, matched: unique.count,
+                          isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,
+                          outcomes: feeds.map(\.outcome))
+    }
+
+    /// The merged cards whose place in the feed no further page can change: whole
+    /// rounds up to the shortest list of a source that may still grow.
+    private func determinedPrefix(_ feeds: [SourceFeed]) -> [Card] {
+        let open = feeds.filter { !$0.exhausted }.map(\.cards.count)
+        return FeedOrdering.interleave(feeds.map(\.cards), rounds: open.min())
+    }
+
+    /// Runs `step` on the chosen feeds concurrently, one child task each.
+    private func fetch(
+        _ feeds: [SourceFeed], only indices: [Int], step: @escaping @Sendable (inout SourceFeed) async -> Void
+    ) async -> [SourceFeed] {
+        var feeds = feeds
+        await withTaskGroup(of: (Int, SourceFeed).self) { group in
+            for index in indices {
+                let feed = feeds[index]
+                group.addTask {
+                    var feed = feed
+                    await step(&feed)
+                    return (index, feed)
+                }
+            }
+            for await (index, feed) in group {
+                feeds[index] = feed
+            }
+        }
+        return feeds
+    }
+
+    /// The result of `aggregate show`.
+    public enum ShowResult: Sendable {
+        case found(Card, SourceOutcome)
+        case notFound(String, SourceOutcome)
+        case failed(SourceOutcome)
+    }
+
+    /// One card by its id (`target:1`), from the source's detail endpoint or its pages.
+    public func show(_ cardID: String) async throws(UsageError) -> ShowResult {
+        guard let colon = cardID.firstIndex(of: ":"), colon != cardID.startIndex,
+              cardID.index(after: colon) != cardID.endIndex else {
+            throw UsageError("\"\(cardID)\" is not a card id; write SOURCE:ID, e.g. \(config.sources.first?.id ?? "cabify"):1")
+        }
+        let sourceID = String(cardID[..<colon])
+        let upstreamID = String(cardID[cardID.index(after: colon)...])
+        guard let source = try select([sourceID]).first else { throw UsageError("no source \(sourceID)") }
+        var feed = makeFeed(source, query: FeedQuery())
+        if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
+        if let message = feed.outcome.notFound { return .notFound("\(source.id): \(message)", feed.outcome) }
+        return .failed(feed.outcome)
+    }
+}

@@ -1,0 +1,77 @@
+import FeedCore
+import Foundation
+
+/// How one source fared in a run, for stderr and the exit code.
+public struct SourceOutcome: Sendable {
+    public var id: String
+    public var url: URL
+    /// Upstream pages read (from any tier).
+    public var pages = 0
+    /// Cards the source produced, before filters.
+    public var produced = 0
+    /// The upstream's own item count, when it says.
+    public var upstreamTotal: Int?
+    /// The fallback tier that served the source, if the live upstream did not.
+    public var origin: Card.Origin?
+    /// Why the live upstream failed (with its URL), when it did.
+    public var liveFailure: String?
+    /// Why fallback tiers failed, in order.
+    public var fallbackFailures: [String] = []
+    /// Set when the source failed for good (it may still have produced earlier pages).
+    public var failure: String?
+    public var notFound: String?
+    public var detailUnsupported = false
+    public var skipped: [SkippedRecord] = []
+    public var notes: [String] = []
+    /// Set when max_pages or max_items ended the walk.
+    public var budgetNote: String?
+
+    public init(id: String, url: URL) {
+        self.id = id
+        self.url = url
+    }
+
+    /// Lines for stderr: failures and fallbacks always, notes only when `verbose`.
+    public func messages(verbose: Bool) -> [String] {
+        var lines: [String] = []
+        if let failure {
+            let tried = fallbackFailures.isEmpty || !verbose ? "" : "; fallback failed: \(fallbackFailures.joined(separator: "; "))"
+            lines.append("\(id): \(failure)\(tried)")
+        } else if let origin, let liveFailure {
+            lines.append("\(id): \(liveFailure); using \(origin == .snapshot ? "recorded snapshot" : "cached response")")
+        }
+        lines += skipped.map { "\(id): \($0)" }
+        if verbose {
+            lines += notes.map { "\(id): \($0)" }
+            if let budgetNote { lines.append("\(id): \(budgetNote)") }
+            let served = origin.map { " from the \($0 == .snapshot ? "recorded snapshot" : "cache")" } ?? ""
+            lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)")
+        }
+        return lines
+    }
+
+    /// Did the source lose anything (failed, or skipped records)?
+    public var isDegraded: Bool { failure != nil || !skipped.isEmpty }
+}
+
+/// The overall result of a run, which the command line maps to an exit code.
+public enum RunStatus: Sendable, Equatable {
+    /// Every selected source produced its cards (possibly from a fallback tier).
+    case ok
+    /// Some sources failed or lost records; the rest printed.
+    case partial
+    /// Every selected source failed and nothing was printed.
+    case failed
+
+    /// `strict` counts fallbacks as partial.
+    public init(outcomes: [SourceOutcome], strict: Bool) {
+        let failed = outcomes.filter { $0.failure != nil && $0.produced == 0 }
+        if !outcomes.isEmpty && failed.count == outcomes.count {
+            self = .failed
+        } else if outcomes.contains(where: \.isDegraded) || (strict && outcomes.contains { $0.origin != nil }) {
+            self = .partial
+        } else {
+            self = .ok
+        }
+    }
+}

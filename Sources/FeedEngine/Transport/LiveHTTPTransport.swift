@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import FeedCore
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// The network: one AsyncHTTPClient shared by every source of a run, so connections
+/// to one host are reused. Call ``shutdown()`` once the run is over.
+public final class LiveHTTPTransport: Sendable {
+    /// `User-Agent` sent with every request.
+    public static let userAgent = "aggregate/\(AggregateVersion.current)"
+    /// Responses larger than this fail the source instead of filling memory.
+    public let maxBodyBytes: Int
+    private let client: HTTPClient
+
+    public init(maxBodyBytes: Int = 20 * 1024 * 1024) {
+        self.maxBodyBytes = maxBodyBytes
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            timeout: .init(connect: .seconds(10)))
+        configuration.httpVersion = .automatic
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// One GET with a deadline covering connect, headers and body.
+    public func send(_ request: FeedCore.HTTPRequest, timeout: Double) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
+        outgoing.headers.add(name: "Accept", value: "application/json")
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            outgoing.headers.replaceOrAdd(name: name, value: value)
+        }
+        let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
+        do {
+            let response = try await client.execute(outgoing, deadline: deadline)
+            let body = try await response.body.collect(upTo: maxBodyBytes)
+            var headers: [String: String] = [:]
+            for header in response.headers {
+                let name = header.name.lowercased()
+                headers[name] = headers[name].map { "\($0), \(header.value)" } ?? header.value
+            }
+            return HTTPResponse(status: Int(response.status.code), headers: headers,
+                                body: Data(buffer: body), url: request.url)
+        } catch {
+            throw describe(error, url: request.url, timeout: timeout)
+        }
+    }
+
+    /// Turns client errors into plain words a person can act on.
+    private func describe(_ error: any Error, url: URL, timeout: Double) -> SourceError {
+        if error is NIOTooManyBytesError {
+            return .failed("response larger than \(maxBodyBytes / (1024 * 1024)) MiB from \(url.redactedString)")
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .tlsHandshakeTimeout:
+                return .timeout(seconds: timeout, url: url)
+            case .redirectCycleDetected:
+                return .transport("redirect loop", url: url)
+            case .redirectLimitReached:
+                return .transport("more than 5 redirects", url: url)
+            case .remoteConnectionClosed:
+                return .transport("the server closed the connection before the response was complete", url: url)
+            default:
+                break
+            }
+        }
+        let text = String(describing: error)
+        if text.contains("refused") || text.contains("ECONNREFUSED") {
+            return .transport("connection refused", url: url)
+        }
+        if text.contains("unreachable") || text.contains("NXDOMAIN") || text.contains("resolve")
+            || text.contains("getaddrinfo") || text.contains("lookup")
+        {
+            return .transport("network unreachable", url: url)
+        }
+        return .transport("network error: \(text)", url: url)
+    }
+}
+
+/// The live network as one source sees it: its own headers and timeout.
+struct SourceNetworkTransport: HTTPTransport {
+    let live: LiveHTTPTransport
+    let headers: [String: String]
+    let timeout: Double
+
+    func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.headers.merge(headers) { requestValue, _ in requestValue }
+        return try await live.send(request, timeout: timeout)
+    }
+}

@@ -1,0 +1,26 @@
+import FeedCore
+import Foundation
+
+/// Serves a source module's recorded responses, for exactly the URLs they were
+/// recorded from. Opens no socket.
+struct SnapshotTransport: HTTPTransport {
+    let recordings: [String: RecordedResponse]
+
+    init(_ recordings: [RecordedResponse]) {
+        self.recordings = Dictionary(recordings.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether any recording belongs to the host and path of `url` (a source pointed at
+    /// another upstream has no snapshot).
+    func covers(_ url: URL) -> Bool {
+        recordings[url.absoluteString] != nil
+    }
+
+    func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
+        guard let recorded = recordings[request.url.absoluteString] else {
+            throw SourceError.failed("no recorded response for \(request.url.redactedString)")
+        }
+        return HTTPResponse(status: recorded.status, headers: ["content-type": "application/json"],
+                            body: recorded.body, url: request.url)
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import FeedEngine
+import Foundation
+
+/// Exit codes, documented in the README.
+enum ExitStatus: Int32 {
+    case ok = 0
+    /// Every selected source failed, the item was not found, or an internal error.
+    case failed = 1
+    /// Usage or configuration error.
+    case usage = 2
+    /// Partial: some sources failed or lost records; the others printed.
+    case partial = 3
+
+    init(_ status: RunStatus) {
+        switch status {
+        case .ok: self = .ok
+        case .partial: self = .partial
+        case .failed: self = .failed
+        }
+    }
+
+    var code: ExitCode { ExitCode(rawValue) }
+}
+
+@main
+struct Aggregate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aggregate",
+        abstract: "Fetch several upstream feeds concurrently and print one merged feed of cards.",
+        discussion: """
+            Sources and their settings are declared in Sources.yml (--config, else ./Sources.yml, \
+            else $XDG_CONFIG_HOME/aggregate/Sources.yml). Cards go to stdout, one per line \
+            (JSON Lines when piped, aligned text on a terminal); everything for people goes to stderr.
+
+            Exit codes: 0 ok, 1 every source failed or not found, 2 usage or config error, \
+            3 partial (some sources failed or skipped records).
+            """,
+        version: AggregateVersion.current,
+        subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self],
+        defaultSubcommand: FeedCommand.self
+    )
+
+    /// Parses and runs, mapping every error to the documented exit codes: argument
+    /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                print(message)
+                Foundation.exit(0)
+            }
+            Terminal.writeError(message)
+            Foundation.exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import Cabify
+import FeedCore
+
+/// The one list of built-in source modules (the composition root). Adding a source:
+/// a folder under Plugins/, its name in Package.swift's `sourceModules`, one line here,
+/// one entry in Sources.yml.
+let builtinSources: [any FeedSource.Type] = [
+    CabifySource.self,
+]

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Cabify
+import FeedCore
+import FeedEngine
+import Foundation
+
+extension OutputFormat: ExpressibleByArgument {}
+extension SortKey: ExpressibleByArgument {}
+extension SortDirection: ExpressibleByArgument {}
+extension Card.Kind: ExpressibleByArgument {}
+
+/// Options every command takes, after its name.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The sources file.", discussion: "Default: ./Sources.yml, else $XDG_CONFIG_HOME/aggregate/Sources.yml.",
+        valueName: "path"))
+    var config: String?
+
+    @Flag(help: "Open no socket: serve every source from its recorded snapshot.")
+    var offline = false
+
+    @Flag(help: "Exit 3 when any source was served from a fallback instead of live.")
+    var strict = false
+
+    @Flag(name: [.short, .long], help: "Say more on stderr: per-source counts, notes, budgets.")
+    var verbose = false
+
+    @Option(help: ArgumentHelp("Output format: jsonl, text, csv or tsv (default: text on a terminal, jsonl otherwise).",
+                               valueName: "format"))
+    var format: OutputFormat?
+
+    var outputFormat: OutputFormat { format ?? (Terminal.stdoutIsTerminal ? .text : .jsonl) }
+
+    var writer: CardWriter {
+        CardWriter(format: outputFormat, width: Terminal.width, color: Terminal.useColor)
+    }
+
+    /// Loads and validates the configuration; prints every problem and exits 2 if any.
+    func loadConfig() throws -> FeedConfig {
+        let loader = ConfigLoader(registry: SourceRegistry(builtinSources))
+        do {
+            return try loader.load(path: try loader.locate(explicitPath: config))
+        } catch {
+            Terminal.writeError(error.description)
+            throw ExitStatus.usage.code
+        }
+    }
+
+    /// Runs `body` with the transports of this run and shuts the network down after.
+    func withRunner<T>(_ body: (FeedRunner) async throws -> T) async throws -> T {
+        let config = try loadConfig()
+        let live = offline ? nil : LiveHTTPTransport()
+        let runner = FeedRunner(config: config, registry: SourceRegistry(builtinSources),
+                                transports: StandardTransports(live: live))
+        do {
+            let result = try await body(runner)
+            await live?.shutdown()
+            return result
+        } catch {
+            await live?.shutdown()
+            if let usage = error as? UsageError {
+                Terminal.writeError("aggregate: \(usage)")
+                throw ExitStatus.usage.code
+            }
+            throw error
+        }
+    }
+
+    func report(_ outcomes: [SourceOutcome]) {
+        for line in outcomes.flatMap({ $0.messages(verbose: verbose) }) {
+            Terminal.writeError(line)
+        }
+    }
+}

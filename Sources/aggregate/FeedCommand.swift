@@ -1,0 +1,61 @@
+import ArgumentParser
+import FeedCore
+import FeedEngine
+
+/// `aggregate [feed]`: one page of the merged feed.
+struct FeedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feed",
+        abstract: "Print one page of the merged feed (the default command).")
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable).", valueName: "id"))
+    var sources: [String] = []
+
+    @Option(help: "Sort by feed (round-robin in config order), date, price, title or source.")
+    var sort: SortKey = .feed
+
+    @Option(help: "asc or desc (default: desc for date, asc otherwise).")
+    var order: SortDirection?
+
+    @Option(help: "Page number, from 1.")
+    var page = 1
+
+    @Option(help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
+    var perPage = 20
+
+    @Option(help: ArgumentHelp("Only cards of this kind: deal, product, post, person or item.", valueName: "kind"))
+    var kind: Card.Kind?
+
+    @Option(help: ArgumentHelp("Only cards whose title or summary contains this text (any case, any accents).",
+                               valueName: "text"))
+    var query: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard page >= 1 else { throw ValidationError("--page must be 1 or more, got \(page)") }
+        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
+            throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
+        }
+    }
+
+    func run() async throws {
+        let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page, perPage: perPage,
+                              kind: kind, text: query)
+        let result = try await common.withRunner { try await $0.run(query) }
+        Terminal.write(common.writer.render(result.cards))
+        common.report(result.outcomes)
+        if result.duplicatesDropped > 0 && common.verbose {
+            Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")
+        }
+        if result.cards.isEmpty, let pages = result.pageCount {
+            if result.matched > 0 {
+                Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(result.matched) cards at \(perPage) per page)")
+            } else if !result.outcomes.allSatisfy({ $0.failure != nil }) {
+                Terminal.writeError("aggregate: no cards\(query.kind != nil || query.text != nil ? " match the filters" : "")")
+            }
+        }
+        let status = ExitStatus(RunStatus(outcomes: result.outcomes, strict: common.strict))
+        if status != .ok { throw status.code }
+    }
+}

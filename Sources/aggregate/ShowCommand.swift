@@ -1,0 +1,31 @@
+import ArgumentParser
+import FeedEngine
+
+/// `aggregate show SOURCE:ID`: one card with its detail data.
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print one card, with its source's detail data when the source has a detail endpoint.")
+
+    @Argument(help: ArgumentHelp("The card id, SOURCE:ID (e.g. cabify:MUG).", valueName: "card-id"))
+    var cardID: String
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        let result = try await common.withRunner { try await $0.show(cardID) }
+        switch result {
+        case .found(let card, let outcome):
+            Terminal.write(common.writer.render([card]))
+            common.report([outcome])
+            if common.strict && outcome.origin != nil { throw ExitStatus.partial.code }
+        case .notFound(let message, let outcome):
+            common.report([outcome])
+            Terminal.writeError(message)
+            throw ExitStatus.failed.code
+        case .failed(let outcome):
+            common.report([outcome])
+            throw ExitStatus.failed.code
+        }
+    }
+}
