@@ -68,7 +68,7 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
-        .testTarget(name: "CabifyTests", dependencies: ["Cabify", "FeedCore"]),
+        .testTarget(name: "CabifyTests", dependencies: ["Cabify", "FeedCore", "FeedEngine"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore"]

@@ -45,11 +45,11 @@ extension HTTPTransport {
     }
 
     /// GET `url` and decode a 2xx body as `T`. Other statuses throw
-    /// ``SourceError/badStatus(_:url:)``; a body that does not decode throws
+    /// ``SourceError/badStatus(_:)``; a body that does not decode throws
     /// ``SourceError/undecodable(path:reason:)`` naming the JSON path.
     public func getJSON<T: Decodable>(_ type: T.Type, from url: URL) async throws -> T {
         let response = try await get(url)
-        guard response.isSuccess else { throw SourceError.badStatus(response.status, url: url) }
+        guard response.isSuccess else { throw SourceError.badStatus(response.status) }
         return try JSONBody.decode(type, from: response.body)
     }
 }

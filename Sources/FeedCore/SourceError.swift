@@ -6,14 +6,14 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The upstream has no such item; `message` is the whole sentence (`no deal with id 99`).
     case notFound(String)
     /// The upstream answered with an HTTP status the source cannot use.
-    case badStatus(Int, url: URL)
+    case badStatus(Int)
     /// The body is not JSON, or not the JSON the source expects. `path` is the JSON path
     /// that failed (`products[0].name`), empty for the whole body.
     case undecodable(path: String, reason: String)
     /// No complete response within the allowed time.
-    case timeout(seconds: Double, url: URL)
+    case timeout(seconds: Double)
     /// No HTTP response at all: connection refused, DNS failure, TLS failure.
-    case transport(String, url: URL)
+    case transport(String)
     /// Anything else, already in plain words (a repeated cursor, a body over the size cap).
     case failed(String)
 
@@ -21,14 +21,14 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .notFound(let message):
             message
-        case .badStatus(let status, let url):
-            "HTTP \(status) from \(url.redactedString)"
+        case .badStatus(let status):
+            "HTTP \(status)"
         case .undecodable(let path, let reason):
             path.isEmpty ? "unreadable response: \(reason)" : "unreadable response at \(path): \(reason)"
-        case .timeout(let seconds, let url):
-            "timed out after \(SecondsFormat.text(seconds)) waiting for \(url.redactedString)"
-        case .transport(let cause, let url):
-            "\(cause) (\(url.redactedString))"
+        case .timeout(let seconds):
+            "timed out after \(SecondsFormat.text(seconds))"
+        case .transport(let cause):
+            cause
         case .failed(let message):
             message
         }

@@ -64,13 +64,13 @@ public struct ConfigLoader: Sendable {
             if entries.isEmpty { top.report("sources", "lists no sources") }
             var seen: [String: String] = [:]
             for entry in entries {
-                guard let source = readSource(entry) else { continue }
-                if let first = seen[source.id] {
-                    entry.report("id", "duplicate id \"\(source.id)\" (already used by \(first))")
+                let (source, id) = readSource(entry)
+                if let id, let first = seen[id] {
+                    entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
                 }
-                seen[source.id] = entry.path
-                sources.append(source)
+                if let id { seen[id] = entry.path }
+                if let source { sources.append(source) }
             }
         } else if top.node("sources") == nil {
             top.report("sources", "is required: a list of sources")
@@ -79,7 +79,8 @@ public struct ConfigLoader: Sendable {
         return FeedConfig(file: file, sources: sources)
     }
 
-    private func readSource(_ entry: ConfigMapReader) -> SourceConfig? {
+    /// The source, when valid, and its id, when it has a valid one.
+    private func readSource(_ entry: ConfigMapReader) -> (SourceConfig?, id: String?) {
         entry.rejectUnknownKeys(Self.sourceKeys)
         let id = entry.string("id", required: true)
         if let id, !Self.isValidID(id) {
@@ -106,7 +107,8 @@ public struct ConfigLoader: Sendable {
         let maxItems = entry.integer("max_items", minimum: 1) ?? SourceConfig.defaultMaxItems
         let fallback = entry.choice("fallback", from: FallbackPolicy.allCases.map(\.rawValue))
             .flatMap(FallbackPolicy.init(rawValue:)) ?? .cache
-        guard let id, Self.isValidID(id), let plugin, let url, let headers else { return nil }
+        guard let id, Self.isValidID(id) else { return (nil, nil) }
+        guard let plugin, let url, let headers else { return (nil, id) }
         let config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, options: entry.node("options"),
@@ -120,7 +122,7 @@ public struct ConfigLoader: Sendable {
                 entry.report("options", "\(error)")
             }
         }
-        return config
+        return (config, id)
     }
 
     private func readHeaders(_ entry: ConfigMapReader) -> [String: String]? {

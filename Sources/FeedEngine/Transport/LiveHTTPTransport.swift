@@ -19,6 +19,9 @@ public final class LiveHTTPTransport: Sendable {
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             timeout: .init(connect: .seconds(10)))
         configuration.httpVersion = .automatic
+        // Retries are ours (backoff, Retry-After, a budget); the pool's own reconnect
+        // loop would hold an unreachable host until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -53,32 +56,32 @@ public final class LiveHTTPTransport: Sendable {
     /// Turns client errors into plain words a person can act on.
     private func describe(_ error: any Error, url: URL, timeout: Double) -> SourceError {
         if error is NIOTooManyBytesError {
-            return .failed("response larger than \(maxBodyBytes / (1024 * 1024)) MiB from \(url.redactedString)")
+            return .failed("response larger than \(maxBodyBytes / (1024 * 1024)) MiB")
         }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .tlsHandshakeTimeout:
-                return .timeout(seconds: timeout, url: url)
+                return .timeout(seconds: timeout)
             case .redirectCycleDetected:
-                return .transport("redirect loop", url: url)
+                return .transport("redirect loop")
             case .redirectLimitReached:
-                return .transport("more than 5 redirects", url: url)
+                return .transport("more than 5 redirects")
             case .remoteConnectionClosed:
-                return .transport("the server closed the connection before the response was complete", url: url)
+                return .transport("the server closed the connection before the response was complete")
             default:
                 break
             }
         }
         let text = String(describing: error)
         if text.contains("refused") || text.contains("ECONNREFUSED") {
-            return .transport("connection refused", url: url)
+            return .transport("connection refused")
         }
-        if text.contains("unreachable") || text.contains("NXDOMAIN") || text.contains("resolve")
-            || text.contains("getaddrinfo") || text.contains("lookup")
+        if text.contains("UnknownHost") || text.contains("DNS") || text.contains("unreachable")
+            || text.contains("getaddrinfo")
         {
-            return .transport("network unreachable", url: url)
+            return .transport("network unreachable")
         }
-        return .transport("network error: \(text)", url: url)
+        return .transport("network error: \(text)")
     }
 }
 

@@ -1,0 +1,95 @@
+import FeedCore
+import Foundation
+import Testing
+
+@Suite struct MoneyTests {
+    @Test func minorUnitsAreExact() {
+        #expect("\(Money.fromMinorUnits(22999))" == "229.99")
+        #expect("\(Money.fromMinorUnits(5))" == "0.05")
+        #expect("\(Money.fromMinorUnits(-150))" == "-1.5")
+    }
+
+    @Test func parsingAcceptsOnlyPlainDecimals() {
+        #expect(Money.parse("660.00") == Decimal(660))
+        #expect("\(Money.parse("239.99")!)" == "239.99")
+        #expect(Money.parse("£660") == nil)
+        #expect(Money.parse("") == nil)
+        #expect(Money.parse("1e3") == nil)
+    }
+
+    @Test func formattingUsesTwoDigitsAndTheSymbol() {
+        #expect(Money.format(Decimal(string: "7.5")!, currency: "EUR") == "€7.50")
+        #expect(Money.format(19, currency: "EUR") == "€19.00")
+        #expect(Money.format(Decimal(string: "229.99")!, currency: "USD") == "$229.99")
+        #expect(Money.format(Decimal(string: "0.125")!, currency: "GBP") == "£0.13")
+        #expect(Money.format(5, currency: "CHF") == "CHF 5.00")
+        #expect(Money.format(5, currency: nil) == "5.00")
+        #expect(Money.format(-2, currency: "EUR") == "-€2.00")
+    }
+
+    @Test func symbolsMapToISOCodes() {
+        #expect(Money.currencyCode(forSymbol: "$") == "USD")
+        #expect(Money.currencyCode(forSymbol: " £") == "GBP")
+        #expect(Money.currencyCode(forSymbol: "₿") == nil)
+    }
+
+    @Test func percentOffIsWhole() {
+        #expect(Money.percentOff(regular: Decimal(string: "229.99")!, now: Decimal(string: "199.99")!) == 13)
+        #expect(Money.percentOff(regular: 10, now: 10) == nil)
+    }
+}
+
+@Suite struct CardEncodingTests {
+    @Test func jsonHasSortedKeysExactDecimalsAndUTCDates() throws {
+        let card = Card(
+            source: "shop", upstreamID: "1", kind: .deal, title: "Crème \"brûlée\"", summary: "a/b",
+            price: Price(amount: Decimal(string: "24.99")!, currency: "EUR", regular: Decimal(string: "30.1")!),
+            image: URL(string: "https://img.test/a/1.jpg"), published: Date(timeIntervalSince1970: 1_650_295_443),
+            tags: ["sale"], details: ["percent_off": 17, "specs": ["w": "60 cm"]], origin: .snapshot)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = String(decoding: try encoder.encode(card), as: UTF8.self)
+        #expect(json == #"{"details":{"percent_off":17,"specs":{"w":"60 cm"}},"id":"shop:1","image":"https://img.test/a/1.jpg","kind":"deal","origin":"snapshot","price":{"amount":24.99,"currency":"EUR","regular":30.1},"published":"2022-04-18T15:24:03Z","source":"shop","summary":"a/b","tags":["sale"],"title":"Crème \"brûlée\"","v":1}"#)
+        #expect(try JSONDecoder().decode(Card.self, from: Data(json.utf8)) == card)
+    }
+
+    @Test func rfc3339ParsesOffsetsIntoUTC() {
+        #expect(RFC3339.date(from: "2022-04-18T17:24:03+02:00") == Date(timeIntervalSince1970: 1_650_295_443))
+        #expect(RFC3339.date(from: "2022-04-18T15:24:03.250Z") == Date(timeIntervalSince1970: 1_650_295_443.25))
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_650_295_443.25)) == "2022-04-18T15:24:03.250Z")
+        #expect(RFC3339.date(from: "yesterday") == nil)
+    }
+
+    @Test func redactionHidesSecretsOnly() {
+        let url = URL(string: "https://user:pw@api.test/x?page=2&api_key=abc&token=t")!
+        #expect(url.redactedString == "https://user:REDACTED@api.test/x?page=2&api_key=REDACTED&token=REDACTED")
+        #expect(URL(string: "https://api.test/x?page=2")!.redactedString == "https://api.test/x?page=2")
+    }
+}
+
+@Suite struct LenientDecodingTests {
+    struct Item: Decodable { var code: String; var name: String; var price: Decimal }
+    struct Body: Decodable { var products: LenientList<Item> }
+
+    @Test func badRecordsAreSkippedWithTheirPathAndWhatWasThere() throws {
+        let body = Data(#"{"products":[{"code":"A","name":7,"price":1},{"code":"B","name":"ok","price":2.5},{"name":"x","price":1},{"code":"C","name":null,"price":1},{"code":"D","name":"d","price":"9"},"junk"]}"#.utf8)
+        let decoded = try JSONBody.decode(Body.self, from: body)
+        #expect(decoded.products.elements.map(\.code) == ["B"])
+        #expect(decoded.products.skipped.map(\.description) == [
+            "skipped products[0]: name is a number, expected text",
+            "skipped products[2]: code is missing",
+            "skipped products[3]: name is null, expected text",
+            "skipped products[4]: price is text, expected a number",
+            "skipped products[5]: the record is text, expected an object",
+        ])
+    }
+
+    @Test func aBodyThatIsNotJSONFailsWithPlainWords() {
+        #expect(throws: SourceError.undecodable(path: "", reason: "the body is not JSON (9 bytes)")) {
+            try JSONBody.decode(Body.self, from: Data("<html>..".utf8) + Data([0xFF]))
+        }
+        #expect(throws: SourceError.undecodable(path: "products", reason: "is text, expected a list")) {
+            try JSONBody.decode(Body.self, from: Data(#"{"products":"none"}"#.utf8))
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import FeedCore
+@testable import FeedEngine
+import Testing
+
+/// Every bad configuration names its file, line, column and path, and all problems of
+/// one file come out together.
+@Suite struct ConfigLoaderTests {
+    let loader = ConfigLoader(registry: SourceRegistry([MemorySource.self]), environment: ["TOKEN": "s3cret", "EMPTY": ""])
+
+    func problems(_ yaml: String) -> [String] {
+        do {
+            _ = try loader.load(text: yaml, file: "Sources.yml")
+            return []
+        } catch {
+            return error.issues.map(\.description)
+        }
+    }
+
+    static let good = """
+        sources:
+          - id: shop
+            plugin: memory
+            url: https://memory.test/shop
+        """
+
+    @Test func validConfigLoadsWithDefaults() throws {
+        let config = try loader.load(text: Self.good, file: "Sources.yml")
+        let source = try #require(config.sources.first)
+        #expect(source.id == "shop")
+        #expect(source.enabled)
+        #expect(source.timeout == 10)
+        #expect(source.maxPages == 10)
+        #expect(source.maxItems == 1000)
+        #expect(source.fallback == .cache)
+        #expect(source.path == "sources[0]")
+    }
+
+    @Test func headersExpandEnvironmentVariables() throws {
+        let config = try loader.load(text: """
+            sources:
+              - id: shop
+                plugin: memory
+                url: https://memory.test/shop?key=${TOKEN}
+                headers:
+                  x-api-key: ${TOKEN}
+                  x-default: ${MISSING:-fallback}
+                  x-empty: ${EMPTY:-was-empty}
+                  x-plain: literal
+            """, file: "Sources.yml")
+        let source = try #require(config.sources.first)
+        #expect(source.headers == ["x-api-key": "s3cret", "x-default": "fallback", "x-empty": "was-empty", "x-plain": "literal"])
+        #expect(source.url.absoluteString == "https://memory.test/shop?key=s3cret")
+        #expect(source.url.redactedString == "https://memory.test/shop?key=REDACTED")
+    }
+
+    @Test(arguments: [
+        ("sources:\n  - id: shop\n    plugin: [memory\n",
+         "Sources.yml:4:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    colour: blue\n",
+         "Sources.yml:5:5: sources[0].colour: unknown key (known: enabled, fallback, headers, id, max_items, max_pages, options, plugin, timeout, url)"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    urll: https://memory.test/a\n",
+         "Sources.yml:4:5: sources[0].urll: unknown key (did you mean \"url\"? known: enabled, fallback, headers, id, max_items, max_pages, options, plugin, timeout, url)"),
+        ("sources:\n  - id: Shop_1\n    plugin: memory\n    url: https://memory.test/a\n",
+         "Sources.yml:2:9: sources[0].id: \"Shop_1\" is not a valid id: use lowercase letters, digits and -, starting with a letter or digit"),
+        ("sources:\n  - id: shop\n    plugin: memoryy\n    url: https://memory.test/a\n",
+         "Sources.yml:3:13: sources[0].plugin: unknown plugin \"memoryy\" (known: memory)"),
+        ("sources:\n  - id: shop\n    plugin: memory\n",
+         "Sources.yml:2:5: sources[0].url: is required"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: memory.test/a\n",
+         "Sources.yml:4:10: sources[0].url: expected an absolute http(s) URL, got \"memory.test/a\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: ftp://memory.test/a\n",
+         "Sources.yml:4:10: sources[0].url: expected an absolute http(s) URL, got \"ftp://memory.test/a\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    headers:\n      x-api-key: ${NOPE}\n",
+         "Sources.yml:6:18: sources[0].headers.x-api-key: environment variable NOPE is not set (set it, or write ${NOPE:-default})"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    headers:\n      x-api-key: ${NOPE\n",
+         "Sources.yml:6:18: sources[0].headers.x-api-key: malformed ${…}: write ${NAME} or ${NAME:-default}"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    max_pages: -1\n",
+         "Sources.yml:5:16: sources[0].max_pages: must be at least 1, got -1"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    max_items: lots\n",
+         "Sources.yml:5:16: sources[0].max_items: expected a whole number, got text \"lots\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    timeout: fast\n",
+         "Sources.yml:5:14: sources[0].timeout: expected a number of seconds, got text \"fast\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    timeout: 0\n",
+         "Sources.yml:5:14: sources[0].timeout: must be more than 0 seconds, got 0"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    enabled: sometimes\n",
+         "Sources.yml:5:14: sources[0].enabled: expected true or false, got text \"sometimes\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    fallback: tape\n",
+         "Sources.yml:5:15: sources[0].fallback: must be one of none, cache, snapshot, got \"tape\""),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    headers: [a, b]\n",
+         "Sources.yml:5:14: sources[0].headers: expected a mapping of keys to values, got a list"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    options:\n      size: -3\n",
+         "Sources.yml:6:13: sources[0].options.size: must be at least 0, got -3"),
+        ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    options:\n      colour: red\n",
+         "Sources.yml:6:7: sources[0].options.colour: unknown key (known: size)"),
+        ("sources: shop\n",
+         "Sources.yml:1:10: sources: expected a list, got text \"shop\""),
+        ("sources: []\n",
+         "Sources.yml:1:10: sources: lists no sources"),
+        ("feeds:\n  - id: shop\n",
+         "Sources.yml:1:1: sources: is required: a list of sources"),
+        ("", "Sources.yml:1:1: the file is empty; it needs a sources: list"),
+        ("sources:\n  - just-a-string\n",
+         "Sources.yml:2:5: sources[0]: expected a mapping of keys to values, got text \"just-a-string\""),
+    ] as [(String, String)])
+    func badConfigIsReportedExactly(yaml: String, expected: String) {
+        #expect(problems(yaml).contains(expected), "\(problems(yaml))")
+    }
+
+    @Test func everyProblemOfOneFileIsReportedTogether() {
+        let found = problems("""
+            sources:
+              - id: shop
+                plugin: memory
+                url: https://memory.test/a
+              - id: shop
+                plugin: ltkk
+                url: nowhere
+                timeout: -2
+              - plugin: memory
+                url: https://memory.test/c
+                max_pages: 0
+            """)
+        #expect(found == [
+            "Sources.yml:5:9: sources[1].id: duplicate id \"shop\" (already used by sources[0])",
+            "Sources.yml:6:13: sources[1].plugin: unknown plugin \"ltkk\" (known: memory)",
+            "Sources.yml:7:10: sources[1].url: expected an absolute http(s) URL, got \"nowhere\"",
+            "Sources.yml:8:14: sources[1].timeout: must be more than 0 seconds, got -2",
+            "Sources.yml:9:5: sources[2].id: is required",
+            "Sources.yml:11:16: sources[2].max_pages: must be at least 1, got 0",
+        ])
+    }
+
+    @Test func environmentInterpolation() throws {
+        let env = ["A": "1", "EMPTY": ""]
+        #expect(try EnvironmentInterpolation.expand("x${A}y${B:-2}z", environment: env) == "x1y2z")
+        #expect(try EnvironmentInterpolation.expand("${EMPTY}", environment: env) == "")
+        #expect(try EnvironmentInterpolation.expand("${EMPTY:-d}", environment: env) == "d")
+        #expect(try EnvironmentInterpolation.expand("no vars", environment: env) == "no vars")
+        #expect(throws: EnvironmentInterpolation.Failure.undefined("B")) {
+            try EnvironmentInterpolation.expand("${B}", environment: env)
+        }
+        #expect(throws: EnvironmentInterpolation.Failure.malformed) {
+            try EnvironmentInterpolation.expand("${1 2}", environment: env)
+        }
+    }
+}
