@@ -18,7 +18,7 @@ struct SnapshotTransport: HTTPTransport {
 
     func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
         guard let recorded = recordings[request.url.absoluteString] else {
-            throw SourceError.failed("no recorded response for \(request.url.redactedString)")
+            throw SourceError.failed("no recorded response for this URL")
         }
         return HTTPResponse(status: recorded.status, headers: ["content-type": "application/json"],
                             body: recorded.body, url: request.url)

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Runs a built executable of this package (next to the test bundle) and captures
+/// what it printed. Output goes through files, so a large output cannot block.
+struct Binary {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    static let productsDirectory: URL = {
+        let bundle = Bundle.main.bundleURL
+        return bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
+    }()
+
+    static let aggregate = Binary(name: "aggregate")
+    static let fixtureServer = Binary(name: "fixture-server")
+
+    var name: String
+    var url: URL { Self.productsDirectory.appendingPathComponent(name) }
+
+    /// Runs with `arguments` in `directory`; the environment is minimal and explicit so
+    /// the developer's own variables (NO_COLOR, XDG_*) cannot change the result.
+    func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
+             absolute: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = absolute.map(URL.init(fileURLWithPath:)) ?? url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path]
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let out = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus,
+                   stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    }
+}
+
+/// A temporary working directory, removed when the test ends.
+final class Workspace {
+    let url: URL
+
+    init(sourcesYml: String? = nil) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        if let sourcesYml { try write("Sources.yml", sourcesYml) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+    }
+
+    func aggregate(_ arguments: String..., environment: [String: String] = [:]) throws -> Binary.Run {
+        try Binary.aggregate.run(arguments, in: url, environment: environment)
+    }
+
+    /// The shipped Sources.yml, read from the package checkout this test was built from.
+    static var shippedSourcesYml: String {
+        get throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            return try String(contentsOf: root.appendingPathComponent("Sources.yml"), encoding: .utf8)
+        }
+    }
+}
