@@ -100,15 +100,15 @@ public struct ConfigMapReader {
         return value
     }
 
-    /// A number of seconds greater than zero.
-    public func seconds(_ key: String) -> Double? {
+    /// A number of seconds greater than zero (or zero, when `allowZero`).
+    public func seconds(_ key: String, allowZero: Bool = false) -> Double? {
         guard let (scalar, _) = scalar(key, required: false, expected: "a number of seconds") else { return nil }
         guard scalar.kind == .integer || scalar.kind == .float, let value = Double(scalar.text) else {
             report(key, "expected a number of seconds, got \(scalar.kindDescription)")
             return nil
         }
-        guard value > 0 else {
-            report(key, "must be more than 0 seconds, got \(scalar.text)")
+        guard value > 0 || (allowZero && value == 0) else {
+            report(key, allowZero ? "must be 0 seconds or more, got \(scalar.text)" : "must be more than 0 seconds, got \(scalar.text)")
             return nil
         }
         return value

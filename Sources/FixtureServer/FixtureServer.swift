@@ -1,4 +1,111 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
+import NIOCore
 import ServiceLifecycle
-/// Placeholder until the fixture server lands (issue 3).
-public enum FixtureServerPlaceholder {}
+
+/// A real HTTP server on 127.0.0.1 that plays the upstreams from recorded responses,
+/// with per-route faults (``Fault``) and a request log (``FixtureControl``). Used by the
+/// end-to-end tests, the benchmarks and offline demos.
+public final class FixtureServer: Sendable {
+    public let upstreams: [any FixtureUpstream]
+    public let control: FixtureControl
+
+    public init(upstreams: [any FixtureUpstream], control: FixtureControl = FixtureControl()) {
+        self.upstreams = upstreams
+        self.control = control
+    }
+
+    /// Starts on an ephemeral port, runs `body` with the base URL, and shuts the server
+    /// down gracefully afterwards, also when `body` throws.
+    public func withRunning<T: Sendable>(_ body: (URL) async throws -> T) async throws -> T {
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let app = application(port: 0) { portSink.yield($0) }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: app)], logger: Logger(label: "fixture-server")))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw FixtureServerError.didNotStart }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body(URL(string: "http://127.0.0.1:\(port)")!))
+            } catch {
+                result = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return try result.get()
+        }
+    }
+
+    /// Runs until SIGINT or SIGTERM, calling `onListening` with the bound port.
+    public func run(port: Int, onListening: @escaping @Sendable (Int) -> Void) async throws {
+        let app = application(port: port, onListening: onListening)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigint, .sigterm],
+            logger: Logger(label: "fixture-server")))
+        try await group.run()
+    }
+
+    private func application(port: Int, onListening: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("**") { request, _ in await self.respond(to: request) }
+        var logger = Logger(label: "fixture-server")
+        logger.logLevel = .critical
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "fixture-server"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    private func respond(to request: Request) async -> Response {
+        let arrival = Date()
+        let path = request.uri.path
+        let headers = request.headers.reduce(into: [String: String]()) { $0[$1.name.canonicalName] = $1.value }
+        let baseURL = URL(string: "http://\(request.head.authority ?? "127.0.0.1")")!
+        if path == "/_fixture/requests" {
+            let body = (try? Self.encoder.encode(control.requests)) ?? Data()
+            return Self.response(FixtureResponse.json(body), headers: [:])
+        }
+        let segments = path.split(separator: "/", maxSplits: 1)
+        let upstream = upstreams.first { $0.name == segments.first.map(String.init) }
+        let route = upstream?.name ?? "unknown"
+        let fault = control.nextFault(for: route)
+        let query = request.uri.queryParameters.reduce(into: [String: String]()) { $0[String($1.key)] = String($1.value) }
+        let inner = FixtureRequest(path: "/" + (segments.count > 1 ? segments[1] : ""), query: query,
+                                   baseURL: baseURL.appendingPathComponent(route), headers: headers)
+        let answer = upstream?.respond(to: inner) ?? .notFound
+        let response = await FaultInjector(fault: fault, request: headers, requestURI: "\(request.uri)")
+            .apply(to: answer) { [control] status in
+                control.record(LoggedRequest(route: route, path: path, query: request.uri.query, headers: headers,
+                                             arrival: arrival, finish: Date(), status: status))
+            }
+        return response
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static func response(_ answer: FixtureResponse, headers extra: [String: String]) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = answer.contentType
+        for (name, value) in extra {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        return Response(status: .init(code: answer.status), headers: fields,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+}
+
+public enum FixtureServerError: Error {
+    case didNotStart
+    /// Thrown mid-body on purpose, so the connection closes short of Content-Length.
+    case truncated
+}

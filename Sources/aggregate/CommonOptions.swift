@@ -3,6 +3,7 @@ import Cabify
 import FeedCore
 import FeedEngine
 import Foundation
+import Logging
 
 extension OutputFormat: ExpressibleByArgument {}
 extension SortKey: ExpressibleByArgument {}
@@ -21,6 +22,14 @@ struct CommonOptions: ParsableArguments {
 
     @Flag(help: "Exit 3 when any source was served from a fallback instead of live.")
     var strict = false
+
+    @Flag(help: "Ignore the cache's freshness: ask every upstream again (still revalidating with ETag).")
+    var refresh = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the cache and state database lives.", discussion: "Default: $XDG_CACHE_HOME/aggregate (~/.cache/aggregate).",
+        valueName: "dir"))
+    var stateDir: String?
 
     @Flag(name: [.short, .long], help: "Say more on stderr: per-source counts, notes, budgets.")
     var verbose = false
@@ -46,12 +55,27 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
+    var logger: Logger {
+        Logger(label: "aggregate") { _ in StderrLogHandler(logLevel: verbose ? .info : .notice) }
+    }
+
+    /// The state database; a run without one still works, uncached, and says so.
+    func openStore() -> StateStore? {
+        let directory = stateDir.map { URL(fileURLWithPath: $0) } ?? StateStore.defaultDirectory()
+        do {
+            return try StateStore(directory: directory)
+        } catch {
+            Terminal.writeError("aggregate: running without a cache: cannot open \(directory.path)/state.sqlite (\(error))")
+            return nil
+        }
+    }
+
     /// Runs `body` with the transports of this run and shuts the network down after.
     func withRunner<T>(_ body: (FeedRunner) async throws -> T) async throws -> T {
         let config = try loadConfig()
         let live = offline ? nil : LiveHTTPTransport()
-        let runner = FeedRunner(config: config, registry: SourceRegistry(builtinSources),
-                                transports: StandardTransports(live: live))
+        let transports = StandardTransports(live: live, store: openStore(), refresh: refresh, logger: logger)
+        let runner = FeedRunner(config: config, registry: SourceRegistry(builtinSources), transports: transports)
         do {
             let result = try await body(runner)
             await live?.shutdown()

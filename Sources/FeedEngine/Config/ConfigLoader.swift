@@ -8,7 +8,8 @@ public struct ConfigLoader: Sendable {
     public let environment: [String: String]
 
     static let sourceKeys = [
-        "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "options",
+        "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
+        "cache_ttl", "options",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -107,11 +108,14 @@ public struct ConfigLoader: Sendable {
         let maxItems = entry.integer("max_items", minimum: 1) ?? SourceConfig.defaultMaxItems
         let fallback = entry.choice("fallback", from: FallbackPolicy.allCases.map(\.rawValue))
             .flatMap(FallbackPolicy.init(rawValue:)) ?? .cache
+        let retries = entry.integer("retries", minimum: 1) ?? SourceConfig.defaultRetries
+        let cacheTTL = entry.seconds("cache_ttl", allowZero: true) ?? SourceConfig.defaultCacheTTL
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
         let config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
-            maxPages: maxPages, maxItems: maxItems, fallback: fallback, options: entry.node("options"),
+            maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
+            options: entry.node("options"),
             path: entry.path, location: entry.location)
         if let sourceType {
             do {

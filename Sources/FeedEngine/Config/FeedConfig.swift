@@ -43,6 +43,10 @@ public struct SourceConfig: Sendable {
     /// At most this many cards per run.
     public var maxItems: Int
     public var fallback: FallbackPolicy
+    /// Tries per request, the first included.
+    public var retries: Int
+    /// Seconds a cached response is served without asking the upstream.
+    public var cacheTTL: Double
     /// The plugin's own `options:`; validated by the plugin.
     public var options: ConfigNode?
     /// `sources[2]`, for messages.
@@ -52,11 +56,14 @@ public struct SourceConfig: Sendable {
     public static let defaultTimeout = 10.0
     public static let defaultMaxPages = 10
     public static let defaultMaxItems = 1000
+    public static let defaultRetries = 3
+    public static let defaultCacheTTL = 300.0
 
     public init(
         id: String, plugin: String, enabled: Bool = true, url: URL, headers: [String: String] = [:],
         timeout: Double = SourceConfig.defaultTimeout, maxPages: Int = SourceConfig.defaultMaxPages,
         maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
+        retries: Int = SourceConfig.defaultRetries, cacheTTL: Double = SourceConfig.defaultCacheTTL,
         options: ConfigNode? = nil, path: String = "sources[0]",
         location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)
     ) {
@@ -69,6 +76,8 @@ public struct SourceConfig: Sendable {
         self.maxPages = maxPages
         self.maxItems = maxItems
         self.fallback = fallback
+        self.retries = retries
+        self.cacheTTL = cacheTTL
         self.options = options
         self.path = path
         self.location = location

@@ -8,6 +8,7 @@ struct SourceFeed: Sendable {
         var origin: Card.Origin?
         var source: any FeedSource
         var tracker: RequestTracker
+        var describe: @Sendable () -> String
     }
 
     let config: SourceConfig
@@ -29,7 +30,7 @@ struct SourceFeed: Sendable {
             self.tiers = try tiers.map { tier in
                 let tracker = RequestTracker(tier.transport)
                 return Tier(origin: tier.origin, source: try type.init(settings: config.settings, http: tracker),
-                            tracker: tracker)
+                            tracker: tracker, describe: tier.describe)
             }
         } catch {
             fail("cannot start: \(error)")
@@ -60,6 +61,7 @@ struct SourceFeed: Sendable {
             let tier = tiers[tierIndex]
             do {
                 let value = try await body(tier.source)
+                if tier.origin != nil { outcome.servedBy = tier.describe() }
                 return (value, tier.origin)
             } catch let error as SourceError where error == .noDetailEndpoint {
                 outcome.detailUnsupported = true

@@ -13,6 +13,8 @@ public struct SourceOutcome: Sendable {
     public var upstreamTotal: Int?
     /// The fallback tier that served the source, if the live upstream did not.
     public var origin: Card.Origin?
+    /// What the fallback tier served, in words (`cached response from 5 minutes ago`).
+    public var servedBy: String?
     /// Why the live upstream failed (with its URL), when it did.
     public var liveFailure: String?
     /// Why fallback tiers failed, in order.
@@ -37,14 +39,14 @@ public struct SourceOutcome: Sendable {
         if let failure {
             let tried = fallbackFailures.isEmpty || !verbose ? "" : "; fallback failed: \(fallbackFailures.joined(separator: "; "))"
             lines.append("\(id): \(failure)\(tried)")
-        } else if let origin, let liveFailure {
-            lines.append("\(id): \(liveFailure); using \(origin == .snapshot ? "recorded snapshot" : "cached response")")
+        } else if origin != nil, let liveFailure {
+            lines.append("\(id): \(liveFailure); using \(servedBy ?? "a fallback")")
         }
         lines += skipped.map { "\(id): \($0)" }
         if verbose {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
-            let served = origin.map { " from the \($0 == .snapshot ? "recorded snapshot" : "cache")" } ?? ""
+            let served = origin != nil ? " (\(servedBy ?? "fallback"))" : ""
             lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)")
         }
         return lines

@@ -1,5 +1,6 @@
 import FeedCore
 import Foundation
+import Logging
 import Synchronization
 
 /// The ways one source can be served, tried in order: the live network (absent with
@@ -8,10 +9,15 @@ public struct TransportTier: Sendable {
     /// `nil` for the live network.
     public var origin: Card.Origin?
     public var transport: any HTTPTransport
+    /// How stderr names what this tier served: `recorded snapshot`,
+    /// `cached response from 12 minutes ago`. Asked after the tier has served.
+    public var describe: @Sendable () -> String
 
-    public init(origin: Card.Origin?, transport: any HTTPTransport) {
+    public init(origin: Card.Origin?, transport: any HTTPTransport,
+                describe: @escaping @Sendable () -> String = { "live response" }) {
         self.origin = origin
         self.transport = transport
+        self.describe = describe
     }
 }
 
@@ -21,25 +27,61 @@ public protocol TransportProvider: Sendable {
     func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier]
 }
 
-/// Live network (unless offline), then the recorded snapshot when allowed.
+/// The tiers of a real run: the live network behind the cache (unless offline), then
+/// the stale cache (unless `fallback: none`), then the recorded snapshot (with
+/// `fallback: snapshot`). Offline: cache, then snapshot, whatever the policy.
 public struct StandardTransports: TransportProvider {
     public let live: LiveHTTPTransport?
+    public let store: StateStore?
+    public let refresh: Bool
+    public let logger: Logger
 
-    /// `live == nil` means offline: no socket is ever opened.
-    public init(live: LiveHTTPTransport?) {
+    /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
+    /// without a cache.
+    public init(live: LiveHTTPTransport?, store: StateStore?, refresh: Bool = false,
+                logger: Logger = Logger(label: "aggregate")) {
         self.live = live
+        self.store = store
+        self.refresh = refresh
+        self.logger = logger
     }
 
     public func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier] {
         var tiers: [TransportTier] = []
         if let live {
-            tiers.append(TransportTier(origin: nil, transport: SourceNetworkTransport(
-                live: live, headers: source.headers, timeout: source.timeout)))
+            var network: any HTTPTransport = RetryingTransport(
+                live: live, sourceID: source.id, headers: source.headers, timeout: source.timeout,
+                policy: RetryPolicy(attempts: source.retries), logger: logger)
+            if let store {
+                network = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
+                                           refresh: refresh, logger: logger)
+            }
+            tiers.append(TransportTier(origin: nil, transport: network))
+        }
+        if let store, live == nil || source.fallback != .none {
+            let stale = StaleCacheTransport(store: store)
+            tiers.append(TransportTier(origin: .cache, transport: stale) {
+                "cached response from \(Age.text(since: stale.oldestServed ?? Date()))"
+            })
         }
         if live == nil || source.fallback == .snapshot {
-            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings)))
+            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings)) { "recorded snapshot" })
         }
         return tiers
+    }
+}
+
+/// `12 minutes ago`, for people.
+enum Age {
+    static func text(since date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        func unit(_ value: Int, _ name: String) -> String { "\(value) \(name)\(value == 1 ? "" : "s") ago" }
+        switch seconds {
+        case ..<60: return unit(seconds, "second")
+        case ..<3600: return unit(seconds / 60, "minute")
+        case ..<86_400: return unit(seconds / 3600, "hour")
+        default: return unit(seconds / 86_400, "day")
+        }
     }
 }
 

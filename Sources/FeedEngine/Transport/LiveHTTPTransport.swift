@@ -3,21 +3,26 @@ import FeedCore
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTPCompression
 
 /// The network: one AsyncHTTPClient shared by every source of a run, so connections
-/// to one host are reused. Call ``shutdown()`` once the run is over.
+/// to one host are reused; gzip/deflate, at most 5 redirects, a body cap and a limit on
+/// requests in flight per host. Call ``shutdown()`` once the run is over.
 public final class LiveHTTPTransport: Sendable {
     /// `User-Agent` sent with every request.
     public static let userAgent = "aggregate/\(AggregateVersion.current)"
     /// Responses larger than this fail the source instead of filling memory.
     public let maxBodyBytes: Int
     private let client: HTTPClient
+    private let limiter: HostLimiter
 
-    public init(maxBodyBytes: Int = 20 * 1024 * 1024) {
+    public init(maxBodyBytes: Int = 20 * 1024 * 1024, perHostLimit: Int = 4) {
         self.maxBodyBytes = maxBodyBytes
+        self.limiter = HostLimiter(limit: perHostLimit)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .seconds(10)))
+            timeout: .init(connect: .seconds(10)),
+            decompression: .enabled(limit: .size(maxBodyBytes)))
         configuration.httpVersion = .automatic
         // Retries are ours (backoff, Retry-After, a budget); the pool's own reconnect
         // loop would hold an unreachable host until the deadline.
@@ -34,20 +39,39 @@ public final class LiveHTTPTransport: Sendable {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
         outgoing.headers.add(name: "Accept", value: "application/json")
+        outgoing.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             outgoing.headers.replaceOrAdd(name: name, value: value)
         }
         let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
+        let prepared = outgoing
         do {
-            let response = try await client.execute(outgoing, deadline: deadline)
-            let body = try await response.body.collect(upTo: maxBodyBytes)
-            var headers: [String: String] = [:]
-            for header in response.headers {
-                let name = header.name.lowercased()
-                headers[name] = headers[name].map { "\($0), \(header.value)" } ?? header.value
+            // The client's deadline covers the response head only; the race covers the
+            // body too, so a slow drip cannot outlast the timeout.
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask {
+                    try await self.limiter.withSlot(for: request.url.host ?? "") {
+                        let response = try await self.client.execute(prepared, deadline: deadline)
+                        let body = try await response.body.collect(upTo: self.maxBodyBytes)
+                        var headers: [String: String] = [:]
+                        for header in response.headers {
+                            let name = header.name.lowercased()
+                            headers[name] = headers[name].map { "\($0), \(header.value)" } ?? header.value
+                        }
+                        return HTTPResponse(status: Int(response.status.code), headers: headers,
+                                            body: Data(buffer: body), url: request.url)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw HTTPClientError.deadlineExceeded
+                }
+                return response
             }
-            return HTTPResponse(status: Int(response.status.code), headers: headers,
-                                body: Data(buffer: body), url: request.url)
         } catch {
             throw describe(error, url: request.url, timeout: timeout)
         }
@@ -55,7 +79,7 @@ public final class LiveHTTPTransport: Sendable {
 
     /// Turns client errors into plain words a person can act on.
     private func describe(_ error: any Error, url: URL, timeout: Double) -> SourceError {
-        if error is NIOTooManyBytesError {
+        if error is NIOTooManyBytesError || error is NIOHTTPDecompression.DecompressionError {
             return .failed("response larger than \(maxBodyBytes / (1024 * 1024)) MiB")
         }
         if let error = error as? HTTPClientError {
@@ -73,6 +97,9 @@ public final class LiveHTTPTransport: Sendable {
             }
         }
         let text = String(describing: error)
+        if text.contains("stream ended at an unexpected time") || text.contains("bodyLengthMismatch") {
+            return .transport("the server closed the connection before the response was complete")
+        }
         if text.contains("refused") || text.contains("ECONNREFUSED") {
             return .transport("connection refused")
         }
@@ -82,18 +109,5 @@ public final class LiveHTTPTransport: Sendable {
             return .transport("network unreachable")
         }
         return .transport("network error: \(text)")
-    }
-}
-
-/// The live network as one source sees it: its own headers and timeout.
-struct SourceNetworkTransport: HTTPTransport {
-    let live: LiveHTTPTransport
-    let headers: [String: String]
-    let timeout: Double
-
-    func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
-        var request = request
-        request.headers.merge(headers) { requestValue, _ in requestValue }
-        return try await live.send(request, timeout: timeout)
     }
 }

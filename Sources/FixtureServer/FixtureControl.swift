@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// The server's mutable state: per-route scenarios and the request log. Tests change it
+/// between (or during) runs of the binary.
+public final class FixtureControl: Sendable {
+    private struct State {
+        var scenarios: [String: [Fault]] = [:]
+        var served: [String: Int] = [:]
+        var log: [LoggedRequest] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init(scenarios: [String: [Fault]] = [:]) {
+        state.withLock { $0.scenarios = scenarios }
+    }
+
+    /// Request n of `route` (from 0, counted from now) gets `steps[n]`; the last step
+    /// repeats. An empty list restores normal behaviour.
+    public func set(_ route: String, _ steps: [Fault]) {
+        state.withLock {
+            $0.scenarios[route] = steps
+            $0.served[route] = 0
+        }
+    }
+
+    /// Normal behaviour everywhere; the log is kept.
+    public func reset() {
+        state.withLock {
+            $0.scenarios = [:]
+            $0.served = [:]
+        }
+    }
+
+    /// Every request so far, in arrival order.
+    public var requests: [LoggedRequest] {
+        state.withLock { $0.log }.sorted { $0.arrival < $1.arrival }
+    }
+
+    public func requests(to route: String) -> [LoggedRequest] {
+        requests.filter { $0.route == route }
+    }
+
+    public func clearLog() {
+        state.withLock { $0.log = [] }
+    }
+
+    func nextFault(for route: String) -> Fault {
+        state.withLock {
+            guard let steps = $0.scenarios[route], !steps.isEmpty else { return .none }
+            let index = $0.served[route, default: 0]
+            $0.served[route] = index + 1
+            return steps[min(index, steps.count - 1)]
+        }
+    }
+
+    func record(_ request: LoggedRequest) {
+        state.withLock { $0.log.append(request) }
+    }
+}

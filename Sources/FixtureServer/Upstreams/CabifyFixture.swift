@@ -1,0 +1,15 @@
+import Foundation
+
+/// The Cabify shop: `GET /cabify/Products.json` serves the recorded products.
+public struct CabifyFixture: FixtureUpstream {
+    public let name = "cabify"
+    let products: Data
+
+    public init(products: Data) {
+        self.products = products
+    }
+
+    public func respond(to request: FixtureRequest) -> FixtureResponse? {
+        request.path == "/Products.json" ? .json(products) : nil
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import FixtureServer
+import Foundation
+
+/// `fixture-server`: the recorded upstreams on 127.0.0.1, for demos and manual tests.
+@main
+struct FixtureServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fixture-server",
+        abstract: "Serve the recorded upstream responses on 127.0.0.1, with optional faults.",
+        discussion: """
+            Routes: /cabify/Products.json (more as source modules land). GET /_fixture/requests \
+            returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
+            gives the first request a 503 and every later one the data; see README.md for every fault.
+            """)
+
+    @Option(help: "Port on 127.0.0.1; 0 picks a free one.")
+    var port = 0
+
+    @Option(help: ArgumentHelp("JSON file of faults per route.", valueName: "file"))
+    var scenario: String?
+
+    func run() async throws {
+        var scenarios: [String: [Fault]] = [:]
+        if let scenario {
+            do {
+                scenarios = try JSONDecoder().decode([String: [Fault]].self, from: Data(contentsOf: URL(fileURLWithPath: scenario)))
+            } catch {
+                throw ValidationError("cannot read scenario \(scenario): \(error)")
+            }
+        }
+        let server = FixtureServer.standard(control: FixtureControl(scenarios: scenarios))
+        try await server.run(port: port) { bound in
+            // Unbuffered, so a script waiting for this line sees it at once.
+            FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(bound)\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import FeedCore
+import Foundation
+import FixtureServer
+import Testing
+
+/// The built binary against the fixture server: one source fails in each way an
+/// upstream can fail; every other source still prints exactly what a clean run prints.
+@Suite(.serialized) struct FaultIsolationTests {
+    struct Case: CustomStringConvertible, Sendable {
+        var name: String
+        var faults: [Fault]
+        var yaml = ""
+        var expected: @Sendable (String) -> String
+        var description: String { name }
+    }
+
+    /// `url` is the failing source's URL.
+    static let cases: [Case] = [
+        Case(name: "timeout", faults: [Fault(latencyMs: 2500)], yaml: "    timeout: 1\n    retries: 1\n") {
+            "cabify: timed out after 1 s (no retries configured) (\($0))"
+        },
+        Case(name: "500", faults: [Fault(status: 500)], yaml: "    retries: 2\n") {
+            "cabify: HTTP 500 after 2 tries (\($0))"
+        },
+        Case(name: "malformed JSON", faults: [Fault(malformedJSON: true)]) {
+            "cabify: unreadable response: the body is not JSON (142 bytes) (\($0))"
+        },
+        Case(name: "truncated body", faults: [Fault(truncate: true)], yaml: "    retries: 1\n") {
+            "cabify: the server closed the connection before the response was complete (no retries configured) (\($0))"
+        },
+        Case(name: "slow drip past the timeout", faults: [Fault(dripBytesPerSecond: 100)], yaml: "    timeout: 1\n    retries: 1\n") {
+            "cabify: timed out after 1 s (no retries configured) (\($0))"
+        },
+        Case(name: "oversized body", faults: [Fault(oversizeBytes: 21 * 1024 * 1024)]) {
+            "cabify: response larger than 20 MiB (\($0))"
+        },
+        Case(name: "redirect loop", faults: [Fault(redirectLoop: true)]) {
+            "cabify: redirect loop (\($0))"
+        },
+        Case(name: "field of the wrong type", faults: [Fault(body: #"{"products":"none"}"#)]) {
+            "cabify: unreadable response at products: is text, expected a list (\($0))"
+        },
+        Case(name: "invalid UTF-8", faults: [Fault(invalidUTF8: true)]) {
+            "cabify: unreadable response: the body is not JSON (285 bytes) (\($0))"
+        },
+    ]
+
+    @Test(arguments: cases)
+    func oneFailingSourceNeverHidesTheOthers(_ fault: Case) async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
+            let clean = try workspace.aggregate("--per-page", "100", "--state-dir", "clean")
+            #expect(clean.status == 0)
+            #expect(clean.stderr == "")
+
+            try workspace.write("Sources.yml", FixtureWorld.sourcesYml(
+                base: base, extra: ["cabify": "    fallback: none\n" + fault.yaml]))
+            server.control.set("cabify", fault.faults)
+            let run = try workspace.aggregate("--per-page", "100", "--state-dir", "faulty")
+            #expect(run.status == 3)
+            let others = clean.stdoutLines.filter { !$0.contains(#""source":"cabify""#) }
+            #expect(!others.isEmpty)
+            #expect(run.stdoutLines == others)
+            #expect(run.stderrLines == [fault.expected("\(base.absoluteString)/cabify/Products.json")])
+        }
+    }
+
+    @Test func connectionRefusedIsNamed() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            var sources = FixtureWorld.sources
+            sources[0].path = "/cabify/Products.json"
+            let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: ["cabify": "    fallback: none\n    retries: 2\n"])
+                .replacingOccurrences(of: "url: \(base.absoluteString)/cabify/", with: "url: http://127.0.0.1:1/cabify/")
+            let workspace = try Workspace(sourcesYml: yaml)
+            let run = try workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 3)
+            #expect(run.stderrLines == ["cabify: connection refused after 2 tries (http://127.0.0.1:1/cabify/Products.json)"])
+            #expect(run.stdoutLines.count == 6)
+        }
+    }
+
+    @Test func everySourceFailingExits1() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: [FixtureWorld.sources[0]], extra: ["cabify": "    fallback: none\n    retries: 1\n"]))
+            server.control.set("cabify", [Fault(status: 404)])
+            let run = try workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 1)
+            #expect(run.stdout == "")
+            #expect(run.stderrLines == ["cabify: HTTP 404 (\(base.absoluteString)/cabify/Products.json)"])
+        }
+    }
+
+    @Test func aRecordOfTheWrongTypeIsSkippedAndTheRunIsPartial() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: [FixtureWorld.sources[0]]))
+            server.control.set("cabify", [Fault(body: #"{"products":[{"code":"VOUCHER","name":5,"price":5},{"code":"MUG","name":"Mug","price":7.5}]}"#)])
+            let run = try workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 3)
+            #expect(run.stdoutLines == [#"{"id":"cabify:MUG","kind":"item","price":{"amount":7.5,"currency":"EUR"},"source":"cabify","tags":[],"title":"Mug","v":1}"#])
+            #expect(run.stderrLines == ["cabify: skipped products[0]: name is a number, expected text"])
+        }
+    }
+}

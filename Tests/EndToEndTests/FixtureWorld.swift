@@ -1,0 +1,56 @@
+import Cabify
+import Foundation
+import FixtureServer
+
+/// One configured source backed by a fixture-server route.
+struct FixtureSource {
+    var id: String
+    var plugin: String
+    /// Path below the server's base URL.
+    var path: String
+    /// The fixture route whose faults hit this source.
+    var route: String
+    var extraYAML = ""
+}
+
+/// The fixture server with every standard upstream plus two extra Cabify shops, so a
+/// run always has several independent sources.
+enum FixtureWorld {
+    static let sources: [FixtureSource] = [
+        FixtureSource(id: "cabify", plugin: "cabify", path: "/cabify/Products.json", route: "cabify"),
+        FixtureSource(id: "shop-a", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a",
+                      extraYAML: "    options:\n      offers: []\n"),
+        FixtureSource(id: "shop-b", plugin: "cabify", path: "/shop-b/Products.json", route: "shop-b",
+                      extraYAML: "    options:\n      currency: GBP\n      offers: []\n"),
+    ]
+
+    static func server() -> FixtureServer {
+        let standard = FixtureServer.standard()
+        let products = CabifySource.snapshots[0].body
+        return FixtureServer(upstreams: standard.upstreams + [
+            NamedCabify(name: "shop-a", products: products), NamedCabify(name: "shop-b", products: products),
+        ])
+    }
+
+    /// A Sources.yml of `sources` at `base`; `extra[id]` adds YAML lines to that entry.
+    static func sourcesYml(base: URL, sources: [FixtureSource] = sources, extra: [String: String] = [:]) -> String {
+        "sources:\n" + sources.map { source in
+            """
+              - id: \(source.id)
+                plugin: \(source.plugin)
+                url: \(base.absoluteString)\(source.path)
+
+            """ + source.extraYAML + (extra[source.id] ?? "")
+        }.joined()
+    }
+}
+
+/// A second Cabify shop under its own route name.
+struct NamedCabify: FixtureUpstream {
+    let name: String
+    let products: Data
+
+    func respond(to request: FixtureRequest) -> FixtureResponse? {
+        request.path == "/Products.json" ? .json(products) : nil
+    }
+}
