@@ -26,7 +26,7 @@ struct Binary {
     /// Runs with `arguments` in `directory`; the environment is minimal and explicit so
     /// the developer's own variables (NO_COLOR, XDG_*) cannot change the result.
     func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-             absolute: String? = nil) throws -> Run {
+             absolute: String? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = absolute.map(URL.init(fileURLWithPath:)) ?? url
         process.arguments = arguments
@@ -45,8 +45,7 @@ struct Binary {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        try await process.runUntilExit()
         return Run(status: process.terminationStatus,
                    stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
                    stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
@@ -54,7 +53,7 @@ struct Binary {
 }
 
 /// A temporary working directory, removed when the test ends.
-final class Workspace {
+final class Workspace: Sendable {
     let url: URL
 
     init(sourcesYml: String? = nil) throws {
@@ -73,8 +72,8 @@ final class Workspace {
         try Data(text.utf8).write(to: file)
     }
 
-    func aggregate(_ arguments: String..., environment: [String: String] = [:]) throws -> Binary.Run {
-        try Binary.aggregate.run(arguments, in: url, environment: environment)
+    func aggregate(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await Binary.aggregate.run(arguments, in: url, environment: environment)
     }
 
     /// The shipped Sources.yml, read from the package checkout this test was built from.
@@ -84,5 +83,21 @@ final class Workspace {
                 .deletingLastPathComponent()
             return try String(contentsOf: root.appendingPathComponent("Sources.yml"), encoding: .utf8)
         }
+    }
+}
+
+extension Process {
+    /// Starts the process and waits for it without blocking a thread: the test process
+    /// also runs the fixture server on Swift's small cooperative pool.
+    func runUntilExit() async throws {
+        for await _ in try start() {}
+    }
+
+    /// Starts the process now; the returned stream finishes when it exits.
+    func start() throws -> AsyncStream<Void> {
+        let (exited, finish) = AsyncStream.makeStream(of: Void.self)
+        terminationHandler = { _ in finish.finish() }
+        try run()
+        return exited
     }
 }

@@ -27,31 +27,31 @@ import Testing
         }
     }
 
-    @Test func offlineFeedPrintsExactJSONLinesAndNothingElse() throws {
-        let run = try Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline")
+    @Test func offlineFeedPrintsExactJSONLinesAndNothingElse() async throws {
+        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline")
         #expect(run.status == 0)
         #expect(run.stdoutLines == Self.cabifyLines)
         #expect(run.stderr == "")
     }
 
-    @Test func partialRunPrintsTheGoodSourceNamesTheBadOneAndExits3() throws {
-        let run = try Workspace(sourcesYml: try Self.withBrokenShop).aggregate("--offline")
+    @Test func partialRunPrintsTheGoodSourceNamesTheBadOneAndExits3() async throws {
+        let run = try await Workspace(sourcesYml: try Self.withBrokenShop).aggregate("--offline")
         #expect(run.status == 3)
         #expect(run.stdoutLines == Self.cabifyLines)
         #expect(run.stderrLines == ["shop: no recorded response for this URL (http://127.0.0.1:9/products.json?api_key=REDACTED)"])
         #expect(!run.stderr.contains("hunter2"))
     }
 
-    @Test func everySourceFailingExits1() throws {
-        let run = try Workspace(sourcesYml: try Self.withBrokenShop).aggregate("--offline", "--source", "shop")
+    @Test func everySourceFailingExits1() async throws {
+        let run = try await Workspace(sourcesYml: try Self.withBrokenShop).aggregate("--offline", "--source", "shop")
         #expect(run.status == 1)
         #expect(run.stdout == "")
         #expect(run.stderrLines.count == 1)
     }
 
-    @Test func strictTurnsAFallbackIntoExit3() throws {
+    @Test func strictTurnsAFallbackIntoExit3() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let run = try workspace.aggregate("--source", "cabify", "--strict",
+        let run = try await workspace.aggregate("--source", "cabify", "--strict",
                                           environment: ["ALL_PROXY": "", "HTTPS_PROXY": ""])
         // Without a network the live fetch fails and the snapshot serves; with one, live
         // cards carry no origin. Either way stdout has the three cards.
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test func configErrorsExit2WithEveryProblem() throws {
+    @Test func configErrorsExit2WithEveryProblem() async throws {
         let workspace = try Workspace(sourcesYml: """
             sources:
               - id: cabify
@@ -72,82 +72,82 @@ import Testing
                 url: https://example.test/p.json
                 max_pages: 0
             """)
-        let run = try workspace.aggregate()
+        let run = try await workspace.aggregate()
         #expect(run.status == 2)
         #expect(run.stdout == "")
         #expect(run.stderrLines == [
             "Sources.yml:3:13: sources[0].plugin: unknown plugin \"cabbify\" (known: cabify)",
             "Sources.yml:5:16: sources[0].max_pages: must be at least 1, got 0",
         ])
-        let validate = try workspace.aggregate("validate")
+        let validate = try await workspace.aggregate("validate")
         #expect(validate.status == 2)
         #expect(validate.stderrLines == run.stderrLines)
     }
 
-    @Test func validateSaysOkAndExits0() throws {
-        let run = try Workspace(sourcesYml: try Self.withBrokenShop).aggregate("validate")
+    @Test func validateSaysOkAndExits0() async throws {
+        let run = try await Workspace(sourcesYml: try Self.withBrokenShop).aggregate("validate")
         #expect(run.status == 0)
         #expect(run.stdout == "")
         #expect(run.stderrLines == ["Sources.yml: ok, 2 sources (2 enabled)"])
     }
 
-    @Test func usageErrorsExit2() throws {
+    @Test func usageErrorsExit2() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let unknown = try workspace.aggregate("--offline", "--source", "nope")
+        let unknown = try await workspace.aggregate("--offline", "--source", "nope")
         #expect(unknown.status == 2)
         #expect(unknown.stderrLines == ["aggregate: unknown source \"nope\" (known: cabify)"])
-        let badPage = try workspace.aggregate("--page", "0")
+        let badPage = try await workspace.aggregate("--page", "0")
         #expect(badPage.status == 2)
         #expect(badPage.stderrLines.first == "Error: --page must be 1 or more, got 0")
-        let badFlag = try workspace.aggregate("--colour")
+        let badFlag = try await workspace.aggregate("--colour")
         #expect(badFlag.status == 2)
         #expect(badFlag.stderrLines.first == "Error: Unknown option '--colour'")
-        let badFormat = try workspace.aggregate("--format", "xml")
+        let badFormat = try await workspace.aggregate("--format", "xml")
         #expect(badFormat.status == 2)
         #expect(badFormat.stderr.contains("The value 'xml' is invalid for '--format <format>'"))
     }
 
-    @Test func missingConfigIsExplained() throws {
-        let run = try Workspace().aggregate("--offline")
+    @Test func missingConfigIsExplained() async throws {
+        let run = try await Workspace().aggregate("--offline")
         #expect(run.status == 2)
         #expect(run.stderr.contains("no Sources.yml found (looked for "))
         #expect(run.stderr.hasSuffix("pass --config PATH\n"))
-        let explicit = try Workspace().aggregate("--config", "nowhere.yml")
+        let explicit = try await Workspace().aggregate("--config", "nowhere.yml")
         #expect(explicit.stderrLines == ["no configuration file at nowhere.yml"])
     }
 
-    @Test func configIsFoundUnderXDGConfigHome() throws {
+    @Test func configIsFoundUnderXDGConfigHome() async throws {
         let workspace = try Workspace()
         try workspace.write("xdg/aggregate/Sources.yml", try Workspace.shippedSourcesYml)
-        let run = try workspace.aggregate("--offline", environment: ["XDG_CONFIG_HOME": workspace.url.appendingPathComponent("xdg").path])
+        let run = try await workspace.aggregate("--offline", environment: ["XDG_CONFIG_HOME": workspace.url.appendingPathComponent("xdg").path])
         #expect(run.status == 0)
         #expect(run.stdoutLines == Self.cabifyLines)
     }
 
-    @Test func pagePastTheEndPrintsNothingAndSaysHowManyPages() throws {
-        let run = try Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--page", "2")
+    @Test func pagePastTheEndPrintsNothingAndSaysHowManyPages() async throws {
+        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--page", "2")
         #expect(run.status == 0)
         #expect(run.stdout == "")
         #expect(run.stderrLines == ["aggregate: page 2 is past the end: there is 1 page (3 cards at 20 per page)"])
     }
 
-    @Test func sortingFilteringAndPaging() throws {
+    @Test func sortingFilteringAndPaging() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let byPrice = try workspace.aggregate("--offline", "--sort", "price", "--order", "desc", "--format", "tsv")
+        let byPrice = try await workspace.aggregate("--offline", "--sort", "price", "--order", "desc", "--format", "tsv")
         #expect(byPrice.stdoutLines.map { $0.split(separator: "\t").first.map(String.init) ?? "" }
             == ["id", "cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
-        let second = try workspace.aggregate("--offline", "--sort", "title", "--per-page", "1", "--page", "2")
+        let second = try await workspace.aggregate("--offline", "--sort", "title", "--per-page", "1", "--page", "2")
         #expect(second.stdoutLines == [Self.cabifyLines[1]])
-        let query = try workspace.aggregate("--offline", "--query", "MÚG")
+        let query = try await workspace.aggregate("--offline", "--query", "MÚG")
         #expect(query.stdoutLines == [Self.cabifyLines[2]])
-        let none = try workspace.aggregate("--offline", "--kind", "post")
+        let none = try await workspace.aggregate("--offline", "--kind", "post")
         #expect(none.status == 0)
         #expect(none.stdout == "")
         #expect(none.stderrLines == ["aggregate: no cards match the filters"])
     }
 
-    @Test func csvFollowsRFC4180() throws {
-        let run = try Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--format", "csv")
+    @Test func csvFollowsRFC4180() async throws {
+        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--format", "csv")
         #expect(run.stdout == """
             id,source,kind,title,summary,price,currency,regular_price,url,image,author,published,tags,origin\r
             cabify:VOUCHER,cabify,item,Cabify Voucher,,5,EUR,,,,,,2 for 1,snapshot\r
@@ -157,16 +157,16 @@ import Testing
             """)
     }
 
-    @Test func textIsAlignedFittedAndUncolouredWhenPiped() throws {
+    @Test func textIsAlignedFittedAndUncolouredWhenPiped() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let run = try workspace.aggregate("--offline", "--format", "text")
+        let run = try await workspace.aggregate("--offline", "--format", "text")
         #expect(run.stdout == """
             cabify:VOUCHER  Cabify Voucher      €5.00  2 for 1, [snapshot]
             cabify:TSHIRT   Cabify T-Shirt     €20.00  3+ for €19.00 each, [snapshot]
             cabify:MUG      Cabify Coffee Mug   €7.50  [snapshot]
 
             """)
-        let narrow = try workspace.aggregate("--offline", "--format", "text", environment: ["COLUMNS": "40"])
+        let narrow = try await workspace.aggregate("--offline", "--format", "text", environment: ["COLUMNS": "40"])
         #expect(narrow.stdoutLines == [
             "cabify:VOUCHER  Cabify Voucher     €5.00",
             "cabify:TSHIRT   Cabify T-Shirt    €20.00",
@@ -176,63 +176,63 @@ import Testing
     }
 
     /// `script` gives the binary a real terminal: text by default, coloured, unless NO_COLOR.
-    @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
         let command = "\(Binary.aggregate.url.path) --offline --source cabify"
-        let terminal = try Binary(name: "script").run(["-qec", command, "/dev/null"], in: workspace.url,
+        let terminal = try await Binary(name: "script").run(["-qec", command, "/dev/null"], in: workspace.url,
                                                      environment: ["COLUMNS": "100", "TERM": "xterm"], absolute: "/usr/bin/script")
         #expect(terminal.stdout.contains("\u{1B}[2mcabify:VOUCHER"))
         #expect(!terminal.stdout.contains("{\""))
-        let plain = try Binary(name: "script").run(["-qec", command, "/dev/null"], in: workspace.url,
+        let plain = try await Binary(name: "script").run(["-qec", command, "/dev/null"], in: workspace.url,
                                                   environment: ["COLUMNS": "100", "TERM": "xterm", "NO_COLOR": "1"],
                                                   absolute: "/usr/bin/script")
         #expect(!plain.stdout.contains("\u{1B}["))
         #expect(plain.stdout.contains("cabify:VOUCHER  Cabify Voucher"))
     }
 
-    @Test func showPrintsOneCardOrExplains() throws {
+    @Test func showPrintsOneCardOrExplains() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let found = try workspace.aggregate("show", "cabify:MUG", "--offline", "--format", "jsonl")
+        let found = try await workspace.aggregate("show", "cabify:MUG", "--offline", "--format", "jsonl")
         #expect(found.status == 0)
         #expect(found.stdoutLines == [Self.cabifyLines[2]])
-        let missing = try workspace.aggregate("show", "cabify:FOO", "--offline")
+        let missing = try await workspace.aggregate("show", "cabify:FOO", "--offline")
         #expect(missing.status == 1)
         #expect(missing.stdout == "")
         #expect(missing.stderrLines == ["cabify: no item \"FOO\""])
-        let unknownSource = try workspace.aggregate("show", "ltkk:1", "--offline")
+        let unknownSource = try await workspace.aggregate("show", "ltkk:1", "--offline")
         #expect(unknownSource.status == 2)
         #expect(unknownSource.stderrLines == ["aggregate: unknown source \"ltkk\" (known: cabify)"])
-        let malformed = try workspace.aggregate("show", "MUG", "--offline")
+        let malformed = try await workspace.aggregate("show", "MUG", "--offline")
         #expect(malformed.status == 2)
         #expect(malformed.stderrLines == ["aggregate: \"MUG\" is not a card id; write SOURCE:ID, e.g. cabify:1"])
     }
 
-    @Test func sourcesListsWithoutSecrets() throws {
+    @Test func sourcesListsWithoutSecrets() async throws {
         let workspace = try Workspace(sourcesYml: try Self.withBrokenShop + """
                 headers:
                   x-api-key: ${TOKEN}
 
             """)
-        let text = try workspace.aggregate("sources", "--format", "text", environment: ["TOKEN": "s3cret-token"])
+        let text = try await workspace.aggregate("sources", "--format", "text", environment: ["TOKEN": "s3cret-token"])
         #expect(text.status == 0)
         #expect(text.stdoutLines == [
             "cabify  cabify  enabled   https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json",
             "shop    cabify  enabled   http://127.0.0.1:9/products.json?api_key=REDACTED",
         ])
-        let jsonl = try workspace.aggregate("sources", environment: ["TOKEN": "s3cret-token"])
+        let jsonl = try await workspace.aggregate("sources", environment: ["TOKEN": "s3cret-token"])
         #expect(jsonl.stdoutLines.last == #"{"enabled":true,"fallback":"none","headers":["x-api-key"],"id":"shop","plugin":"cabify","url":"http://127.0.0.1:9/products.json?api_key=REDACTED"}"#)
         #expect(!(text.stdout + text.stderr + jsonl.stdout + jsonl.stderr).contains("s3cret"))
         #expect(!(text.stdout + jsonl.stdout).contains("hunter2"))
     }
 
-    @Test func helpAndVersionExit0OnStdout() throws {
+    @Test func helpAndVersionExit0OnStdout() async throws {
         let workspace = try Workspace()
-        let help = try workspace.aggregate("--help")
+        let help = try await workspace.aggregate("--help")
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: aggregate <subcommand>"))
-        let feedHelp = try workspace.aggregate("feed", "--help")
+        let feedHelp = try await workspace.aggregate("feed", "--help")
         #expect(feedHelp.stdout.contains("--per-page <per-page>"))
-        let version = try workspace.aggregate("--version")
+        let version = try await workspace.aggregate("--version")
         #expect(version.stdoutLines == ["0.1.0"])
     }
 }

@@ -50,14 +50,14 @@ import Testing
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
-            let clean = try workspace.aggregate("--per-page", "100", "--state-dir", "clean")
+            let clean = try await workspace.aggregate("--per-page", "100", "--state-dir", "clean")
             #expect(clean.status == 0)
             #expect(clean.stderr == "")
 
             try workspace.write("Sources.yml", FixtureWorld.sourcesYml(
                 base: base, extra: ["cabify": "    fallback: none\n" + fault.yaml]))
             server.control.set("cabify", fault.faults)
-            let run = try workspace.aggregate("--per-page", "100", "--state-dir", "faulty")
+            let run = try await workspace.aggregate("--per-page", "100", "--state-dir", "faulty")
             #expect(run.status == 3)
             let others = clean.stdoutLines.filter { !$0.contains(#""source":"cabify""#) }
             #expect(!others.isEmpty)
@@ -74,7 +74,7 @@ import Testing
             let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: ["cabify": "    fallback: none\n    retries: 2\n"])
                 .replacingOccurrences(of: "url: \(base.absoluteString)/cabify/", with: "url: http://127.0.0.1:1/cabify/")
             let workspace = try Workspace(sourcesYml: yaml)
-            let run = try workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 3)
             #expect(run.stderrLines == ["cabify: connection refused after 2 tries (http://127.0.0.1:1/cabify/Products.json)"])
             #expect(run.stdoutLines.count == 6)
@@ -87,7 +87,7 @@ import Testing
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: [FixtureWorld.sources[0]], extra: ["cabify": "    fallback: none\n    retries: 1\n"]))
             server.control.set("cabify", [Fault(status: 404)])
-            let run = try workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 1)
             #expect(run.stdout == "")
             #expect(run.stderrLines == ["cabify: HTTP 404 (\(base.absoluteString)/cabify/Products.json)"])
@@ -99,7 +99,7 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: [FixtureWorld.sources[0]]))
             server.control.set("cabify", [Fault(body: #"{"products":[{"code":"VOUCHER","name":5,"price":5},{"code":"MUG","name":"Mug","price":7.5}]}"#)])
-            let run = try workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 3)
             #expect(run.stdoutLines == [#"{"id":"cabify:MUG","kind":"item","price":{"amount":7.5,"currency":"EUR"},"source":"cabify","tags":[],"title":"Mug","v":1}"#])
             #expect(run.stderrLines == ["cabify: skipped products[0]: name is a number, expected text"])

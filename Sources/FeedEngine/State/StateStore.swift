@@ -21,11 +21,27 @@ public final class StateStore: Sendable {
     public init(directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("state.sqlite").path
+        pool = try Self.open(path)
+    }
+
+    /// Opens and migrates the pool. Two processes creating the file at once race on the
+    /// switch to WAL, which SQLite answers with SQLITE_BUSY without consulting the busy
+    /// handler; the mode is stored in the file, so a short retry settles it.
+    private static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "aggregate-state"
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        var attempt = 0
+        while true {
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try migrator.migrate(pool)
+                return pool
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                attempt += 1
+                usleep(UInt32.random(in: 10_000...50_000))
+            }
+        }
     }
 
     static var migrator: DatabaseMigrator {

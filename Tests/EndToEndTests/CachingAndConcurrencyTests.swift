@@ -1,0 +1,227 @@
+import FeedCore
+import Foundation
+import FixtureServer
+import Testing
+
+/// Retries, the cache and concurrency, observed through the fixture server's request log.
+@Suite(.serialized) struct CachingAndConcurrencyTests {
+    static let cabify = [FixtureWorld.sources[0]]
+
+    @Test func a503ThenSuccessIsRetriedAndSucceeds() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            server.control.set("cabify", [Fault(status: 503), .none])
+            let run = try await workspace.aggregate("--state-dir", "state", "--verbose")
+            #expect(run.status == 0)
+            #expect(run.stdoutLines.count == 3)
+            #expect(run.stderrLines.first?.hasPrefix("cabify: HTTP 503 from \(base.absoluteString)/cabify/Products.json; retry 1 of 2 in ") == true)
+            #expect(server.control.requests(to: "cabify").map(\.status) == [503, 200])
+        }
+    }
+
+    @Test func a429WithRetryAfterWaitsAtLeastThatLong() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            server.control.set("cabify", [Fault(status: 429, retryAfter: "1"), .none])
+            let run = try await workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 0)
+            #expect(run.stderr == "")
+            let requests = server.control.requests(to: "cabify")
+            #expect(requests.map(\.status) == [429, 200])
+            #expect(requests[1].arrival.timeIntervalSince(requests[0].finish) >= 1)
+        }
+    }
+
+    @Test func aRetryAfterBeyondTheCapFailsAndSaysWhen() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]))
+            server.control.set("cabify", [Fault(status: 503, retryAfter: "3600")])
+            let run = try await workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("cabify: HTTP 503 the upstream asks to wait 3600 s (until "))
+            #expect(run.stderr.contains("more than the 30 s cap; try again after that"))
+            #expect(server.control.requests(to: "cabify").count == 1)
+        }
+    }
+
+    @Test func insideTheTTLNoRequestIsSentAndRefreshRevalidates() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            server.control.set("cabify", [Fault(etag: "\"v1\"")])
+            let first = try await workspace.aggregate("--state-dir", "state")
+            let second = try await workspace.aggregate("--state-dir", "state")
+            #expect(second.stdout == first.stdout)
+            #expect(server.control.requests(to: "cabify").count == 1)
+
+            let refreshed = try await workspace.aggregate("--state-dir", "state", "--refresh")
+            #expect(refreshed.stdout == first.stdout)
+            let requests = server.control.requests(to: "cabify")
+            #expect(requests.count == 2)
+            #expect(requests[1].headers["if-none-match"] == "\"v1\"")
+            #expect(requests[1].status == 304)
+        }
+    }
+
+    @Test func anExpiredEntryIsRevalidatedWithItsETagAnd304ServesTheStoredBody() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: Self.cabify, extra: ["cabify": "    cache_ttl: 0\n"]))
+            server.control.set("cabify", [Fault(etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")])
+            let first = try await workspace.aggregate("--state-dir", "state")
+            let second = try await workspace.aggregate("--state-dir", "state")
+            #expect(first.status == 0 && second.status == 0)
+            #expect(second.stdout == first.stdout)
+            let requests = server.control.requests(to: "cabify")
+            #expect(requests.map(\.status) == [200, 304])
+            #expect(requests[0].headers["if-none-match"] == nil)
+            #expect(requests[1].headers["if-none-match"] == "\"v1\"")
+            #expect(requests[1].headers["if-modified-since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
+        }
+    }
+
+    @Test func aFailingUpstreamIsServedFromTheCacheAndSaysHowOld() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: Self.cabify, extra: ["cabify": "    cache_ttl: 0\n    retries: 1\n"]))
+            let live = try await workspace.aggregate("--state-dir", "state")
+            server.control.set("cabify", [Fault(status: 503)])
+            let stale = try await workspace.aggregate("--state-dir", "state")
+            #expect(stale.status == 0)
+            #expect(stale.stdoutLines == live.stdoutLines.map {
+                $0.replacingOccurrences(of: #","price""#, with: #","origin":"cache","price""#)
+            })
+            #expect(stale.stderrLines == ["cabify: HTTP 503 (no retries configured) (\(base.absoluteString)/cabify/Products.json); using cached response from 0 seconds ago"])
+            let strict = try await workspace.aggregate("--state-dir", "state", "--strict")
+            #expect(strict.status == 3)
+        }
+    }
+
+    @Test func anotherUpstreamsSnapshotIsNeverServedForThisURL() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: Self.cabify, extra: ["cabify": "    fallback: snapshot\n    retries: 1\n"]))
+            server.control.set("cabify", [Fault(status: 500)])
+            let run = try await workspace.aggregate("--state-dir", "state", "--verbose")
+            #expect(run.status == 1)
+            #expect(run.stdout == "")
+            #expect(run.stderrLines.first == "cabify: HTTP 500 (no retries configured) (\(base.absoluteString)/cabify/Products.json); fallback failed: no cached response (\(base.absoluteString)/cabify/Products.json); no recorded response for this URL (\(base.absoluteString)/cabify/Products.json)")
+        }
+    }
+
+    @Test func offlineSendsNoRequestAndUsesTheCacheFirst() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
+            let cold = try await workspace.aggregate("--state-dir", "state", "--offline")
+            #expect(cold.status == 1)
+            #expect(server.control.requests.isEmpty)
+            _ = try await workspace.aggregate("--state-dir", "state")
+            server.control.clearLog()
+            let warm = try await workspace.aggregate("--state-dir", "state", "--offline")
+            #expect(warm.status == 0)
+            #expect(warm.stdoutLines.count == 9)
+            #expect(warm.stdoutLines.allSatisfy { $0.contains(#""origin":"cache""#) })
+            #expect(server.control.requests.isEmpty)
+        }
+    }
+
+    @Test func fiveSlowSourcesAreFetchedConcurrently() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            // Two sources by name, three by address: two hosts, so the per-host limit of 4
+            // does not queue any of the five.
+            let local = URL(string: base.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
+            let yaml = FixtureWorld.sourcesYml(base: base) + FixtureWorld.sourcesYml(base: local, sources: [
+                FixtureSource(id: "shop-c", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a"),
+                FixtureSource(id: "shop-d", plugin: "cabify", path: "/shop-b/Products.json", route: "shop-b"),
+            ]).replacingOccurrences(of: "sources:\n", with: "")
+            let workspace = try Workspace(sourcesYml: yaml)
+            for route in ["cabify", "shop-a", "shop-b"] { server.control.set(route, [Fault(latencyMs: 300)]) }
+            let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "100")
+            #expect(run.status == 0)
+            #expect(run.stdoutLines.count == 15)
+            let requests = server.control.requests
+            #expect(requests.count == 5)
+            for a in requests {
+                for b in requests { #expect(a.arrival < b.finish, "every request starts before any other ends") }
+            }
+        }
+    }
+
+    @Test func atMostFourRequestsAreInFlightPerHost() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let shops = (1...6).map { FixtureSource(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops))
+            server.control.set("shop-a", [Fault(latencyMs: 300)])
+            let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "100")
+            #expect(run.status == 0)
+            let requests = server.control.requests
+            #expect(requests.count == 6)
+            let peak = requests.map { request in requests.filter { $0.arrival <= request.arrival && request.arrival < $0.finish }.count }.max()
+            #expect(peak == 4)
+        }
+    }
+
+    @Test func twoProcessesShareOneStateDirectory() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
+                "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
+            ]))
+            let runs = try await withThrowingTaskGroup(of: [Binary.Run].self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        var runs: [Binary.Run] = []
+                        for _ in 0..<5 { runs.append(try await workspace.aggregate("--state-dir", "state")) }
+                        return runs
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(runs.count == 10)
+            for run in runs {
+                #expect(run.status == 0)
+                #expect(run.stderr == "")
+                #expect(run.stdoutLines.count == 9)
+            }
+        }
+    }
+
+    @Test func aProcessKilledMidRunLeavesTheStoreUsable() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
+                "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
+            ]))
+            for delay in stride(from: 0, through: 90, by: 10) {
+                let process = Process()
+                process.executableURL = Binary.aggregate.url
+                process.arguments = ["--state-dir", "state"]
+                process.currentDirectoryURL = workspace.url
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                let exited = try process.start()
+                try await Task.sleep(for: .milliseconds(delay))
+                #expect(process.processIdentifier > 0)
+                if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
+                for await _ in exited {}
+            }
+            let after = try await workspace.aggregate("--state-dir", "state")
+            #expect(after.status == 0)
+            #expect(after.stderr == "")
+            let check = try await Binary(name: "sqlite3").run(
+                [workspace.url.appendingPathComponent("state/state.sqlite").path, "PRAGMA integrity_check;"],
+                in: workspace.url, absolute: "/usr/bin/sqlite3")
+            #expect(check.stdout == "ok\n")
+        }
+    }
+}
