@@ -1,10 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Every built-in source module: one library target under Plugins/<Name>/.
-/// Adding a source = a folder, one name here, one line in
+/// Every built-in source module: one library target under Plugins/<Name>/ with its
+/// recorded snapshots compiled in, and a test target Tests/<Name>Tests.
+/// Adding a source = a folder, one line here, one line in
 /// Sources/aggregate/BuiltinSources.swift, one entry in Sources.yml.
-let sourceModules = ["Cabify"]
+let plugins: [(name: String, snapshots: [String], testFixtures: Bool)] = [
+    ("Cabify", ["products.json"], false),
+    ("TargetDeals", ["deals_list.json", "deal_1.json"], true),
+]
+let sourceModules = plugins.map(\.name)
 
 let package = Package(
     name: "aggregate",
@@ -67,20 +72,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(
-            name: "Cabify",
-            dependencies: ["FeedCore"],
-            path: "Plugins/Cabify",
-            exclude: ["Snapshots/README.md"],
-            resources: [.embedInCode("Snapshots/products.json")]
-        ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
-        .testTarget(name: "CabifyTests", dependencies: ["Cabify", "FeedCore", "FeedEngine"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore"]
         ),
-    ],
+    ] + plugins.flatMap { plugin -> [Target] in
+        [
+            .target(
+                name: plugin.name,
+                dependencies: ["FeedCore"],
+                path: "Plugins/\(plugin.name)",
+                exclude: ["Snapshots/README.md"],
+                resources: plugin.snapshots.map { .embedInCode("Snapshots/\($0)") }
+            ),
+            .testTarget(
+                name: "\(plugin.name)Tests",
+                dependencies: [.target(name: plugin.name), "FeedCore", "FeedEngine"],
+                resources: plugin.testFixtures ? [.copy("Fixtures")] : []
+            ),
+        ]
+    },
     swiftLanguageModes: [.v6]
 )

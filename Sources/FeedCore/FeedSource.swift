@@ -20,8 +20,9 @@ public protocol FeedSource: Sendable {
     func page(after cursor: String?) async throws -> SourcePage
 
     /// One card with the upstream's detail data. Throws ``SourceError/notFound(_:)``
-    /// for an unknown id, and ``SourceError/noDetailEndpoint`` (the default) when the
-    /// upstream has no detail endpoint, so the engine looks the id up in the pages.
+    /// for an unknown id, ``SourceError/noDetail(_:)`` when the upstream has no detail
+    /// for an item that exists, and ``SourceError/noDetailEndpoint`` (the default) when
+    /// it has no detail endpoint at all; the engine then finds the card in the pages.
     func detail(id: String) async throws -> Card
 }
 
@@ -33,7 +34,7 @@ extension FeedSource {
 
 extension SourceError {
     /// The source has no detail endpoint; find the card in its pages instead.
-    public static let noDetailEndpoint = SourceError.failed("no detail endpoint")
+    public static let noDetailEndpoint = SourceError.noDetail("")
 }
 
 /// One page of a source's feed.

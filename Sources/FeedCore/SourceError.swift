@@ -14,6 +14,10 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
     case timeout(seconds: Double)
     /// No HTTP response at all: connection refused, DNS failure, TLS failure.
     case transport(String)
+    /// The upstream has no detail for this id although the item exists (its detail
+    /// endpoint answers for another item, say): the engine shows the card from the list
+    /// and prints `reason`. An empty reason means the source has no detail endpoint.
+    case noDetail(String)
     /// Anything else, already in plain words (a repeated cursor, a body over the size cap).
     case failed(String)
 
@@ -29,6 +33,8 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
             "timed out after \(SecondsFormat.text(seconds))"
         case .transport(let cause):
             cause
+        case .noDetail(let reason):
+            reason.isEmpty ? "no detail endpoint" : reason
         case .failed(let message):
             message
         }

@@ -18,7 +18,7 @@ struct ShowCommand: AsyncParsableCommand {
         case .found(let card, let outcome):
             Terminal.write(common.writer.render([card]))
             common.report([outcome])
-            if common.strict && outcome.origin != nil { throw ExitStatus.partial.code }
+            if outcome.isDegraded || (common.strict && outcome.origin != nil) { throw ExitStatus.partial.code }
         case .notFound(let message, let outcome):
             common.report([outcome])
             Terminal.writeError(message)

@@ -1,3 +1,4 @@
+import Cabify
 import FeedCore
 import Foundation
 import Testing
@@ -12,10 +13,31 @@ import Testing
         #"{"id":"cabify:MUG","kind":"item","origin":"snapshot","price":{"amount":7.5,"currency":"EUR"},"source":"cabify","tags":[],"title":"Cabify Coffee Mug","v":1}"#,
     ]
 
-    /// The shipped config plus a second shop whose URL has no recording.
+    /// The Cabify entry of the shipped Sources.yml.
+    static let cabifyYml = """
+        sources:
+          - id: cabify
+            plugin: cabify
+            url: \(CabifySource.upstreamURL)
+            fallback: snapshot
+
+        """
+
+    /// Every shipped source works offline from its recorded snapshot, interleaved.
+    @Test func theShippedConfigServesEverySourceOffline() async throws {
+        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--per-page", "1000")
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        let cards = try run.stdoutLines.map { try JSONDecoder().decode(Card.self, from: Data($0.utf8)) }
+        #expect(Dictionary(grouping: cards, by: \.source).mapValues(\.count) == ["target": 20, "cabify": 3])
+        #expect(cards.prefix(4).map(\.id) == ["target:0", "cabify:VOUCHER", "target:1", "cabify:TSHIRT"])
+        #expect(cards.allSatisfy { $0.origin == .snapshot })
+    }
+
+    /// The Cabify config plus a second shop whose URL has no recording.
     static var withBrokenShop: String {
         get throws {
-            try Workspace.shippedSourcesYml + """
+            Self.cabifyYml + """
                   - id: shop
                     plugin: cabify
                     url: http://127.0.0.1:9/products.json?api_key=hunter2
@@ -28,7 +50,7 @@ import Testing
     }
 
     @Test func offlineFeedPrintsExactJSONLinesAndNothingElse() async throws {
-        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline")
+        let run = try await Workspace(sourcesYml: Self.cabifyYml).aggregate("--offline")
         #expect(run.status == 0)
         #expect(run.stdoutLines == Self.cabifyLines)
         #expect(run.stderr == "")
@@ -50,7 +72,7 @@ import Testing
     }
 
     @Test func strictTurnsAFallbackIntoExit3() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let run = try await workspace.aggregate("--source", "cabify", "--strict",
                                           environment: ["ALL_PROXY": "", "HTTPS_PROXY": ""])
         // Without a network the live fetch fails and the snapshot serves; with one, live
@@ -76,7 +98,7 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stdout == "")
         #expect(run.stderrLines == [
-            "Sources.yml:3:13: sources[0].plugin: unknown plugin \"cabbify\" (known: cabify)",
+            "Sources.yml:3:13: sources[0].plugin: unknown plugin \"cabbify\" (known: cabify, target-deals)",
             "Sources.yml:5:16: sources[0].max_pages: must be at least 1, got 0",
         ])
         let validate = try await workspace.aggregate("validate")
@@ -92,7 +114,7 @@ import Testing
     }
 
     @Test func usageErrorsExit2() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let unknown = try await workspace.aggregate("--offline", "--source", "nope")
         #expect(unknown.status == 2)
         #expect(unknown.stderrLines == ["aggregate: unknown source \"nope\" (known: cabify)"])
@@ -118,21 +140,21 @@ import Testing
 
     @Test func configIsFoundUnderXDGConfigHome() async throws {
         let workspace = try Workspace()
-        try workspace.write("xdg/aggregate/Sources.yml", try Workspace.shippedSourcesYml)
+        try workspace.write("xdg/aggregate/Sources.yml", Self.cabifyYml)
         let run = try await workspace.aggregate("--offline", environment: ["XDG_CONFIG_HOME": workspace.url.appendingPathComponent("xdg").path])
         #expect(run.status == 0)
         #expect(run.stdoutLines == Self.cabifyLines)
     }
 
     @Test func pagePastTheEndPrintsNothingAndSaysHowManyPages() async throws {
-        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--page", "2")
+        let run = try await Workspace(sourcesYml: Self.cabifyYml).aggregate("--offline", "--page", "2")
         #expect(run.status == 0)
         #expect(run.stdout == "")
         #expect(run.stderrLines == ["aggregate: page 2 is past the end: there is 1 page (3 cards at 20 per page)"])
     }
 
     @Test func sortingFilteringAndPaging() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let byPrice = try await workspace.aggregate("--offline", "--sort", "price", "--order", "desc", "--format", "tsv")
         #expect(byPrice.stdoutLines.map { $0.split(separator: "\t").first.map(String.init) ?? "" }
             == ["id", "cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
@@ -147,7 +169,7 @@ import Testing
     }
 
     @Test func csvFollowsRFC4180() async throws {
-        let run = try await Workspace(sourcesYml: try Workspace.shippedSourcesYml).aggregate("--offline", "--format", "csv")
+        let run = try await Workspace(sourcesYml: Self.cabifyYml).aggregate("--offline", "--format", "csv")
         #expect(run.stdout == """
             id,source,kind,title,summary,price,currency,regular_price,url,image,author,published,tags,origin\r
             cabify:VOUCHER,cabify,item,Cabify Voucher,,5,EUR,,,,,,2 for 1,snapshot\r
@@ -158,7 +180,7 @@ import Testing
     }
 
     @Test func textIsAlignedFittedAndUncolouredWhenPiped() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let run = try await workspace.aggregate("--offline", "--format", "text")
         #expect(run.stdout == """
             cabify:VOUCHER  Cabify Voucher      €5.00  2 for 1, [snapshot]
@@ -177,7 +199,7 @@ import Testing
 
     /// `script` gives the binary a real terminal: text by default, coloured, unless NO_COLOR.
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let command = "\(Binary.aggregate.url.path) --offline --source cabify"
         let terminal = try await Binary(name: "script").run(["-qec", command, "/dev/null"], in: workspace.url,
                                                      environment: ["COLUMNS": "100", "TERM": "xterm"], absolute: "/usr/bin/script")
@@ -191,7 +213,7 @@ import Testing
     }
 
     @Test func showPrintsOneCardOrExplains() async throws {
-        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let workspace = try Workspace(sourcesYml: Self.cabifyYml)
         let found = try await workspace.aggregate("show", "cabify:MUG", "--offline", "--format", "jsonl")
         #expect(found.status == 0)
         #expect(found.stdoutLines == [Self.cabifyLines[2]])

@@ -69,15 +69,14 @@ import Testing
     @Test func connectionRefusedIsNamed() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            var sources = FixtureWorld.sources
-            sources[0].path = "/cabify/Products.json"
-            let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: ["cabify": "    fallback: none\n    retries: 2\n"])
+            let yaml = FixtureWorld.sourcesYml(base: base, extra: ["cabify": "    fallback: none\n    retries: 2\n"])
                 .replacingOccurrences(of: "url: \(base.absoluteString)/cabify/", with: "url: http://127.0.0.1:1/cabify/")
             let workspace = try Workspace(sourcesYml: yaml)
             let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 3)
             #expect(run.stderrLines == ["cabify: connection refused after 2 tries (http://127.0.0.1:1/cabify/Products.json)"])
-            #expect(run.stdoutLines.count == 6)
+            #expect(!run.stdoutLines.isEmpty)
+            #expect(!run.stdout.contains(#""source":"cabify""#))
         }
     }
 
@@ -85,7 +84,7 @@ import Testing
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
-                base: base, sources: [FixtureWorld.sources[0]], extra: ["cabify": "    fallback: none\n    retries: 1\n"]))
+                base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n    retries: 1\n"]))
             server.control.set("cabify", [Fault(status: 404)])
             let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 1)
@@ -97,7 +96,7 @@ import Testing
     @Test func aRecordOfTheWrongTypeIsSkippedAndTheRunIsPartial() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: [FixtureWorld.sources[0]]))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
             server.control.set("cabify", [Fault(body: #"{"products":[{"code":"VOUCHER","name":5,"price":5},{"code":"MUG","name":"Mug","price":7.5}]}"#)])
             let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 3)

@@ -17,18 +17,27 @@ struct FixtureSource {
 /// run always has several independent sources.
 enum FixtureWorld {
     static let sources: [FixtureSource] = [
+        FixtureSource(id: "target", plugin: "target-deals", path: "/target", route: "target"),
         FixtureSource(id: "cabify", plugin: "cabify", path: "/cabify/Products.json", route: "cabify"),
         FixtureSource(id: "shop-a", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a",
                       extraYAML: "    options:\n      offers: []\n"),
         FixtureSource(id: "shop-b", plugin: "cabify", path: "/shop-b/Products.json", route: "shop-b",
                       extraYAML: "    options:\n      currency: GBP\n      offers: []\n"),
+        FixtureSource(id: "shop-c", plugin: "cabify", path: "/shop-c/Products.json", route: "shop-c",
+                      extraYAML: "    options:\n      offers: []\n"),
     ]
+
+    /// The one source with this id, as a list for ``sourcesYml(base:sources:extra:)``.
+    static func only(_ id: String) -> [FixtureSource] {
+        sources.filter { $0.id == id }
+    }
 
     static func server() -> FixtureServer {
         let standard = FixtureServer.standard()
         let products = CabifySource.snapshots[0].body
         return FixtureServer(upstreams: standard.upstreams + [
             NamedCabify(name: "shop-a", products: products), NamedCabify(name: "shop-b", products: products),
+            NamedCabify(name: "shop-c", products: products),
         ])
     }
 

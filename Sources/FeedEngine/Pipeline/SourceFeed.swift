@@ -63,8 +63,8 @@ struct SourceFeed: Sendable {
                 let value = try await body(tier.source)
                 if tier.origin != nil { outcome.servedBy = tier.describe() }
                 return (value, tier.origin)
-            } catch let error as SourceError where error == .noDetailEndpoint {
-                outcome.detailUnsupported = true
+            } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
+                outcome.detailUnavailable = error == .noDetailEndpoint ? "" : error.description
                 return nil
             } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
                 outcome.notFound = error.description
@@ -121,7 +121,7 @@ struct SourceFeed: Sendable {
     }
 
     /// The card with upstream id `id`: the source's detail endpoint if it has one,
-    /// else a walk through its pages within the budget.
+    /// else (or when the detail cannot be had) the card from its pages, within the budget.
     mutating func detail(id: String) async -> Card? {
         let cardID = "\(config.id):\(id)"
         if let (card, origin) = await withTiers({ try await $0.detail(id: id) }) {
@@ -130,7 +130,14 @@ struct SourceFeed: Sendable {
             outcome.origin = origin
             return card
         }
-        guard outcome.detailUnsupported else { return nil }
+        if outcome.notFound != nil { return nil }
+        if outcome.detailUnavailable == nil, let failure = outcome.failure {
+            // The detail failed on every tier: the list card is still worth showing.
+            outcome = SourceOutcome(id: config.id, url: config.url)
+            outcome.detailFailure = failure
+            tierIndex = 0
+            exhausted = false
+        }
         while true {
             if let card = cards.first(where: { $0.id == cardID }) { return card }
             if exhausted { break }

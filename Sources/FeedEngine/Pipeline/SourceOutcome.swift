@@ -22,7 +22,10 @@ public struct SourceOutcome: Sendable {
     /// Set when the source failed for good (it may still have produced earlier pages).
     public var failure: String?
     public var notFound: String?
-    public var detailUnsupported = false
+    /// Why the source has no detail for the asked id (empty: no detail endpoint at all).
+    public var detailUnavailable: String?
+    /// Why fetching the detail failed, when the list card was shown instead.
+    public var detailFailure: String?
     public var skipped: [SkippedRecord] = []
     public var notes: [String] = []
     /// Set when max_pages or max_items ended the walk.
@@ -42,6 +45,12 @@ public struct SourceOutcome: Sendable {
         } else if origin != nil, let liveFailure {
             lines.append("\(id): \(liveFailure); using \(servedBy ?? "a fallback")")
         }
+        if let reason = detailUnavailable, !reason.isEmpty {
+            lines.append("\(id): \(reason); showing the card from the list")
+        }
+        if let detailFailure, notFound == nil {
+            lines.append("\(id): detail unavailable: \(detailFailure); showing the card from the list")
+        }
         lines += skipped.map { "\(id): \($0)" }
         if verbose {
             lines += notes.map { "\(id): \($0)" }
@@ -53,7 +62,7 @@ public struct SourceOutcome: Sendable {
     }
 
     /// Did the source lose anything (failed, or skipped records)?
-    public var isDegraded: Bool { failure != nil || !skipped.isEmpty }
+    public var isDegraded: Bool { failure != nil || detailFailure != nil || !skipped.isEmpty }
 }
 
 /// The overall result of a run, which the command line maps to an exit code.
