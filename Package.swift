@@ -8,6 +8,7 @@ import PackageDescription
 let plugins: [(name: String, snapshots: [String], testFixtures: Bool)] = [
     ("Cabify", ["products.json"], false),
     ("TargetDeals", ["deals_list.json", "deal_1.json"], true),
+    ("Reqres", ["users_page1.json", "users_page2.json", "user_2.json", "user_23_404.json"], true),
 ]
 let sourceModules = plugins.map(\.name)
 
@@ -58,6 +59,7 @@ let package = Package(
         .target(
             name: "FixtureServer",
             dependencies: [
+                "FeedCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

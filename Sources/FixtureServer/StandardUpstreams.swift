@@ -1,13 +1,17 @@
 import Cabify
 import TargetDeals
 import Foundation
+import Reqres
 
 extension FixtureServer {
     /// Every upstream the built-in source modules use, from their recorded snapshots.
-    public static func standard(control: FixtureControl = FixtureControl()) -> FixtureServer {
+    /// `reqresKey`: demand this `x-api-key` from reqres clients.
+    public static func standard(control: FixtureControl = FixtureControl(), reqresKey: String? = nil) -> FixtureServer {
         FixtureServer(upstreams: [
             TargetFixture(list: TargetDealsSource.snapshots[0].body,
                           recordedDetails: [1: TargetDealsSource.snapshots[1].body]),
+            ReqresFixture(recordedPages: [1: ReqresSource.snapshots[0].body, 2: ReqresSource.snapshots[1].body],
+                          requiredKey: reqresKey),
             CabifyFixture(products: CabifySource.snapshots[0].body),
         ], control: control)
     }

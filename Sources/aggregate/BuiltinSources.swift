@@ -1,5 +1,6 @@
 import Cabify
 import FeedCore
+import Reqres
 import TargetDeals
 
 /// The one list of built-in source modules (the composition root). Adding a source:
@@ -7,5 +8,6 @@ import TargetDeals
 /// one entry in Sources.yml.
 let builtinSources: [any FeedSource.Type] = [
     TargetDealsSource.self,
+    ReqresSource.self,
     CabifySource.self,
 ]

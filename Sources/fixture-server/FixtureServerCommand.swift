@@ -9,7 +9,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         commandName: "fixture-server",
         abstract: "Serve the recorded upstream responses on 127.0.0.1, with optional faults.",
         discussion: """
-            Routes: /target/deals, /target/deals/{id}, /cabify/Products.json. GET /_fixture/requests \
+            Routes: /target/deals, /target/deals/{id}, /reqres/api/users?page=N[&per_page=M], /reqres/api/users/{id}, /cabify/Products.json. GET /_fixture/requests \
             returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
             gives the first request a 503 and every later one the data; see README.md for every fault.
             """)
@@ -20,6 +20,9 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("JSON file of faults per route.", valueName: "file"))
     var scenario: String?
 
+    @Option(help: ArgumentHelp("Demand this x-api-key from reqres clients (401 without it).", valueName: "key"))
+    var reqresApiKey: String?
+
     func run() async throws {
         var scenarios: [String: [Fault]] = [:]
         if let scenario {
@@ -29,7 +32,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
                 throw ValidationError("cannot read scenario \(scenario): \(error)")
             }
         }
-        let server = FixtureServer.standard(control: FixtureControl(scenarios: scenarios))
+        let server = FixtureServer.standard(control: FixtureControl(scenarios: scenarios), reqresKey: reqresApiKey)
         try await server.run(port: port) { bound in
             // Unbuffered, so a script waiting for this line sees it at once.
             FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(bound)\n".utf8))

@@ -18,6 +18,8 @@ struct FixtureSource {
 enum FixtureWorld {
     static let sources: [FixtureSource] = [
         FixtureSource(id: "target", plugin: "target-deals", path: "/target", route: "target"),
+        FixtureSource(id: "users", plugin: "reqres", path: "/reqres", route: "reqres",
+                      extraYAML: "    headers:\n      x-api-key: ${REQRES_API_KEY:-reqres-free-v1}\n"),
         FixtureSource(id: "cabify", plugin: "cabify", path: "/cabify/Products.json", route: "cabify"),
         FixtureSource(id: "shop-a", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a",
                       extraYAML: "    options:\n      offers: []\n"),
@@ -32,8 +34,8 @@ enum FixtureWorld {
         sources.filter { $0.id == id }
     }
 
-    static func server() -> FixtureServer {
-        let standard = FixtureServer.standard()
+    static func server(reqresKey: String? = nil) -> FixtureServer {
+        let standard = FixtureServer.standard(reqresKey: reqresKey)
         let products = CabifySource.snapshots[0].body
         return FixtureServer(upstreams: standard.upstreams + [
             NamedCabify(name: "shop-a", products: products), NamedCabify(name: "shop-b", products: products),
