@@ -9,6 +9,8 @@ let plugins: [(name: String, snapshots: [String], testFixtures: Bool)] = [
     ("Cabify", ["products.json"], false),
     ("TargetDeals", ["deals_list.json", "deal_1.json"], true),
     ("Reqres", ["users_page1.json", "users_page2.json", "user_2.json", "user_23_404.json"], true),
+    ("Dishwashers", ["search-valid-response.json", "search-valid-response-complex-price.json",
+                     "product-search-response.json"], false),
 ]
 let sourceModules = plugins.map(\.name)
 

@@ -1,5 +1,6 @@
 import Cabify
 import TargetDeals
+import Dishwashers
 import Foundation
 import Reqres
 
@@ -12,6 +13,9 @@ extension FixtureServer {
                           recordedDetails: [1: TargetDealsSource.snapshots[1].body]),
             ReqresFixture(recordedPages: [1: ReqresSource.snapshots[0].body, 2: ReqresSource.snapshots[1].body],
                           requiredKey: reqresKey),
+            DishwasherFixture(files: Dictionary(uniqueKeysWithValues: DishwashersSource.snapshots.map {
+                (String($0.url.split(separator: "/").last ?? ""), $0.body)
+            })),
             CabifyFixture(products: CabifySource.snapshots[0].body),
         ], control: control)
     }

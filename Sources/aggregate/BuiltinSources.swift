@@ -1,4 +1,5 @@
 import Cabify
+import Dishwashers
 import FeedCore
 import Reqres
 import TargetDeals
@@ -9,5 +10,6 @@ import TargetDeals
 let builtinSources: [any FeedSource.Type] = [
     TargetDealsSource.self,
     ReqresSource.self,
+    DishwashersSource.self,
     CabifySource.self,
 ]

@@ -20,6 +20,9 @@ enum FixtureWorld {
         FixtureSource(id: "target", plugin: "target-deals", path: "/target", route: "target"),
         FixtureSource(id: "users", plugin: "reqres", path: "/reqres", route: "reqres",
                       extraYAML: "    headers:\n      x-api-key: ${REQRES_API_KEY:-reqres-free-v1}\n"),
+        FixtureSource(id: "dishwashers", plugin: "dishwashers", path: "/dishwasher/api/search-valid-response.json",
+                      route: "dishwasher",
+                      extraYAML: "    options:\n      detail_url: {base}/dishwasher/api/product-search-response.json\n      image_base: {base}/dishwasher/images/\n"),
         FixtureSource(id: "cabify", plugin: "cabify", path: "/cabify/Products.json", route: "cabify"),
         FixtureSource(id: "shop-a", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a",
                       extraYAML: "    options:\n      offers: []\n"),
@@ -51,7 +54,7 @@ enum FixtureWorld {
                 plugin: \(source.plugin)
                 url: \(base.absoluteString)\(source.path)
 
-            """ + source.extraYAML + (extra[source.id] ?? "")
+            """ + source.extraYAML.replacingOccurrences(of: "{base}", with: base.absoluteString) + (extra[source.id] ?? "")
         }.joined()
     }
 }
