@@ -5,12 +5,13 @@ import PackageDescription
 /// recorded snapshots compiled in, and a test target Tests/<Name>Tests.
 /// Adding a source = a folder, one line here, one line in
 /// Sources/aggregate/BuiltinSources.swift, one entry in Sources.yml.
-let plugins: [(name: String, snapshots: [String], testFixtures: Bool)] = [
-    ("Cabify", ["products.json"], false),
-    ("TargetDeals", ["deals_list.json", "deal_1.json"], true),
-    ("Reqres", ["users_page1.json", "users_page2.json", "user_2.json", "user_23_404.json"], true),
+let plugins: [(name: String, snapshots: [String], testFixtures: Bool, notBuilt: [String])] = [
+    ("TargetDeals", ["deals_list.json", "deal_1.json"], true, []),
+    ("LTK", ["page1.json", "page2.json", "page3.json", "page4.json"], false, ["generate_pages.py", "real"]),
+    ("Reqres", ["users_page1.json", "users_page2.json", "user_2.json", "user_23_404.json"], true, []),
     ("Dishwashers", ["search-valid-response.json", "search-valid-response-complex-price.json",
-                     "product-search-response.json"], false),
+                     "product-search-response.json"], false, []),
+    ("Cabify", ["products.json"], false, []),
 ]
 let sourceModules = plugins.map(\.name)
 
@@ -88,7 +89,7 @@ let package = Package(
                 name: plugin.name,
                 dependencies: ["FeedCore"],
                 path: "Plugins/\(plugin.name)",
-                exclude: ["Snapshots/README.md"],
+                exclude: (["README.md"] + plugin.notBuilt).map { "Snapshots/\($0)" },
                 resources: plugin.snapshots.map { .embedInCode("Snapshots/\($0)") }
             ),
             .testTarget(

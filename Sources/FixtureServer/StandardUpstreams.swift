@@ -2,6 +2,7 @@ import Cabify
 import TargetDeals
 import Dishwashers
 import Foundation
+import LTK
 import Reqres
 
 extension FixtureServer {
@@ -11,6 +12,7 @@ extension FixtureServer {
         FixtureServer(upstreams: [
             TargetFixture(list: TargetDealsSource.snapshots[0].body,
                           recordedDetails: [1: TargetDealsSource.snapshots[1].body]),
+            LTKFixture(pages: LTKSource.snapshots.map(\.body)),
             ReqresFixture(recordedPages: [1: ReqresSource.snapshots[0].body, 2: ReqresSource.snapshots[1].body],
                           requiredKey: reqresKey),
             DishwasherFixture(files: Dictionary(uniqueKeysWithValues: DishwashersSource.snapshots.map {

@@ -1,6 +1,7 @@
 import Cabify
 import Dishwashers
 import FeedCore
+import LTK
 import Reqres
 import TargetDeals
 
@@ -9,6 +10,7 @@ import TargetDeals
 /// one entry in Sources.yml.
 let builtinSources: [any FeedSource.Type] = [
     TargetDealsSource.self,
+    LTKSource.self,
     ReqresSource.self,
     DishwashersSource.self,
     CabifySource.self,

@@ -9,7 +9,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         commandName: "fixture-server",
         abstract: "Serve the recorded upstream responses on 127.0.0.1, with optional faults.",
         discussion: """
-            Routes: /target/deals, /target/deals/{id}, /reqres/api/users?page=N[&per_page=M], /reqres/api/users/{id}, /dishwasher/api/<file>.json, /dishwasher/images/<name>, /cabify/Products.json. GET /_fixture/requests \
+            Routes: /target/deals, /target/deals/{id}, /ltk/api/ltk/v2/ltks/?featured=true&limit=20[&last_id=…&seed=…], /reqres/api/users?page=N[&per_page=M], /reqres/api/users/{id}, /dishwasher/api/<file>.json, /dishwasher/images/<name>, /cabify/Products.json. GET /_fixture/requests \
             returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
             gives the first request a 503 and every later one the data; see README.md for every fault.
             """)

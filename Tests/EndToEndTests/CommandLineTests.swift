@@ -29,8 +29,9 @@ import Testing
         #expect(run.status == 0)
         #expect(run.stderr == "")
         let cards = try run.stdoutLines.map { try JSONDecoder().decode(Card.self, from: Data($0.utf8)) }
-        #expect(Dictionary(grouping: cards, by: \.source).mapValues(\.count) == ["target": 20, "users": 12, "dishwashers": 20, "cabify": 3])
-        #expect(cards.prefix(5).map(\.id) == ["target:0", "users:1", "dishwashers:3294410", "cabify:VOUCHER", "target:1"])
+        #expect(Dictionary(grouping: cards, by: \.source).mapValues(\.count) == ["target": 20, "ltk": 72, "users": 12, "dishwashers": 20, "cabify": 3])
+        #expect(cards.prefix(6).map(\.id) == ["target:0", "ltk:c70ee072-b8f8-11ec-a164-0242ac110004", "users:1",
+                                               "dishwashers:3294410", "cabify:VOUCHER", "target:1"])
         #expect(cards.allSatisfy { $0.origin == .snapshot })
     }
 
@@ -98,7 +99,7 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stdout == "")
         #expect(run.stderrLines == [
-            "Sources.yml:3:13: sources[0].plugin: unknown plugin \"cabbify\" (known: cabify, dishwashers, reqres, target-deals)",
+            "Sources.yml:3:13: sources[0].plugin: unknown plugin \"cabbify\" (known: cabify, dishwashers, ltk, reqres, target-deals)",
             "Sources.yml:5:16: sources[0].max_pages: must be at least 1, got 0",
         ])
         let validate = try await workspace.aggregate("validate")

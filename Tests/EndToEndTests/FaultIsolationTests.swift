@@ -50,14 +50,14 @@ import Testing
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
-            let clean = try await workspace.aggregate("--per-page", "100", "--state-dir", "clean")
+            let clean = try await workspace.aggregate("--per-page", "1000", "--state-dir", "clean")
             #expect(clean.status == 0)
             #expect(clean.stderr == "")
 
             try workspace.write("Sources.yml", FixtureWorld.sourcesYml(
                 base: base, extra: ["cabify": "    fallback: none\n" + fault.yaml]))
             server.control.set("cabify", fault.faults)
-            let run = try await workspace.aggregate("--per-page", "100", "--state-dir", "faulty")
+            let run = try await workspace.aggregate("--per-page", "1000", "--state-dir", "faulty")
             #expect(run.status == 3)
             let others = clean.stdoutLines.filter { !$0.contains(#""source":"cabify""#) }
             #expect(!others.isEmpty)

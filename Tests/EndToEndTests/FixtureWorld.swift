@@ -18,6 +18,7 @@ struct FixtureSource {
 enum FixtureWorld {
     static let sources: [FixtureSource] = [
         FixtureSource(id: "target", plugin: "target-deals", path: "/target", route: "target"),
+        FixtureSource(id: "ltk", plugin: "ltk", path: "/ltk/api/ltk/v2/ltks/?featured=true&limit=20", route: "ltk"),
         FixtureSource(id: "users", plugin: "reqres", path: "/reqres", route: "reqres",
                       extraYAML: "    headers:\n      x-api-key: ${REQRES_API_KEY:-reqres-free-v1}\n"),
         FixtureSource(id: "dishwashers", plugin: "dishwashers", path: "/dishwasher/api/search-valid-response.json",
