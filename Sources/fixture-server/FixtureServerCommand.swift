@@ -23,6 +23,9 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Demand this x-api-key from reqres clients (401 without it).", valueName: "key"))
     var reqresApiKey: String?
 
+    @Option(help: ArgumentHelp("Write a Sources.yml that points every source at this server.", valueName: "file"))
+    var writeSources: String?
+
     func run() async throws {
         var scenarios: [String: [Fault]] = [:]
         if let scenario {
@@ -33,7 +36,15 @@ struct FixtureServerCommand: AsyncParsableCommand {
             }
         }
         let server = FixtureServer.standard(control: FixtureControl(scenarios: scenarios), reqresKey: reqresApiKey)
+        let sourcesFile = writeSources
         try await server.run(port: port) { bound in
+            if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {
+                do {
+                    try Data(FixtureServer.sourcesYml(base: base).utf8).write(to: URL(fileURLWithPath: sourcesFile))
+                } catch {
+                    FileHandle.standardError.write(Data("fixture-server: cannot write \(sourcesFile): \(error)\n".utf8))
+                }
+            }
             // Unbuffered, so a script waiting for this line sees it at once.
             FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(bound)\n".utf8))
         }

@@ -141,8 +141,8 @@ import Testing
             let five = Array(FixtureWorld.sources.prefix(5))
             #expect(five.count == 5)
             let local = URL(string: base.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
-            let yaml = FixtureWorld.sourcesYml(base: base, sources: Array(five.prefix(3)))
-                + FixtureWorld.sourcesYml(base: local, sources: Array(five.suffix(2))).replacingOccurrences(of: "sources:\n", with: "")
+            let yaml = "sources:\n" + five.prefix(3).map { $0.yaml(base: base) }.joined()
+                + five.suffix(2).map { $0.yaml(base: local) }.joined()
             let workspace = try Workspace(sourcesYml: yaml)
             for source in five { server.control.set(source.route, [Fault(latencyMs: 300)]) }
             let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "1000")
@@ -160,7 +160,7 @@ import Testing
     @Test func atMostFourRequestsAreInFlightPerHost() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let shops = (1...6).map { FixtureSource(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
+            let shops = (1...6).map { FixtureSourceEntry(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops))
             server.control.set("shop-a", [Fault(latencyMs: 300)])
             let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "100")
