@@ -5,6 +5,7 @@ import Synchronization
 /// between (or during) runs of the binary.
 public final class FixtureControl: Sendable {
     private struct State {
+        var edits: [String: [DataEdit]] = [:]
         var scenarios: [String: [Fault]] = [:]
         var served: [String: Int] = [:]
         var log: [LoggedRequest] = []
@@ -23,6 +24,20 @@ public final class FixtureControl: Sendable {
             $0.scenarios[route] = steps
             $0.served[route] = 0
         }
+    }
+
+    /// Adds edits to `route`'s data; they apply to every answer from now on.
+    public func edit(_ route: String, _ edits: DataEdit...) {
+        state.withLock { $0.edits[route, default: []] += edits }
+    }
+
+    /// The recorded data again on `route`.
+    public func clearEdits(_ route: String) {
+        state.withLock { $0.edits[route] = nil }
+    }
+
+    func edits(for route: String) -> [DataEdit] {
+        state.withLock { $0.edits[route] ?? [] }
     }
 
     /// Normal behaviour everywhere; the log is kept.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import ServiceLifecycle
 
 /// A real HTTP server on 127.0.0.1 that plays the upstreams from recorded responses,
@@ -52,6 +53,7 @@ public final class FixtureServer: Sendable {
     private func application(port: Int, onListening: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let router = Router()
         router.get("**") { request, _ in await self.respond(to: request) }
+        router.post("**") { request, _ in await self.control(request) }
         var logger = Logger(label: "fixture-server")
         logger.logLevel = .critical
         return Application(
@@ -77,13 +79,28 @@ public final class FixtureServer: Sendable {
         let query = request.uri.queryParameters.reduce(into: [String: String]()) { $0[String($1.key)] = String($1.value) }
         let inner = FixtureRequest(path: "/" + (segments.count > 1 ? segments[1] : ""), query: query,
                                    baseURL: baseURL.appendingPathComponent(route), headers: headers)
-        let answer = upstream?.respond(to: inner) ?? .notFound
+        var answer = upstream?.respond(to: inner) ?? .notFound
+        if answer.status == 200 { answer.body = DataEdit.apply(control.edits(for: route), to: answer.body) }
         let response = await FaultInjector(fault: fault, request: headers, requestURI: "\(request.uri)")
             .apply(to: answer) { [control] status in
                 control.record(LoggedRequest(route: route, path: path, query: request.uri.query, headers: headers,
                                              arrival: arrival, finish: Date(), status: status))
             }
         return response
+    }
+
+    /// `POST /_fixture/edits/<route>` with a JSON list of ``DataEdit``s adds them;
+    /// an empty list clears the route's edits.
+    private func control(_ request: Request) async -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/_fixture/edits/"), let body = try? await request.body.collect(upTo: 1 << 20),
+              let edits = try? JSONDecoder().decode([DataEdit].self, from: Data(buffer: body)) else {
+            return Self.response(FixtureResponse(status: 400, body: Data(#"{"error":"POST /_fixture/edits/<route> with a JSON list of edits"}"#.utf8)), headers: [:])
+        }
+        let route = String(path.dropFirst("/_fixture/edits/".count))
+        if edits.isEmpty { control.clearEdits(route) }
+        for edit in edits { control.edit(route, edit) }
+        return Self.response(FixtureResponse(status: 200, body: Data(#"{"ok":true}"#.utf8)), headers: [:])
     }
 
     static let encoder: JSONEncoder = {

@@ -11,6 +11,8 @@ enum ExitStatus: Int32 {
     case usage = 2
     /// Partial: some sources failed or lost records; the others printed.
     case partial = 3
+    /// The same digest is already running (EX_TEMPFAIL).
+    case busy = 75
 
     init(_ status: RunStatus) {
         switch status {
@@ -34,10 +36,10 @@ struct Aggregate: AsyncParsableCommand {
             (JSON Lines when piped, aligned text on a terminal); everything for people goes to stderr.
 
             Exit codes: 0 ok, 1 every source failed or not found, 2 usage or config error, \
-            3 partial (some sources failed or skipped records).
+            3 partial (some sources failed or skipped records), 75 digest already running.
             """,
         version: AggregateVersion.current,
-        subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self],
+        subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

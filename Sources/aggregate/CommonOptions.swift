@@ -10,6 +10,19 @@ extension SortKey: ExpressibleByArgument {}
 extension SortDirection: ExpressibleByArgument {}
 extension Card.Kind: ExpressibleByArgument {}
 
+/// How cards are printed: `feed`, `show` and `sources` take it.
+struct CardFormatOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Output format: jsonl, text, csv or tsv (default: text on a terminal, jsonl otherwise).",
+                               valueName: "format"))
+    var format: OutputFormat?
+
+    var outputFormat: OutputFormat { format ?? (Terminal.stdoutIsTerminal ? .text : .jsonl) }
+
+    var writer: CardWriter {
+        CardWriter(format: outputFormat, width: Terminal.width, color: Terminal.useColor)
+    }
+}
+
 /// Options every command takes, after its name.
 struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
@@ -33,16 +46,6 @@ struct CommonOptions: ParsableArguments {
 
     @Flag(name: [.short, .long], help: "Say more on stderr: per-source counts, notes, budgets.")
     var verbose = false
-
-    @Option(help: ArgumentHelp("Output format: jsonl, text, csv or tsv (default: text on a terminal, jsonl otherwise).",
-                               valueName: "format"))
-    var format: OutputFormat?
-
-    var outputFormat: OutputFormat { format ?? (Terminal.stdoutIsTerminal ? .text : .jsonl) }
-
-    var writer: CardWriter {
-        CardWriter(format: outputFormat, width: Terminal.width, color: Terminal.useColor)
-    }
 
     /// Loads and validates the configuration; prints every problem and exits 2 if any.
     func loadConfig() throws -> FeedConfig {
@@ -72,12 +75,17 @@ struct CommonOptions: ParsableArguments {
 
     /// Runs `body` with the transports of this run and shuts the network down after.
     func withRunner<T>(_ body: (FeedRunner) async throws -> T) async throws -> T {
+        try await withRunner(store: openStore()) { runner, _ in try await body(runner) }
+    }
+
+    /// The same, for commands that need the store themselves.
+    func withRunner<T>(store: StateStore?, _ body: (FeedRunner, FeedConfig) async throws -> T) async throws -> T {
         let config = try loadConfig()
         let live = offline ? nil : LiveHTTPTransport()
-        let transports = StandardTransports(live: live, store: openStore(), refresh: refresh, logger: logger)
+        let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger)
         let runner = FeedRunner(config: config, registry: SourceRegistry(builtinSources), transports: transports)
         do {
-            let result = try await body(runner)
+            let result = try await body(runner, config)
             await live?.shutdown()
             return result
         } catch {

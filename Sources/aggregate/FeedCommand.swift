@@ -31,6 +31,7 @@ struct FeedCommand: AsyncParsableCommand {
     var query: String?
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
         guard page >= 1 else { throw ValidationError("--page must be 1 or more, got \(page)") }
@@ -43,7 +44,7 @@ struct FeedCommand: AsyncParsableCommand {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page, perPage: perPage,
                               kind: kind, text: query)
         let result = try await common.withRunner { try await $0.run(query) }
-        Terminal.write(common.writer.render(result.cards))
+        Terminal.write(output.writer.render(result.cards))
         common.report(result.outcomes)
         if result.duplicatesDropped > 0 && common.verbose {
             Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")

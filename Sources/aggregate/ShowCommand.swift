@@ -11,12 +11,13 @@ struct ShowCommand: AsyncParsableCommand {
     var cardID: String
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var output: CardFormatOptions
 
     func run() async throws {
         let result = try await common.withRunner { try await $0.show(cardID) }
         switch result {
         case .found(let card, let outcome):
-            Terminal.write(common.writer.render([card]))
+            Terminal.write(output.writer.render([card]))
             common.report([outcome])
             if outcome.isDegraded || (common.strict && outcome.origin != nil) { throw ExitStatus.partial.code }
         case .notFound(let message, let outcome):

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedCore
+import FeedDigest
 import FeedEngine
 import Foundation
 
@@ -10,6 +11,7 @@ struct SourcesCommand: AsyncParsableCommand {
         abstract: "List the configured sources (id, plugin, enabled, URL with secrets redacted).")
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var output: CardFormatOptions
 
     private struct Row: Encodable {
         var id: String
@@ -26,7 +28,7 @@ struct SourcesCommand: AsyncParsableCommand {
             Row(id: $0.id, plugin: $0.plugin, enabled: $0.enabled, url: $0.url.redactedString,
                 fallback: $0.fallback.rawValue, headers: $0.headers.keys.sorted())
         }
-        switch common.outputFormat {
+        switch output.outputFormat {
         case .jsonl, .csv, .tsv:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -54,6 +56,16 @@ struct ValidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let config = try common.loadConfig()
+        // Templates are part of the configuration: a broken one fails validation.
+        for digest in config.digests {
+            guard let path = digest.template else { continue }
+            do {
+                _ = try DigestTemplate(path: path)
+            } catch {
+                Terminal.writeError(error.description)
+                throw ExitStatus.usage.code
+            }
+        }
         let enabled = config.sources.filter(\.enabled).count
         Terminal.writeError("\(config.file): ok, \(config.sources.count) source\(config.sources.count == 1 ? "" : "s") (\(enabled) enabled)")
     }

@@ -40,7 +40,8 @@ public struct ConfigLoader: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
         guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path) }
         do {
-            return try load(text: text, file: Self.displayName(path))
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            return try load(text: text, file: Self.displayName(path), directory: directory)
         } catch {
             throw .invalid(error)
         }
@@ -52,14 +53,16 @@ public struct ConfigLoader: Sendable {
         return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
     }
 
-    public func load(text: String, file: String) throws(ConfigIssues) -> FeedConfig {
+    /// `directory` resolves relative digest `template`/`output` paths.
+    public func load(text: String, file: String,
+                     directory: String = FileManager.default.currentDirectoryPath) throws(ConfigIssues) -> FeedConfig {
         let log = ConfigIssueLog()
         let start = ConfigLocation(file: file, line: 1, column: 1)
         guard let root = try YAMLDocument.parse(text, file: file) else {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources"])
+        top.rejectUnknownKeys(["sources", "digests"])
         var sources: [SourceConfig] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
@@ -76,8 +79,9 @@ public struct ConfigLoader: Sendable {
         } else if top.node("sources") == nil {
             top.report("sources", "is required: a list of sources")
         }
+        let digests = DigestConfig.read(top.mapList("digests") ?? [], sourceIDs: sources.map(\.id), directory: directory)
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
-        return FeedConfig(file: file, sources: sources)
+        return FeedConfig(file: file, sources: sources, digests: digests)
     }
 
     /// The source, when valid, and its id, when it has a valid one.

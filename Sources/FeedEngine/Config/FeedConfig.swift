@@ -7,10 +7,17 @@ public struct FeedConfig: Sendable {
     public var file: String
     /// Every configured source, in file order (the order `feed` interleaves them in).
     public var sources: [SourceConfig]
+    /// Declared digests (`digests:`).
+    public var digests: [DigestConfig]
 
-    public init(file: String, sources: [SourceConfig]) {
+    public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = []) {
         self.file = file
         self.sources = sources
+        self.digests = digests
+    }
+
+    public func digest(named name: String) -> DigestConfig? {
+        digests.first { $0.name == name }
     }
 
     public func source(id: String) -> SourceConfig? {

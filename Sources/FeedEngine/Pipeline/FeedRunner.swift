@@ -88,6 +88,15 @@ public struct FeedRunner: Sendable {
                           outcomes: feeds.map(\.outcome))
     }
 
+    /// Every card of the chosen sources within their budgets, in feed order and deduped,
+    /// with how each source fared: what a digest compares against its state.
+    public func collect(_ sourceIDs: [String]) async throws(UsageError) -> (cards: [Card], outcomes: [SourceOutcome]) {
+        let query = FeedQuery(sourceIDs: sourceIDs)
+        var feeds = try select(sourceIDs).map { makeFeed($0, query: query) }
+        feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
+        return (FeedOrdering.dedupe(FeedOrdering.interleave(feeds.map(\.cards))).cards, feeds.map(\.outcome))
+    }
+
     /// The merged cards whose place in the feed no further page can change: whole
     /// rounds up to the shortest list of a source that may still grow.
     private func determinedPrefix(_ feeds: [SourceFeed]) -> [Card] {

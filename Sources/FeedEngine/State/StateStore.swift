@@ -17,6 +17,9 @@ public final class StateStore: Sendable {
     public let path: String
     let pool: DatabasePool
 
+    /// The database, for other modules' tables (the digest state).
+    public var database: DatabasePool { pool }
+
     /// Opens (creating on first use) `state.sqlite` in `directory` and migrates it.
     public init(directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -56,6 +59,36 @@ public final class StateStore: Sendable {
                 table.column("max_age", .double)
                 table.column("body", .blob).notNull()
                 table.column("fetched_at", .double).notNull()
+            }
+        }
+        migrator.registerMigration("v2: digest state") { db in
+            try db.create(table: "digest_item") { table in
+                table.column("digest", .text).notNull()
+                table.column("card_id", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("first_seen", .double).notNull()
+                table.column("last_seen", .double).notNull()
+                // The price when this digest last reported the card (or first saw it), as
+                // exact decimal text.
+                table.column("price", .text)
+                table.column("reported", .boolean).notNull().defaults(to: false)
+                table.column("present", .boolean).notNull().defaults(to: true)
+                // The card as last seen (JSON), to show a removal.
+                table.column("card", .text).notNull()
+                table.primaryKey(["digest", "card_id"])
+            }
+            // Sources each digest has seen available: a source's first appearance is a
+            // baseline, not a flood of "new".
+            try db.create(table: "digest_source") { table in
+                table.column("digest", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("first_available", .double).notNull()
+                table.primaryKey(["digest", "source"])
+            }
+            try db.create(table: "digest_run") { table in
+                table.primaryKey("digest", .text)
+                table.column("last_success", .double).notNull()
+                table.column("runs", .integer).notNull()
             }
         }
         return migrator

@@ -1,0 +1,97 @@
+import FeedCore
+import FeedEngine
+import Foundation
+
+/// One run of one digest: fetch, compare with the digest's memory, render, deliver, and
+/// only then commit the new memory in one transaction. A crash between delivery and
+/// commit repeats those items next time (at-least-once); a failed delivery commits nothing.
+public struct DigestJob: Sendable {
+    public var digest: DigestConfig
+    public var options: DigestOptions
+    public var dryRun = false
+    /// Print a digest even when nothing changed.
+    public var always = false
+    public var now = Date()
+
+    public init(digest: DigestConfig, options: DigestOptions) {
+        self.digest = digest
+        self.options = options
+    }
+
+    public struct Result: Sendable {
+        /// Changes reported (0 when nothing was printed or written).
+        public var reported: Int
+        /// Lines for stderr: baseline, unavailable sources, deferred changes.
+        public var messages: [String]
+        /// Some source could not be checked.
+        public var partial: Bool
+    }
+
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case busy(String)
+        case delivery(String)
+
+        public var description: String {
+            switch self {
+            case .busy(let name): "digest '\(name)' is already running"
+            case .delivery(let reason): reason
+            }
+        }
+    }
+
+    /// Runs the digest; `deliver` writes the rendered text (stdout or a file) and throws
+    /// if it could not.
+    public func run(runner: FeedRunner, store: StateStore, template: DigestTemplate?, wait: Double,
+                    deliver: (String) throws -> Void) async throws -> Result {
+        let lock: DigestLock
+        do {
+            lock = try DigestLock(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent(),
+                                  name: digest.name, wait: wait)
+        } catch is DigestLock.Busy {
+            throw Failure.busy(digest.name)
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let (cards, outcomes) = try await runner.collect(digest.sources)
+        var messages: [String] = []
+        var unavailable: [(source: String, reason: String)] = []
+        for outcome in outcomes {
+            if let failure = outcome.failure {
+                unavailable.append((outcome.id, failure))
+            } else if outcome.origin == .snapshot {
+                unavailable.append((outcome.id, "\(outcome.liveFailure ?? "offline"); only the recorded snapshot was available"))
+            }
+        }
+        let available = outcomes.map(\.id).filter { id in !unavailable.contains { $0.source == id } }
+        messages += unavailable.map { "\($0.source): not checked: \($0.reason)" }
+
+        let memory = try await store.digestMemory(digest.name)
+        let plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
+                                   knownSources: memory.knownSources, options: options, now: now)
+        if plan.baselineCount > 0 {
+            messages.append("digest '\(digest.name)': baseline of \(plan.baselineCount) cards recorded; the next run reports changes")
+        }
+        if plan.deferred > 0 {
+            messages.append("digest '\(digest.name)': \(plan.deferred) more changes wait for the next run (max_items: \(options.maxItems ?? 0))")
+        }
+        let report = DigestReport(name: digest.name, date: now, items: plan.items, unavailable: unavailable)
+        if !report.items.isEmpty || always {
+            try deliver(template?.render(report) ?? DigestRenderer.render(report, format: digest.format))
+        }
+        if !dryRun {
+            try await store.commit(plan, digest: digest.name, now: now)
+        }
+        return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+    }
+
+    /// Whether a declared digest with `every` is due, given its last successful run.
+    public static func isDue(_ digest: DigestConfig, lastSuccess: Date?, now: Date) -> Bool {
+        guard let every = digest.every else { return false }
+        guard let lastSuccess else { return true }
+        return now.timeIntervalSince(lastSuccess) >= every
+    }
+
+    public static func lastSuccess(of name: String, in store: StateStore) async throws -> Date? {
+        try await store.digestMemory(name).lastSuccess
+    }
+}

@@ -1,0 +1,152 @@
+import FeedCore
+import FeedEngine
+import Foundation
+import Mustache
+
+/// Renders a ``DigestReport`` in one format, or through a Mustache template.
+public enum DigestRenderer {
+    public static func render(_ report: DigestReport, format: DigestConfig.Format) -> String {
+        switch format {
+        case .markdown: markdown(report)
+        case .text: text(report)
+        case .html: html(report)
+        case .jsonl: jsonl(report)
+        }
+    }
+
+    static func markdown(_ report: DigestReport) -> String {
+        func escape(_ text: String) -> String {
+            text.reduce(into: "") { out, character in
+                if "\\[]*_`<>#".contains(character) { out.append("\\") }
+                out.append(character)
+            }
+        }
+        var lines = ["# \(escape(report.name)): \(report.countsText)", "", "_\(report.dateText)_"]
+        for (source, items) in report.sections {
+            lines += ["", "## \(escape(source))", ""]
+            for item in items {
+                let title = item.card.url.map { "[\(escape(item.card.title))](\($0.absoluteString))" } ?? escape(item.card.title)
+                let price = item.priceText.isEmpty ? "" : " — \(item.priceText)"
+                lines.append("- **\(item.changeText):** \(title)\(price)")
+            }
+        }
+        if !report.unavailable.isEmpty {
+            lines += ["", "---", ""] + report.unavailable.map { "Not checked: **\(escape($0.source))** — \(escape($0.reason))" }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func text(_ report: DigestReport) -> String {
+        var lines = ["\(report.name): \(report.countsText) (\(report.dateText))"]
+        for (source, items) in report.sections {
+            lines += ["", source]
+            for item in items {
+                var line = "  \(item.changeText.lowercased()): \(item.card.title)"
+                if !item.priceText.isEmpty { line += " — \(item.priceText)" }
+                if let url = item.card.url { line += " <\(url.absoluteString)>" }
+                lines.append(line)
+            }
+        }
+        if !report.unavailable.isEmpty {
+            lines += [""] + report.unavailable.map { "Not checked: \($0.source) — \($0.reason)" }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func html(_ report: DigestReport) -> String {
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "'", with: "&#39;")
+        }
+        var body = [
+            "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+            "<title>\(escape(report.name)): \(escape(report.countsText))</title></head>",
+            "<body style=\"font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; max-width: 40em; margin: 1em auto; color: #222\">",
+            "<h1 style=\"font-size: 1.4em\">\(escape(report.name)): \(escape(report.countsText))</h1>",
+            "<p style=\"color: #666\">\(escape(report.dateText))</p>",
+        ]
+        for (source, items) in report.sections {
+            body.append("<h2 style=\"font-size: 1.1em; border-bottom: 1px solid #ddd\">\(escape(source))</h2>")
+            body.append("<ul>")
+            for item in items {
+                let title = item.card.url.map { "<a href=\"\(escape($0.absoluteString))\">\(escape(item.card.title))</a>" }
+                    ?? escape(item.card.title)
+                let price = item.priceText.isEmpty ? "" : " — \(escape(item.priceText))"
+                body.append("<li><strong>\(escape(item.changeText)):</strong> \(title)\(price)</li>")
+            }
+            body.append("</ul>")
+        }
+        if !report.unavailable.isEmpty {
+            body.append("<hr>")
+            body += report.unavailable.map { "<p style=\"color: #a33\">Not checked: <strong>\(escape($0.source))</strong> — \(escape($0.reason))</p>" }
+        }
+        body.append("</body></html>")
+        return body.joined(separator: "\n") + "\n"
+    }
+
+    /// The cards as JSON Lines, each with `change` and, for price changes, `previous_price`.
+    static func jsonl(_ report: DigestReport) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return report.items.map { item in
+            guard let data = try? encoder.encode(item.card),
+                  case .object(var fields) = try? JSONDecoder().decode(JSONValue.self, from: data) else { return "" }
+            fields["change"] = .string(item.change.rawValue)
+            if let previous = item.previousPrice { fields["previous_price"] = .number(previous) }
+            return String(decoding: (try? encoder.encode(fields)) ?? Data(), as: UTF8.self) + "\n"
+        }.joined()
+    }
+
+    /// The context a `template:` sees (documented in the README).
+    static func context(_ report: DigestReport) -> [String: Any] {
+        func item(_ item: DigestItem) -> [String: Any] {
+            var fields: [String: Any] = [
+                "id": item.card.id, "source": item.card.source, "title": item.card.title, "change": item.change.rawValue,
+                "change_text": item.changeText, "price": item.card.price?.label ?? "", "price_text": item.priceText,
+                "is_new": item.change == .new, "is_price_drop": item.change == .priceDrop,
+                "is_price_rise": item.change == .priceRise, "is_removed": item.change == .removed,
+            ]
+            if let url = item.card.url { fields["url"] = url.absoluteString }
+            if let summary = item.card.summary { fields["summary"] = summary }
+            if let previous = item.previousPrice { fields["previous_price"] = Money.format(previous, currency: item.card.price?.currency) }
+            if let percent = item.percent { fields["percent"] = percent }
+            return fields
+        }
+        return [
+            "name": report.name, "date": report.dateText, "counts_text": report.countsText, "total": report.items.count,
+            "counts": ["new": report.count(.new), "price_drop": report.count(.priceDrop),
+                       "price_rise": report.count(.priceRise), "removed": report.count(.removed)],
+            "sources": report.sections.map { ["id": $0.source, "items": $0.items.map(item)] as [String: Any] },
+            "unavailable": report.unavailable.map { ["id": $0.source, "reason": $0.reason] },
+            "has_unavailable": !report.unavailable.isEmpty,
+        ]
+    }
+}
+
+/// A `template:` file, parsed once; parse errors name the file, line and column.
+public struct DigestTemplate: Sendable {
+    let template: MustacheTemplate
+
+    public init(path: String) throws(DigestTemplateError) {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw DigestTemplateError(description: "\(path): cannot read the template")
+        }
+        do {
+            template = try MustacheTemplate(string: text)
+        } catch let error as MustacheTemplate.ParserError {
+            throw DigestTemplateError(description:
+                "\(path):\(error.context.lineNumber):\(error.context.columnNumber): template error: \(error.error)")
+        } catch {
+            throw DigestTemplateError(description: "\(path): template error: \(error)")
+        }
+    }
+
+    public func render(_ report: DigestReport) -> String {
+        template.render(DigestRenderer.context(report))
+    }
+}
+
+public struct DigestTemplateError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}

@@ -1,0 +1,88 @@
+import FeedCore
+import Foundation
+
+/// One entry of `digests:` in Sources.yml: a named, scheduled "what is new" report.
+public struct DigestConfig: Sendable {
+    public enum Format: String, Sendable, CaseIterable {
+        case markdown, text, html, jsonl
+    }
+
+    public var name: String
+    /// Source ids; empty = every enabled source.
+    public var sources: [String]
+    public var format: Format
+    /// At most this many changes per report; the rest wait for the next run.
+    public var maxItems: Int?
+    /// How often `digest --due` runs it, in seconds.
+    public var every: Double?
+    /// A Mustache template file (absolute, or relative to Sources.yml).
+    public var template: String?
+    /// Write here instead of stdout (absolute, or relative to Sources.yml).
+    public var output: String?
+    public var location: ConfigLocation
+
+    public init(name: String, sources: [String] = [], format: Format = .markdown, maxItems: Int? = nil,
+                every: Double? = nil, template: String? = nil, output: String? = nil,
+                location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)) {
+        self.name = name
+        self.sources = sources
+        self.format = format
+        self.maxItems = maxItems
+        self.every = every
+        self.template = template
+        self.output = output
+        self.location = location
+    }
+
+    /// `90s`, `30m`, `6h`, `1d`, `2w` in seconds; nil for anything else.
+    public static func seconds(fromDuration text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value > 0 else { return nil }
+        return value * unit
+    }
+
+    /// Reads `digests:`; sources must name configured ids.
+    static func read(_ entries: [ConfigMapReader], sourceIDs: [String], directory: String) -> [DigestConfig] {
+        var digests: [DigestConfig] = []
+        for entry in entries {
+            entry.rejectUnknownKeys(["name", "sources", "format", "max_items", "every", "template", "output"])
+            let name = entry.string("name", required: true)
+            if let name, !ConfigLoader.isValidID(name) {
+                entry.report("name", "\"\(name)\" is not a valid digest name: use lowercase letters, digits and -")
+            }
+            if let name, digests.contains(where: { $0.name == name }) {
+                entry.report("name", "duplicate digest name \"\(name)\"")
+            }
+            var sources: [String] = []
+            for (path, node) in entry.list("sources") ?? [] {
+                guard case .scalar(let scalar) = node.value, scalar.kind != .null else {
+                    entry.issues.report(ConfigIssue(location: node.location, path: path, message: "expected a source id, got \(node.kindDescription)"))
+                    continue
+                }
+                if !sourceIDs.contains(scalar.text) {
+                    entry.issues.report(ConfigIssue(location: node.location, path: path,
+                        message: "unknown source \"\(scalar.text)\" (known: \(sourceIDs.joined(separator: ", ")))"))
+                }
+                sources.append(scalar.text)
+            }
+            let format = entry.choice("format", from: Format.allCases.map(\.rawValue)).flatMap(Format.init(rawValue:))
+            let maxItems = entry.integer("max_items", minimum: 1)
+            var every: Double?
+            if let text = entry.string("every") {
+                every = seconds(fromDuration: text)
+                if every == nil { entry.report("every", "expected a duration such as 30m, 6h or 1d, got \"\(text)\"") }
+            }
+            func path(_ key: String) -> String? {
+                entry.string(key).map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: directory).appendingPathComponent($0).path }
+            }
+            let template = path("template")
+            if let template, !FileManager.default.fileExists(atPath: template) {
+                entry.report("template", "no template file at \(template)")
+            }
+            guard let name, ConfigLoader.isValidID(name) else { continue }
+            digests.append(DigestConfig(name: name, sources: sources, format: format ?? .markdown, maxItems: maxItems,
+                                        every: every, template: template, output: path("output"), location: entry.location))
+        }
+        return digests
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import FeedCore
+import FeedDigest
+import FeedEngine
+import Foundation
+
+extension DigestConfig.Format: ExpressibleByArgument {}
+
+/// `aggregate digest`: what is new or cheaper since this digest last ran.
+struct DigestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "digest",
+        abstract: "Report what is new or cheaper since the last run of a digest (for cron).",
+        discussion: """
+            The first run of a digest records a baseline and prints nothing. Later runs print \
+            only changes; when nothing changed they print nothing and exit 0, so cron sends no mail. \
+            State is committed only after the digest was written (at-least-once delivery).
+            Exit codes: 0 ok, 1 error, 2 usage or config error, 3 some source could not be checked, \
+            75 the same digest is already running.
+            """)
+
+    enum FirstRun: String, ExpressibleByArgument {
+        case baseline, report
+    }
+
+    @Option(help: ArgumentHelp("The digest: one declared under digests: in Sources.yml, or any new name.", valueName: "name"))
+    var name: String?
+
+    @Flag(help: "Run every declared digest whose `every` has elapsed since its last successful run.")
+    var due = false
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable).", valueName: "id"))
+    var sources: [String] = []
+
+    @Option(help: "markdown (default), text, html or jsonl.")
+    var format: DigestConfig.Format?
+
+    @Option(help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print what would be reported; remember nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print a digest even when nothing changed.")
+    var always = false
+
+    @Flag(help: "Also report price rises.")
+    var includeRises = false
+
+    @Flag(help: "Also report cards that are gone.")
+    var includeRemoved = false
+
+    @Option(help: "On a digest's first run: baseline (record, print nothing) or report (everything is new).")
+    var firstRun: FirstRun = .baseline
+
+    @Option(help: "Seconds to wait for another run of the same digest before exiting 75.")
+    var wait: Double = 30
+
+    @Option(help: .hidden)
+    var date: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if due && name != nil { throw ValidationError("give either --name or --due, not both") }
+        if !due && name == nil { throw ValidationError("--name NAME is required (or --due)") }
+        if let name, !name.isEmpty, !name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) {
+            throw ValidationError("digest names use lowercase letters, digits and -, got \"\(name)\"")
+        }
+        if date != nil && date.flatMap(RFC3339.date(from:)) == nil { throw ValidationError("--date takes an RFC 3339 time") }
+    }
+
+    func run() async throws {
+        guard let store = common.openStore() else { throw ExitStatus.failed.code }
+        let now = date.flatMap(RFC3339.date(from:)) ?? Date()
+        let status = try await common.withRunner(store: store) { runner, config -> ExitStatus in
+            let digests = try await selected(config, store: store, now: now)
+            var worst = ExitStatus.ok
+            for digest in digests {
+                let status = await run(digest, runner: runner, store: store, now: now)
+                if status.rawValue > worst.rawValue || status == .busy { worst = status }
+            }
+            return worst
+        }
+        if status != .ok { throw status.code }
+    }
+
+    /// The declared digest named, an ad-hoc one, or every due one.
+    private func selected(_ config: FeedConfig, store: StateStore, now: Date) async throws -> [DigestConfig] {
+        if due {
+            var dueDigests: [DigestConfig] = []
+            for digest in config.digests {
+                let last = try await DigestJob.lastSuccess(of: digest.name, in: store)
+                if DigestJob.isDue(digest, lastSuccess: last, now: now) { dueDigests.append(digest) }
+            }
+            if dueDigests.isEmpty && common.verbose { Terminal.writeError("aggregate: no digest is due") }
+            return dueDigests
+        }
+        var digest = name.flatMap(config.digest(named:)) ?? DigestConfig(name: name ?? "digest")
+        if !sources.isEmpty { digest.sources = sources }
+        if let format { digest.format = format }
+        if let output { digest.output = output }
+        return [digest]
+    }
+
+    private func run(_ digest: DigestConfig, runner: FeedRunner, store: StateStore, now: Date) async -> ExitStatus {
+        var job = DigestJob(digest: digest, options: DigestOptions(
+            reportFirstRun: firstRun == .report, includeRises: includeRises, includeRemoved: includeRemoved,
+            maxItems: digest.maxItems))
+        job.dryRun = dryRun
+        job.always = always
+        job.now = now
+        do {
+            let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
+            let result = try await job.run(runner: runner, store: store, template: template, wait: wait) { text in
+                try deliver(text, to: digest.output)
+            }
+            result.messages.forEach { Terminal.writeError($0) }
+            return result.partial ? .partial : .ok
+        } catch let error as DigestJob.Failure {
+            Terminal.writeError("aggregate: \(error)")
+            if case .busy = error { return .busy }
+            return .failed
+        } catch let error as UsageError {
+            Terminal.writeError("aggregate: \(error)")
+            return .usage
+        } catch {
+            Terminal.writeError("aggregate: digest '\(digest.name)' failed: \(error); nothing was committed")
+            return .failed
+        }
+    }
+
+    /// stdout, or `path` written through a temporary file renamed into place.
+    private func deliver(_ text: String, to path: String?) throws {
+        guard let path else {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+            return
+        }
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do {
+            try Data(text.utf8).write(to: temporary)
+            if FileManager.default.fileExists(atPath: target.path) {
+                _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
+            } else {
+                try FileManager.default.moveItem(at: temporary, to: target)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw DigestJob.Failure.delivery("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
