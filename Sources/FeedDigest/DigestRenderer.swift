@@ -136,7 +136,7 @@ public struct DigestTemplate: Sendable {
             template = try MustacheTemplate(string: text)
         } catch let error as MustacheTemplate.ParserError {
             throw DigestTemplateError(description:
-                "\(path):\(error.context.lineNumber):\(error.context.columnNumber): template error: \(error.error)")
+                "\(path):\(error.context.lineNumber):\(error.context.columnNumber): template error: \(Self.explain(error.error))")
         } catch {
             throw DigestTemplateError(description: "\(path): template error: \(error)")
         }
@@ -144,6 +144,16 @@ public struct DigestTemplate: Sendable {
 
     public func render(_ report: DigestReport) -> String {
         template.render(DigestRenderer.context(report))
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        switch error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect?: "this {{/…}} does not close the section that is open"
+        case .unfinishedName?: "a tag is not finished with }}"
+        case .expectedSectionEnd?: "a section is opened with {{#…}} but never closed"
+        case .invalidSetDelimiter?: "invalid {{=…=}} delimiter change"
+        default: "\(error)"
+        }
     }
 }
 
