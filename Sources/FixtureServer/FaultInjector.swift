@@ -54,6 +54,10 @@ struct FaultInjector {
             return stream(answer, headers: headers, length: answer.body.count, chunk: chunk,
                           interval: .milliseconds(100), finished: finished)
         }
+        if fault.gzip == true {
+            answer.body = Gzip.wrap(answer.body)
+            headers["Content-Encoding"] = "gzip"
+        }
         finished(answer.status)
         return FixtureServer.response(answer, headers: headers)
     }

@@ -227,3 +227,46 @@ import Testing
         }
     }
 }
+
+/// The HTTP layer's smaller promises, through the fixture server.
+@Suite(.serialized) struct HTTPBehaviourTests {
+    @Test func aGzipBodyIsDecodedAndGzipIsAskedFor() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
+            server.control.set("cabify", [Fault(gzip: true)])
+            let run = try await workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 0)
+            #expect(run.stderr == "")
+            #expect(run.stdoutLines.count == 3)
+            #expect(server.control.requests.first?.headers["accept-encoding"] == "gzip, deflate")
+        }
+    }
+
+    @Test func otherClientErrorsAreNotRetried() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+                base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n"]))
+            server.control.set("cabify", [Fault(status: 404)])
+            let run = try await workspace.aggregate("--state-dir", "state")
+            #expect(run.status == 1)
+            #expect(server.control.requests.count == 1)
+        }
+    }
+
+    @Test func anUpstreamMaxAgeShorterThanTheTTLWins() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
+            server.control.set("cabify", [Fault(maxAge: 0)])
+            _ = try await workspace.aggregate("--state-dir", "state")
+            _ = try await workspace.aggregate("--state-dir", "state")
+            #expect(server.control.requests.count == 2)
+            server.control.set("cabify", [Fault(maxAge: 600)])
+            _ = try await workspace.aggregate("--state-dir", "state")
+            _ = try await workspace.aggregate("--state-dir", "state")
+            #expect(server.control.requests.count == 3)
+        }
+    }
+}

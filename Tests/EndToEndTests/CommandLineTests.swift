@@ -259,3 +259,46 @@ import Testing
         #expect(version.stdoutLines == ["0.1.0"])
     }
 }
+
+/// The built binaries as shipped: alone, and the fixture server as its own process.
+@Suite struct ShippedBinaryTests {
+    /// Snapshots are compiled in: the binary copied alone to an empty folder still serves them.
+    @Test func aCopiedBinaryRunsOfflineAlone() async throws {
+        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let copy = workspace.url.appendingPathComponent("bin/aggregate")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Binary.aggregate.url, to: copy)
+        let run = try await Binary(name: "aggregate").run(["--offline", "--per-page", "1000", "--state-dir", "state"],
+                                                        in: workspace.url, absolute: copy.path)
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.stdoutLines.count == 127)
+    }
+
+    @Test func theFixtureServerExecutableReadsAScenarioFile() async throws {
+        let workspace = try Workspace()
+        try workspace.write("scenario.json", #"{"cabify": [{"status": 503}, {}]}"#)
+        let process = Process()
+        process.executableURL = Binary.fixtureServer.url
+        process.arguments = ["--port", "0", "--scenario", "scenario.json", "--write-sources", "Sources.yml"]
+        process.currentDirectoryURL = workspace.url
+        let log = workspace.url.appendingPathComponent("server.out")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        let exited = try process.start()
+        defer { process.terminate() }
+        var line = ""
+        for _ in 0..<200 where !line.hasSuffix("\n") || !FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("Sources.yml").path) {
+            try await Task.sleep(for: .milliseconds(50))
+            line = try String(contentsOf: log, encoding: .utf8)
+        }
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+        let run = try await workspace.aggregate("--source", "cabify", "--state-dir", "state", "--verbose")
+        #expect(run.status == 0)
+        #expect(run.stdoutLines.count == 3)
+        #expect(run.stderrLines.first?.contains("HTTP 503") == true)
+        process.terminate()
+        for await _ in exited {}
+    }
+}

@@ -9,7 +9,7 @@ import Testing
 
     func problems(_ yaml: String) -> [String] {
         do {
-            _ = try loader.load(text: yaml, file: "Sources.yml")
+            _ = try loader.load(text: yaml, file: "Sources.yml", directory: "/nowhere")
             return []
         } catch {
             return error.issues.map(\.description)
@@ -128,6 +128,40 @@ import Testing
             "Sources.yml:9:5: sources[2].id: is required",
             "Sources.yml:11:16: sources[2].max_pages: must be at least 1, got 0",
         ])
+    }
+
+    @Test func digestsAreValidatedWithTheRest() {
+        let found = problems(Self.good + """
+
+            digests:
+              - name: daily
+                sources: [shop, shoop]
+                every: often
+                format: pdf
+              - name: daily
+                max_items: 0
+              - sources: [shop]
+                template: missing.mustache
+            """)
+        #expect(found == [
+            "Sources.yml:7:21: digests[0].sources[1]: unknown source \"shoop\" (known: shop)",
+            "Sources.yml:8:12: digests[0].every: expected a duration such as 30m, 6h or 1d, got \"often\"",
+            "Sources.yml:9:13: digests[0].format: must be one of markdown, text, html, jsonl, got \"pdf\"",
+            "Sources.yml:10:11: digests[1].name: duplicate digest name \"daily\"",
+            "Sources.yml:11:16: digests[1].max_items: must be at least 1, got 0",
+            "Sources.yml:12:5: digests[2].name: is required",
+            "Sources.yml:13:15: digests[2].template: no template file at /nowhere/missing.mustache",
+        ])
+    }
+
+    @Test func declaredDigestsLoad() throws {
+        let config = try loader.load(text: Self.good + "\ndigests:\n  - name: daily\n    every: 6h\n    output: out/d.md\n",
+                                     file: "Sources.yml", directory: "/etc/aggregate")
+        let digest = try #require(config.digest(named: "daily"))
+        #expect(digest.every == 21_600)
+        #expect(digest.format == .markdown)
+        #expect(digest.sources.isEmpty)
+        #expect(digest.output == "/etc/aggregate/out/d.md")
     }
 
     @Test func environmentInterpolation() throws {
