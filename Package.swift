@@ -89,6 +89,7 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
+        .target(name: "SourceTestSupport", dependencies: ["FeedCore"], path: "Tests/SourceTestSupport"),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest"]),
         .testTarget(
             name: "EndToEndTests",
@@ -105,7 +106,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "\(plugin.name)Tests",
-                dependencies: [.target(name: plugin.name), "FeedCore", "FeedEngine"],
+                dependencies: [.target(name: plugin.name), "FeedCore", "FeedEngine", "SourceTestSupport"],
                 resources: plugin.testFixtures ? [.copy("Fixtures")] : []
             ),
         ]

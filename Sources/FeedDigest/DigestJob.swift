@@ -43,11 +43,12 @@ public struct DigestJob: Sendable {
     /// if it could not.
     public func run(runner: FeedRunner, store: StateStore, template: DigestTemplate?, wait: Double,
                     deliver: (String) throws -> Void) async throws -> Result {
-        let lock: DigestLock
+        // One run of a digest at a time; other digests run in parallel.
+        let lock: FileLock
         do {
-            lock = try DigestLock(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent(),
-                                  name: digest.name, wait: wait)
-        } catch is DigestLock.Busy {
+            let directory = URL(fileURLWithPath: store.path).deletingLastPathComponent()
+            lock = try FileLock(path: directory.appendingPathComponent("digest-\(digest.name).lock").path, wait: wait)
+        } catch is FileLock.Busy {
             throw Failure.busy(digest.name)
         }
         defer { withExtendedLifetime(lock) {} }

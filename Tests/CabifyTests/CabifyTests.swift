@@ -2,19 +2,8 @@
 import FeedCore
 import FeedEngine
 import Foundation
+import SourceTestSupport
 import Testing
-
-/// Serves fixed bodies by URL, as the network would.
-struct RecordedUpstream: HTTPTransport {
-    var bodies: [String: Data]
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let body = bodies[request.url.absoluteString] else {
-            return HTTPResponse(status: 404, body: Data(), url: request.url)
-        }
-        return HTTPResponse(status: 200, body: body, url: request.url)
-    }
-}
 
 @Suite struct CabifyTests {
     static let url = URL(string: CabifySource.upstreamURL)!

@@ -2,17 +2,8 @@
 import FeedCore
 import FeedEngine
 import Foundation
+import SourceTestSupport
 import Testing
-
-/// Serves fixed bodies by URL, as the network would; anything else is a 404.
-struct RecordedUpstream: HTTPTransport {
-    var responses: [String: Data]
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let body = responses[request.url.absoluteString] else { return HTTPResponse(status: 404, body: Data(), url: request.url) }
-        return HTTPResponse(status: 200, body: body, url: request.url)
-    }
-}
 
 @Suite struct DishwashersTests {
     static let recorded = Dictionary(uniqueKeysWithValues: DishwashersSource.snapshots.map { ($0.url, $0.body) })
@@ -24,7 +15,7 @@ struct RecordedUpstream: HTTPTransport {
         if let detailURL { yaml += "    options:\n      detail_url: \(detailURL)\n" }
         let settings = try ConfigLoader(registry: SourceRegistry([DishwashersSource.self]), environment: [:])
             .load(text: yaml, file: "Sources.yml").sources[0].settings
-        return try DishwashersSource(settings: settings, http: RecordedUpstream(responses: responses))
+        return try DishwashersSource(settings: settings, http: RecordedUpstream(bodies: responses))
     }
 
     @Test func theGridMapsToExactCardsWithTheMojibakeRepaired() async throws {

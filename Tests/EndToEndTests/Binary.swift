@@ -52,6 +52,22 @@ struct Binary {
     }
 }
 
+extension Binary {
+    /// Starts the binary in the background with stdout going to `stdout` (stderr
+    /// discarded); the stream finishes when it exits. For tests that kill or stop it.
+    func launch(_ arguments: [String], in directory: URL, stdout: URL) throws -> (process: Process, exited: AsyncStream<Void>) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        return (process, try process.start())
+    }
+}
+
 /// A temporary working directory, removed when the test ends.
 final class Workspace: Sendable {
     let url: URL

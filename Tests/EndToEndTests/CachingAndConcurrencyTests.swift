@@ -205,13 +205,8 @@ import Testing
                 "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
             ]))
             for delay in stride(from: 0, through: 90, by: 10) {
-                let process = Process()
-                process.executableURL = Binary.aggregate.url
-                process.arguments = ["--state-dir", "state"]
-                process.currentDirectoryURL = workspace.url
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                let exited = try process.start()
+                let (process, exited) = try Binary.aggregate.launch(
+                    ["--state-dir", "state"], in: workspace.url, stdout: workspace.url.appendingPathComponent("killed.out"))
                 try await Task.sleep(for: .milliseconds(delay))
                 #expect(process.processIdentifier > 0)
                 if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
@@ -240,18 +235,6 @@ import Testing
             #expect(run.stderr == "")
             #expect(run.stdoutLines.count == 3)
             #expect(server.control.requests.first?.headers["accept-encoding"] == "gzip, deflate")
-        }
-    }
-
-    @Test func otherClientErrorsAreNotRetried() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
-                base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n"]))
-            server.control.set("cabify", [Fault(status: 404)])
-            let run = try await workspace.aggregate("--state-dir", "state")
-            #expect(run.status == 1)
-            #expect(server.control.requests.count == 1)
         }
     }
 

@@ -278,15 +278,9 @@ import Testing
     @Test func theFixtureServerExecutableReadsAScenarioFile() async throws {
         let workspace = try Workspace()
         try workspace.write("scenario.json", #"{"cabify": [{"status": 503}, {}]}"#)
-        let process = Process()
-        process.executableURL = Binary.fixtureServer.url
-        process.arguments = ["--port", "0", "--scenario", "scenario.json", "--write-sources", "Sources.yml"]
-        process.currentDirectoryURL = workspace.url
         let log = workspace.url.appendingPathComponent("server.out")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = FileHandle.nullDevice
-        let exited = try process.start()
+        let (process, exited) = try Binary.fixtureServer.launch(
+            ["--port", "0", "--scenario", "scenario.json", "--write-sources", "Sources.yml"], in: workspace.url, stdout: log)
         defer { process.terminate() }
         var line = ""
         for _ in 0..<200 where !line.hasSuffix("\n") || !FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("Sources.yml").path) {

@@ -249,15 +249,9 @@ import Glibc
             var rng = SystemRandomNumberGenerator()
             for run in 0..<50 {
                 server.control.edit("cabify", .add(list: "products", item: ["code": .string("ITEM\(run)"), "name": .string("Item \(run)"), "price": 1]))
-                let process = Process()
-                process.executableURL = Binary.aggregate.url
-                process.arguments = ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl"]
-                process.currentDirectoryURL = workspace.url
                 let file = workspace.url.appendingPathComponent("run-\(run).out")
-                _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-                process.standardOutput = try FileHandle(forWritingTo: file)
-                process.standardError = FileHandle.nullDevice
-                let exited = try process.start()
+                let (process, exited) = try Binary.aggregate.launch(
+                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl"], in: workspace.url, stdout: file)
                 if run % 2 == 0 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &rng)))
                     if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }

@@ -80,14 +80,16 @@ import Testing
         }
     }
 
+    /// Also: a 404 is not retried, whatever `retries` says.
     @Test func everySourceFailingExits1() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
-                base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n    retries: 1\n"]))
+                base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n"]))
             server.control.set("cabify", [Fault(status: 404)])
             let run = try await workspace.aggregate("--state-dir", "state")
             #expect(run.status == 1)
+            #expect(server.control.requests.count == 1)
             #expect(run.stdout == "")
             #expect(run.stderrLines == ["cabify: HTTP 404 (\(base.absoluteString)/cabify/Products.json)"])
         }

@@ -2,23 +2,14 @@ import FeedCore
 import FeedEngine
 import Foundation
 @testable import LTK
+import SourceTestSupport
 import Testing
-
-/// Serves fixed bodies by URL, as the network would; anything else is a 404.
-struct RecordedUpstream: HTTPTransport {
-    var responses: [String: Data]
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let body = responses[request.url.absoluteString] else { return HTTPResponse(status: 404, body: Data(), url: request.url) }
-        return HTTPResponse(status: 200, body: body, url: request.url)
-    }
-}
 
 @Suite struct LTKTests {
     static let recorded = Dictionary(uniqueKeysWithValues: LTKSource.snapshots.map { ($0.url, $0.body) })
 
     func source(_ responses: [String: Data] = recorded, url: String = LTKSource.upstreamURL) throws -> LTKSource {
-        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!), http: RecordedUpstream(responses: responses))
+        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!), http: RecordedUpstream(bodies: responses))
     }
 
     func allPages() async throws -> [SourcePage] {

@@ -2,30 +2,22 @@ import FeedCore
 import FeedEngine
 import Foundation
 @testable import Reqres
+import SourceTestSupport
 import Testing
-
-/// Serves fixed bodies by URL, as the network would; anything else is a 404 `{}`.
-struct RecordedUpstream: HTTPTransport {
-    var responses: [String: (Int, Data)]
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (status, body) = responses[request.url.absoluteString] ?? (404, Data("{}".utf8))
-        return HTTPResponse(status: status, body: body, url: request.url)
-    }
-}
 
 @Suite struct ReqresTests {
     static let base = ReqresSource.upstreamURL
-    static let recorded = Dictionary(uniqueKeysWithValues: ReqresSource.snapshots.map { ($0.url, ($0.status, $0.body)) })
 
-    func source(_ responses: [String: (Int, Data)] = recorded, options: String? = nil) throws -> ReqresSource {
+    func source(_ responses: [String: (status: Int, body: Data)]? = nil, options: String? = nil) throws -> ReqresSource {
         var settings = SourceSettings(id: "users", url: URL(string: Self.base)!)
         if let options {
             let yaml = "sources:\n  - id: users\n    plugin: reqres\n    url: \(Self.base)\n    options:\n\(options)"
             settings = try ConfigLoader(registry: SourceRegistry([ReqresSource.self]), environment: [:])
                 .load(text: yaml, file: "Sources.yml").sources[0].settings
         }
-        return try ReqresSource(settings: settings, http: RecordedUpstream(responses: responses))
+        let notFound = (404, Data("{}".utf8))
+        return try ReqresSource(settings: settings, http: responses.map { RecordedUpstream($0, otherwise: notFound) }
+            ?? RecordedUpstream(snapshotsOf: ReqresSource.self, otherwise: notFound))
     }
 
     static func fixture(_ name: String) throws -> Data {

@@ -1,26 +1,16 @@
 import FeedCore
 import FeedEngine
 import Foundation
+import SourceTestSupport
 @testable import TargetDeals
 import Testing
 
-/// Serves fixed bodies by URL, as the network would; anything else is a 404.
-struct RecordedUpstream: HTTPTransport {
-    var responses: [String: (Int, Data)]
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (status, body) = responses[request.url.absoluteString] ?? (404, Data())
-        return HTTPResponse(status: status, body: body, url: request.url)
-    }
-}
-
 @Suite struct TargetDealsTests {
     static let base = TargetDealsSource.upstreamURL
-    static let recorded = Dictionary(uniqueKeysWithValues: TargetDealsSource.snapshots.map { ($0.url, (200, $0.body)) })
 
-    func source(_ responses: [String: (Int, Data)] = recorded) throws -> TargetDealsSource {
+    func source(_ responses: [String: (status: Int, body: Data)]? = nil) throws -> TargetDealsSource {
         try TargetDealsSource(settings: SourceSettings(id: "target", url: URL(string: Self.base)!),
-                              http: RecordedUpstream(responses: responses))
+                              http: responses.map { RecordedUpstream($0) } ?? RecordedUpstream(snapshotsOf: TargetDealsSource.self))
     }
 
     static func fixture(_ name: String) throws -> Data {

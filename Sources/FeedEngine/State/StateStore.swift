@@ -27,24 +27,18 @@ public final class StateStore: Sendable {
         pool = try Self.open(path)
     }
 
-    /// Opens and migrates the pool. Two processes creating the file at once race on the
-    /// switch to WAL, which SQLite answers with SQLITE_BUSY without consulting the busy
-    /// handler; the mode is stored in the file, so a short retry settles it.
+    /// Opens and migrates the pool. GRDB checks which migrations are applied outside
+    /// their transactions, and two processes switching a new file to WAL race; a file
+    /// lock makes opening one process at a time (it is held for milliseconds).
     private static func open(_ path: String) throws -> DatabasePool {
+        let lock = try FileLock(path: path + ".open-lock", wait: 30)
+        defer { withExtendedLifetime(lock) {} }
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "aggregate-state"
-        var attempt = 0
-        while true {
-            do {
-                let pool = try DatabasePool(path: path, configuration: configuration)
-                try migrator.migrate(pool)
-                return pool
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
-                attempt += 1
-                usleep(UInt32.random(in: 10_000...50_000))
-            }
-        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
     }
 
     static var migrator: DatabaseMigrator {
