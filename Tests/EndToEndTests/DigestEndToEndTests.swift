@@ -20,6 +20,16 @@ import Glibc
         try await Binary.aggregate.run(["digest", "--state-dir", "state", "--date", Self.date] + arguments, in: workspace.url)
     }
 
+    /// A fixture server and a workspace whose digest "daily" has its baseline.
+    func withBaseline(_ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: Self.yaml(base))
+            _ = try await digest(workspace, "--name", "daily")
+            try await body(server, workspace, base)
+        }
+    }
+
     static let mugDrop = DataEdit.set(list: "products", key: "code", match: "MUG", field: "price", value: 6)
     static let hoodie = DataEdit.add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30])
 
@@ -54,10 +64,7 @@ import Glibc
     }
 
     @Test func aFailingSourceIsNamedAndItsCardsDoNotComeBackAsNew() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             server.control.set("target", [Fault(status: 503)])
             server.control.edit("cabify", Self.hoodie)
             let failing = try await digest(workspace, "--name", "daily")
@@ -74,10 +81,7 @@ import Glibc
     }
 
     @Test func dryRunReportsTheSameTwiceAndCommitsNothing() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop)
             let first = try await digest(workspace, "--name", "daily", "--dry-run")
             let second = try await digest(workspace, "--name", "daily", "--dry-run")
@@ -90,10 +94,7 @@ import Glibc
     }
 
     @Test func eachFormatIsExact() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             server.control.edit("target", .set(list: "products", key: "id", match: "0", field: "sale_price",
                                                value: ["amount_in_cents": 19999, "currency_symbol": "$", "display_string": "$199.99"]))
@@ -188,10 +189,7 @@ import Glibc
     }
 
     @Test func aFailedWriteCommitsNothing() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             server.control.edit("cabify", Self.hoodie)
             let failed = try await digest(workspace, "--name", "daily", "--output", "missing-dir/digest.md")
             #expect(failed.status == 1)
@@ -204,10 +202,7 @@ import Glibc
     }
 
     @Test func aSecondRunOfTheSameDigestWaitsThenExits75() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             let lock = open(workspace.url.appendingPathComponent("state/digest-daily.lock").path, O_RDWR)
             #expect(lock >= 0)
             #expect(flock(lock, LOCK_EX) == 0)
@@ -221,10 +216,7 @@ import Glibc
     }
 
     @Test func concurrentRunsReportEachChangeExactlyOnce() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             let runs = try await withThrowingTaskGroup(of: Binary.Run.self) { group in
                 for _ in 0..<3 { group.addTask { try await digest(workspace, "--name", "daily", "--format", "jsonl") } }
@@ -241,10 +233,7 @@ import Glibc
     /// Every other run is killed at a random moment; each change is still reported at
     /// least once and at most twice, and the store stays usable.
     @Test func killedRunsNeverLoseAChange() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            _ = try await digest(workspace, "--name", "daily")
+        try await withBaseline { server, workspace, base in
             var output = ""
             var rng = SystemRandomNumberGenerator()
             for run in 0..<50 {
