@@ -30,7 +30,7 @@ struct CommonOptions: ParsableArguments {
         valueName: "path"))
     var config: String?
 
-    @Flag(help: "Open no socket: serve every source from its recorded snapshot.")
+    @Flag(help: "Open no socket: serve every source from the cache, else its recorded snapshot.")
     var offline = false
 
     @Flag(help: "Exit 3 when any source was served from a fallback instead of live.")

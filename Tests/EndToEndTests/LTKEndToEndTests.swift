@@ -66,7 +66,7 @@ import Testing
         #expect(runs[0].stderrLines.contains("ltk: stopped after 2 pages (max_pages: 2)"))
         #expect(runs[0].stderrLines.contains { $0.hasSuffix("is not in profiles; no author") })
         #expect(runs[0].stderrLines.contains { $0.hasSuffix("1 of 5 products not in products; left out") })
-        #expect(runs[0].stderrLines.last == "ltk: 40 cards from 2 pages")
+        #expect(runs[0].stderrLines.last == "ltk: 40 cards from 2 pages (the upstream has 72)")
     }
 
     @Test func aCursorSeenTwiceIsAnErrorNamingIt() async throws {

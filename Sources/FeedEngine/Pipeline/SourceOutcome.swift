@@ -56,7 +56,8 @@ public struct SourceOutcome: Sendable {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
             let served = origin != nil ? " (\(servedBy ?? "fallback"))" : ""
-            lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)")
+            let total = upstreamTotal.map { $0 > produced ? " (the upstream has \($0))" : "" } ?? ""
+            lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)\(total)")
         }
         return lines
     }

@@ -88,20 +88,16 @@ enum Age {
 /// Remembers the last URL a source asked for, so a failure can name it.
 final class RequestTracker: HTTPTransport {
     private let base: any HTTPTransport
-    private let state = Mutex<(last: URL?, count: Int)>((nil, 0))
+    private let last = Mutex<URL?>(nil)
 
     init(_ base: any HTTPTransport) {
         self.base = base
     }
 
-    var lastURL: URL? { state.withLock { $0.last } }
-    var requestCount: Int { state.withLock { $0.count } }
+    var lastURL: URL? { last.withLock { $0 } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        state.withLock {
-            $0.last = request.url
-            $0.count += 1
-        }
+        last.withLock { $0 = request.url }
         return try await base.send(request)
     }
 }

@@ -10,12 +10,6 @@ struct SnapshotTransport: HTTPTransport {
         self.recordings = Dictionary(recordings.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Whether any recording belongs to the host and path of `url` (a source pointed at
-    /// another upstream has no snapshot).
-    func covers(_ url: URL) -> Bool {
-        recordings[url.absoluteString] != nil
-    }
-
     func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
         guard let recorded = recordings[request.url.absoluteString] else {
             throw SourceError.failed("no recorded response for this URL")
