@@ -38,10 +38,11 @@ struct OfferRule: Sendable, Equatable {
         }
     }
 
-    /// Reads `offers:`; every problem is reported with its position.
-    static func read(from options: ConfigMapReader) -> [OfferRule] {
-        guard let entries = options.mapList("offers") else { return defaults }
-        var rules: [OfferRule] = []
+    /// Reads `offers:`; every problem is reported with its position. Each rule comes with
+    /// its entry (nil for the defaults), so later checks report at the right place.
+    static func read(from options: ConfigMapReader) -> [(rule: OfferRule, entry: ConfigMapReader?)] {
+        guard let entries = options.mapList("offers") else { return defaults.map { ($0, nil) } }
+        var rules: [(rule: OfferRule, entry: ConfigMapReader?)] = []
         for entry in entries {
             entry.rejectUnknownKeys(["code", "type", "buy", "pay", "min_quantity", "unit_price"])
             let code = entry.string("code", required: true)
@@ -63,22 +64,21 @@ struct OfferRule: Sendable, Equatable {
                 deal = nil
             }
             guard let code, let deal else { continue }
-            if rules.contains(where: { $0.code == code }) {
+            if rules.contains(where: { $0.rule.code == code }) {
                 entry.report("code", "\"\(code)\" already has an offer; give each product one")
                 continue
             }
-            rules.append(OfferRule(code: code, deal: deal))
+            rules.append((OfferRule(code: code, deal: deal), entry))
         }
         return rules
     }
 
     /// Checks rules against a known catalogue: every code must exist and a bulk price
     /// must be below the list price.
-    static func check(_ rules: [OfferRule], against products: [CabifyProduct], currency: String,
-                      options: ConfigMapReader) {
-        guard let entries = options.mapList("offers") else { return }
+    static func check(_ rules: [(rule: OfferRule, entry: ConfigMapReader?)], against products: [CabifyProduct],
+                      currency: String) {
         let prices = Dictionary(products.map { ($0.code, $0.price) }, uniquingKeysWith: { first, _ in first })
-        for (rule, entry) in zip(rules, entries) {
+        for case let (rule, entry?) in rules {
             guard let listPrice = prices[rule.code] else {
                 entry.report("code", "unknown product code \"\(rule.code)\" (known: \(prices.keys.sorted().joined(separator: ", ")))")
                 continue

@@ -28,13 +28,13 @@ public struct CabifySource: FeedSource {
         // when the source points there. Other shops are checked when they answer.
         if settings.url.absoluteString == Self.upstreamURL,
            let recorded = try? JSONBody.decode(CabifyProductList.self, from: Self.snapshots[0].body) {
-            OfferRule.check(offers, against: recorded.products.elements, currency: currency, options: options)
+            OfferRule.check(offers, against: recorded.products.elements, currency: currency)
         }
         try options.finish(allowedKeys: ["currency", "offers"])
         self.settings = settings
         self.http = http
         self.currency = currency
-        self.offers = offers
+        self.offers = offers.map(\.rule)
     }
 
     public func page(after cursor: String?) async throws -> SourcePage {

@@ -112,6 +112,8 @@ import Testing
          "Sources.yml:8:18: sources[0].options.offers[1].code: \"MUG\" already has an offer; give each product one"),
         ("      currency: euro\n",
          "Sources.yml:6:17: sources[0].options.currency: expected an ISO 4217 code such as EUR, got \"euro\""),
+        ("      offers: 5\n",
+         "Sources.yml:6:15: sources[0].options.offers: expected a list, got the number 5"),
         ("      discount: 5\n",
          "Sources.yml:6:7: sources[0].options.discount: unknown key (known: currency, offers)"),
     ] as [(String, String)])

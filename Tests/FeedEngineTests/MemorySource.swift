@@ -62,7 +62,7 @@ final class MemoryUpstream: TransportProvider, HTTPTransport {
         requests.filter { $0.hasPrefix("https://memory.test/\(id)?") }.count
     }
 
-    func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier] {
+    func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
         [TransportTier(origin: nil, transport: self)]
     }
 

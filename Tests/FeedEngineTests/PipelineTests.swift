@@ -210,7 +210,7 @@ struct GeneratedFeed {
 
     @Test func aRepeatedCursorFailsTheSourceInsteadOfLooping() async throws {
         struct LoopingUpstream: TransportProvider, HTTPTransport {
-            func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier] {
+            func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
                 [TransportTier(origin: nil, transport: self)]
             }
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -60,7 +60,7 @@ public struct FeedRunner: Sendable {
         // Config validation guarantees a registered plugin.
         let type = registry.type(for: source.plugin)!
         return SourceFeed(config: source, type: type,
-                          tiers: transports.tiers(for: source, recordings: type.snapshots),
+                          tiers: transports.tiers(for: source, plugin: type),
                           filter: { query.matches($0) })
     }
 

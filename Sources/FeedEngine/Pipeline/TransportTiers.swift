@@ -24,7 +24,9 @@ public struct TransportTier: Sendable {
 /// Builds the tiers for a source. The engine's standard provider is
 /// ``StandardTransports``; tests may supply their own transports.
 public protocol TransportProvider: Sendable {
-    func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier]
+    /// `plugin`'s snapshots are only read when a snapshot tier is built (decoding them
+    /// costs start-up time).
+    func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier]
 }
 
 /// The tiers of a real run: the live network behind the cache (unless offline), then
@@ -46,7 +48,7 @@ public struct StandardTransports: TransportProvider {
         self.logger = logger
     }
 
-    public func tiers(for source: SourceConfig, recordings: [RecordedResponse]) -> [TransportTier] {
+    public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
         var tiers: [TransportTier] = []
         if let live {
             var network: any HTTPTransport = RetryingTransport(
@@ -65,7 +67,7 @@ public struct StandardTransports: TransportProvider {
             })
         }
         if live == nil || source.fallback == .snapshot {
-            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings)) { "recorded snapshot" })
+            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(plugin.snapshots)) { "recorded snapshot" })
         }
         return tiers
     }
