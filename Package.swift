@@ -1,19 +1,71 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
-/// Every built-in source module: one library target under Plugins/<Name>/ with its
-/// recorded snapshots compiled in, and a test target Tests/<Name>Tests.
-/// Adding a source = a folder, one line here, one line in
-/// Sources/aggregate/BuiltinSources.swift, one entry in Sources.yml.
-let plugins: [(name: String, snapshots: [String], testFixtures: Bool, notBuilt: [String])] = [
-    ("TargetDeals", ["deals_list.json", "deal_1.json"], true, []),
-    ("LTK", ["page1.json", "page2.json", "page3.json", "page4.json"], false, ["generate_pages.py", "real"]),
-    ("Reqres", ["users_page1.json", "users_page2.json", "user_2.json", "user_23_404.json"], true, []),
-    ("Dishwashers", ["search-valid-response.json", "search-valid-response-complex-price.json",
-                     "product-search-response.json"], false, []),
-    ("Cabify", ["products.json"], false, []),
-]
-let sourceModules = plugins.map(\.name)
+/// Every built-in source module is a folder `Plugins/<Name>/`, found here by itself:
+/// a library target of its Swift files, with every top-level `Snapshots/*.json` compiled
+/// in (`PackageResources.<file>_json`), and a test target `<Name>Tests` of its `Tests/`
+/// folder (with `Tests/Fixtures/` as resources when present). Nothing here names a source:
+/// adding one is its folder plus its line in Sources/SourceCatalogue (see README,
+/// "Adding a source").
+struct SourceFolder {
+    let name: String
+    let snapshots: [String]
+    let notBuilt: [String]
+    let hasTests: Bool
+    let hasTestFixtures: Bool
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+
+    static func all() -> [SourceFolder] {
+        let files = FileManager.default
+        let plugins = root.appendingPathComponent("Plugins")
+        let names = (try? files.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.sorted().compactMap { name in
+            let folder = plugins.appendingPathComponent(name)
+            let entries = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
+            guard entries.contains(where: { $0.hasSuffix(".swift") }) else { return nil }
+            let snapshotEntries = ((try? files.contentsOfDirectory(atPath: folder.appendingPathComponent("Snapshots").path)) ?? []).sorted()
+            let isSnapshot = { (entry: String) in
+                entry.hasSuffix(".json") && !isDirectory(folder.appendingPathComponent("Snapshots/\(entry)"))
+            }
+            return SourceFolder(
+                name: name,
+                snapshots: snapshotEntries.filter(isSnapshot),
+                notBuilt: snapshotEntries.filter { !isSnapshot($0) },
+                hasTests: entries.contains("Tests"),
+                hasTestFixtures: files.fileExists(atPath: folder.appendingPathComponent("Tests/Fixtures").path))
+        }
+    }
+
+    static func isDirectory(_ url: URL) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    }
+
+    var targets: [Target] {
+        var targets: [Target] = [
+            .target(
+                name: name,
+                dependencies: ["FeedCore"],
+                path: "Plugins/\(name)",
+                exclude: notBuilt.map { "Snapshots/\($0)" } + (hasTests ? ["Tests"] : []),
+                resources: snapshots.map { .embedInCode("Snapshots/\($0)") }
+            ),
+        ]
+        if hasTests {
+            targets.append(.testTarget(
+                name: "\(name)Tests",
+                dependencies: [.target(name: name), "FeedCore", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
+                path: "Plugins/\(name)/Tests",
+                resources: hasTestFixtures ? [.copy("Fixtures")] : []
+            ))
+        }
+        return targets
+    }
+}
+
+let sourceFolders = SourceFolder.all()
 
 let package = Package(
     name: "aggregate",
@@ -21,13 +73,13 @@ let package = Package(
     products: [
         .executable(name: "aggregate", targets: ["aggregate"]),
         .executable(name: "fixture-server", targets: ["fixture-server"]),
+        .plugin(name: "new-source", targets: ["NewSource"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -45,7 +97,6 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
@@ -60,13 +111,15 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
+        /// The one list of built-in sources: the only target that imports source modules.
+        .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceFolders.map { .target(name: $0.name) }),
         .executableTarget(
             name: "aggregate",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest",
+                "FeedCore", "FeedEngine", "FeedDigest", "SourceCatalogue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ] + sourceModules.map { .target(name: $0) }
+            ]
         ),
         .target(
             name: "FixtureServer",
@@ -78,38 +131,44 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ] + sourceModules.map { .target(name: $0) }
+            ]
         ),
         .executableTarget(
             name: "fixture-server",
             dependencies: [
-                "FixtureServer",
+                "FixtureServer", "FeedCore", "SourceCatalogue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        /// `swift package --allow-writing-to-package-directory new-source Name`.
+        .plugin(
+            name: "NewSource",
+            capability: .command(
+                intent: .custom(verb: "new-source", description: "Create Plugins/<Name>/: a working source module skeleton"),
+                permissions: [.writeToPackageDirectory(reason: "Creates Plugins/<Name>/ and registers it in the catalogue and Sources.yml")]
+            ),
+            path: "Tools/NewSource"
+        ),
+        /// The test kit every source's tests use: recorded transports, the built binaries,
+        /// the fixture world, and the conformance suite.
+        .target(
+            name: "FeedSourceTesting",
+            dependencies: ["FeedCore", "FeedEngine", "FixtureServer", "SourceCatalogue"],
+            path: "Tests/FeedSourceTesting"
+        ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
-        .target(name: "SourceTestSupport", dependencies: ["FeedCore"], path: "Tests/SourceTestSupport"),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest"]),
         .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore"]
+            name: "ConformanceTests",
+            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "aggregate", "fixture-server"]
         ),
-    ] + plugins.flatMap { plugin -> [Target] in
-        [
-            .target(
-                name: plugin.name,
-                dependencies: ["FeedCore"],
-                path: "Plugins/\(plugin.name)",
-                exclude: (["README.md"] + plugin.notBuilt).map { "Snapshots/\($0)" },
-                resources: plugin.snapshots.map { .embedInCode("Snapshots/\($0)") }
-            ),
-            .testTarget(
-                name: "\(plugin.name)Tests",
-                dependencies: [.target(name: plugin.name), "FeedCore", "FeedEngine", "SourceTestSupport"],
-                resources: plugin.testFixtures ? [.copy("Fixtures")] : []
-            ),
-        ]
-    },
+        /// Runs `new-source` in a copy of the package and builds it (XCTest: runs apart).
+        .testTarget(name: "ScaffoldTests"),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue"]
+        ),
+    ] + sourceFolders.flatMap(\.targets),
     swiftLanguageModes: [.v6]
 )

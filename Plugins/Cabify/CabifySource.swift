@@ -19,10 +19,7 @@ public struct CabifySource: FeedSource {
 
     public init(settings: SourceSettings, http: any HTTPTransport) throws {
         let options = settings.optionsReader()
-        let currency = options.string("currency") ?? "EUR"
-        if currency.count != 3 || !currency.allSatisfy({ $0.isASCII && $0.isUppercase }) {
-            options.report("currency", "expected an ISO 4217 code such as EUR, got \"\(currency)\"")
-        }
+        let currency = options.currency("currency", default: "EUR")
         let offers = OfferRule.read(from: options)
         // The recorded catalogue is the upstream's: check codes and prices against it
         // when the source points there. Other shops are checked when they answer.

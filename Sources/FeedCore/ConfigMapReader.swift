@@ -114,6 +114,16 @@ public struct ConfigMapReader {
         return value
     }
 
+    /// An ISO 4217 currency code (`EUR`), `fallback` when absent.
+    public func currency(_ key: String, default fallback: String) -> String {
+        guard let code = string(key) else { return fallback }
+        guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            report(key, "expected an ISO 4217 code such as EUR, got \"\(code)\"")
+            return fallback
+        }
+        return code
+    }
+
     public func boolean(_ key: String) -> Bool? {
         guard let (scalar, _) = scalar(key, required: false, expected: "true or false") else { return nil }
         guard scalar.kind == .boolean else {
@@ -176,7 +186,8 @@ public struct ConfigMapReader {
         for entry in entries where !allowed.contains(entry.key) {
             let known = allowed.sorted().joined(separator: ", ")
             let hint = Self.closest(to: entry.key, in: allowed).map { "did you mean \"\($0)\"? " } ?? ""
-            report(entry.key, "unknown key (\(hint)known: \(known))", at: entry.keyLocation)
+            issues.report(ConfigIssue(location: entry.keyLocation, path: path(of: entry.key),
+                                      message: "unknown key (\(hint)known: \(known))", allowedKeys: allowed.sorted()))
         }
     }
 

@@ -87,11 +87,14 @@ public struct ConfigIssue: Error, Sendable, Hashable, CustomStringConvertible {
     /// `sources[2].plugin`
     public var path: String
     public var message: String
+    /// For an unknown key: the keys that are allowed there (what a module accepts).
+    public var allowedKeys: [String]?
 
-    public init(location: ConfigLocation, path: String, message: String) {
+    public init(location: ConfigLocation, path: String, message: String, allowedKeys: [String]? = nil) {
         self.location = location
         self.path = path
         self.message = message
+        self.allowedKeys = allowedKeys
     }
 
     public var description: String {

@@ -134,3 +134,25 @@ enum JSONPath {
         return current
     }
 }
+
+/// An exact amount written either as a JSON number (`12.5`) or as plain numeric text
+/// (`"12.50"`): upstreams do both. Anything else fails to decode, naming the field.
+public struct LenientDecimal: Decodable, Sendable, Hashable {
+    public var value: Decimal
+
+    public init(_ value: Decimal) {
+        self.value = value
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let value = Money.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an amount: \"\(text)\"")
+            }
+            self.value = value
+        } else {
+            value = try container.decode(Decimal.self)
+        }
+    }
+}

@@ -1,5 +1,13 @@
 import Foundation
 
+/// What is secret in what we print and store.
+public enum Redaction {
+    /// Whether a query parameter of this name carries a secret (`api_key`, `token`, …).
+    public static func isSecretParameter(_ name: String) -> Bool {
+        URL.secretQueryNames.contains(name.lowercased())
+    }
+}
+
 extension URL {
     /// Query parameter names whose values are secrets and never printed.
     static let secretQueryNames: Set<String> = [

@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// How the fixture server misbehaves for one request of one route. An empty fault is a

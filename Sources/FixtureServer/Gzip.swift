@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// A gzip member with stored (uncompressed) deflate blocks: valid gzip that every client

@@ -1,24 +1,21 @@
-import Cabify
-import TargetDeals
-import Dishwashers
+import FeedCore
 import Foundation
-import LTK
-import Reqres
 
 extension FixtureServer {
-    /// Every upstream the built-in source modules use, from their recorded snapshots.
-    /// `reqresKey`: demand this `x-api-key` from reqres clients.
-    public static func standard(control: FixtureControl = FixtureControl(), reqresKey: String? = nil) -> FixtureServer {
-        FixtureServer(upstreams: [
-            TargetFixture(list: TargetDealsSource.snapshots[0].body,
-                          recordedDetails: [1: TargetDealsSource.snapshots[1].body]),
-            LTKFixture(pages: LTKSource.snapshots.map(\.body)),
-            ReqresFixture(recordedPages: [1: ReqresSource.snapshots[0].body, 2: ReqresSource.snapshots[1].body],
-                          requiredKey: reqresKey),
-            DishwasherFixture(files: Dictionary(uniqueKeysWithValues: DishwashersSource.snapshots.map {
-                (String($0.url.split(separator: "/").last ?? ""), $0.body)
-            })),
-            CabifyFixture(products: CabifySource.snapshots[0].body),
-        ], control: control)
+    /// Every upstream that `sources` use, from their recorded snapshots.
+    public static func standard(_ sources: [any BuiltinSource.Type], control: FixtureControl = FixtureControl(),
+                                options: FixtureOptions = FixtureOptions()) -> FixtureServer {
+        FixtureServer(upstreams: sources.map { $0.fixture(options) }, control: control)
+    }
+
+    /// The Sources.yml entries of `sources`, one or more per source, each pointed at its route.
+    public static func standardEntries(_ sources: [any BuiltinSource.Type]) -> [FixtureSourceEntry] {
+        sources.flatMap { $0.fixtureSources }
+    }
+
+    /// A complete Sources.yml of `entries` for a server at `base`; `extra[id]` adds lines.
+    public static func sourcesYml(base: URL, entries: [FixtureSourceEntry], extra: [String: String] = [:]) -> String {
+        "# Every source pointed at fixture-server on \(base.absoluteString)\nsources:\n"
+            + entries.map { $0.yaml(base: base) + (extra[$0.id] ?? "") }.joined()
     }
 }

@@ -39,7 +39,8 @@ struct Aggregate: AsyncParsableCommand {
             3 partial (some sources failed or skipped records), 75 digest already running.
             """,
         version: AggregateVersion.current,
-        subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self],
+        subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
+                      RecordCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

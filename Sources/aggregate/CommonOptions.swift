@@ -1,9 +1,9 @@
 import ArgumentParser
-import Cabify
 import FeedCore
 import FeedEngine
 import Foundation
 import Logging
+import SourceCatalogue
 
 extension OutputFormat: ExpressibleByArgument {}
 extension SortKey: ExpressibleByArgument {}
@@ -49,7 +49,7 @@ struct CommonOptions: ParsableArguments {
 
     /// Loads and validates the configuration; prints every problem and exits 2 if any.
     func loadConfig() throws -> FeedConfig {
-        let loader = ConfigLoader(registry: SourceRegistry(builtinSources))
+        let loader = ConfigLoader(registry: SourceRegistry(SourceCatalogue.feedSources))
         do {
             return try loader.load(path: try loader.locate(explicitPath: config))
         } catch {
@@ -83,7 +83,7 @@ struct CommonOptions: ParsableArguments {
         let config = try loadConfig()
         let live = offline ? nil : LiveHTTPTransport()
         let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger)
-        let runner = FeedRunner(config: config, registry: SourceRegistry(builtinSources), transports: transports)
+        let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
         do {
             let result = try await body(runner, config)
             await live?.shutdown()

@@ -20,6 +20,9 @@ struct SourcesCommand: AsyncParsableCommand {
         var url: String
         var fallback: String
         var headers: [String]
+
+        static let header = ["id", "plugin", "enabled", "url", "fallback", "headers"]
+        var cells: [String] { [id, plugin, "\(enabled)", url, fallback, headers.joined(separator: "; ")] }
     }
 
     func run() async throws {
@@ -29,7 +32,11 @@ struct SourcesCommand: AsyncParsableCommand {
                 fallback: $0.fallback.rawValue, headers: $0.headers.keys.sorted())
         }
         switch output.outputFormat {
-        case .jsonl, .csv, .tsv:
+        case .csv:
+            Terminal.write(DelimitedTable.csv(header: Row.header, rows: rows.map(\.cells)))
+        case .tsv:
+            Terminal.write(DelimitedTable.tsv(header: Row.header, rows: rows.map(\.cells)))
+        case .jsonl:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for row in rows {

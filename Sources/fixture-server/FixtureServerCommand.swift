@@ -1,5 +1,7 @@
 import ArgumentParser
+import FeedCore
 import FixtureServer
+import SourceCatalogue
 import Foundation
 
 /// `fixture-server`: the recorded upstreams on 127.0.0.1, for demos and manual tests.
@@ -9,8 +11,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
         commandName: "fixture-server",
         abstract: "Serve the recorded upstream responses on 127.0.0.1, with optional faults.",
         discussion: """
-            Routes: /target/deals, /target/deals/{id}, /ltk/api/ltk/v2/ltks/?featured=true&limit=20[&last_id=…&seed=…], /reqres/api/users?page=N[&per_page=M], /reqres/api/users/{id}, /dishwasher/api/<file>.json, /dishwasher/images/<name>, /cabify/Products.json. GET /_fixture/requests \
-            returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
+            Every built-in source's upstream under its own route (/<route>/…, listed in README.md, \
+            "The fixture server"). GET /_fixture/requests returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
             gives the first request a 503 and every later one the data; see README.md for every fault.
             """)
 
@@ -20,8 +22,9 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("JSON file of faults per route.", valueName: "file"))
     var scenario: String?
 
-    @Option(help: ArgumentHelp("Demand this x-api-key from reqres clients (401 without it).", valueName: "key"))
-    var reqresApiKey: String?
+    @Option(name: .customLong("require-key"), help: ArgumentHelp(
+        "Make a route demand this x-api-key (401 without it), as route=key (repeatable).", valueName: "route=key"))
+    var requiredKeys: [String] = []
 
     @Option(help: ArgumentHelp("Write a Sources.yml that points every source at this server.", valueName: "file"))
     var writeSources: String?
@@ -35,12 +38,22 @@ struct FixtureServerCommand: AsyncParsableCommand {
                 throw ValidationError("cannot read scenario \(scenario): \(error)")
             }
         }
-        let server = FixtureServer.standard(control: FixtureControl(scenarios: scenarios), reqresKey: reqresApiKey)
+        var keys: [String: String] = [:]
+        for pair in requiredKeys {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("--require-key takes route=key, got \"\(pair)\"")
+            }
+            keys[parts[0]] = parts[1]
+        }
+        let sources = SourceCatalogue.sources
+        let server = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
+                                            options: FixtureOptions(requiredKeys: keys))
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {
                 do {
-                    try Data(FixtureServer.sourcesYml(base: base).utf8).write(to: URL(fileURLWithPath: sourcesFile))
+                    try Data(FixtureServer.sourcesYml(base: base, entries: FixtureServer.standardEntries(sources)).utf8).write(to: URL(fileURLWithPath: sourcesFile))
                 } catch {
                     FileHandle.standardError.write(Data("fixture-server: cannot write \(sourcesFile): \(error)\n".utf8))
                 }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSourceTesting
 import Foundation
 import FixtureServer
 import Testing
@@ -6,13 +7,15 @@ import Testing
 /// Retries, the cache and concurrency, observed through the fixture server's request log.
 @Suite(.serialized) struct CachingAndConcurrencyTests {
     static let cabify = FixtureWorld.only("cabify")
+    /// The URL the Cabify snapshot was recorded from.
+    static let cabifyUpstream = "https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json"
 
     @Test func a503ThenSuccessIsRetriedAndSucceeds() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
             server.control.set("cabify", [Fault(status: 503), .none])
-            let run = try await workspace.aggregate("--state-dir", "state", "--verbose")
+            let run = try await workspace.run("--verbose")
             #expect(run.status == 0)
             #expect(run.stdoutLines.count == 3)
             #expect(run.stderrLines.first?.hasPrefix("cabify: HTTP 503 from \(base.absoluteString)/cabify/Products.json; retry 1 of 2 in ") == true)
@@ -25,7 +28,7 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
             server.control.set("cabify", [Fault(status: 429, retryAfter: "1"), .none])
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 0)
             #expect(run.stderr == "")
             let requests = server.control.requests(to: "cabify")
@@ -40,7 +43,7 @@ import Testing
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]))
             server.control.set("cabify", [Fault(status: 503, retryAfter: "3600")])
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 1)
             #expect(run.stderr.contains("cabify: HTTP 503 the upstream asks to wait 3600 s (until "))
             #expect(run.stderr.contains("more than the 30 s cap; try again after that"))
@@ -53,12 +56,12 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
             server.control.set("cabify", [Fault(etag: "\"v1\"")])
-            let first = try await workspace.aggregate("--state-dir", "state")
-            let second = try await workspace.aggregate("--state-dir", "state")
+            let first = try await workspace.run()
+            let second = try await workspace.run()
             #expect(second.stdout == first.stdout)
             #expect(server.control.requests(to: "cabify").count == 1)
 
-            let refreshed = try await workspace.aggregate("--state-dir", "state", "--refresh")
+            let refreshed = try await workspace.run("--refresh")
             #expect(refreshed.stdout == first.stdout)
             let requests = server.control.requests(to: "cabify")
             #expect(requests.count == 2)
@@ -73,8 +76,8 @@ import Testing
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: Self.cabify, extra: ["cabify": "    cache_ttl: 0\n"]))
             server.control.set("cabify", [Fault(etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")])
-            let first = try await workspace.aggregate("--state-dir", "state")
-            let second = try await workspace.aggregate("--state-dir", "state")
+            let first = try await workspace.run()
+            let second = try await workspace.run()
             #expect(first.status == 0 && second.status == 0)
             #expect(second.stdout == first.stdout)
             let requests = server.control.requests(to: "cabify")
@@ -90,15 +93,15 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: Self.cabify, extra: ["cabify": "    cache_ttl: 0\n    retries: 1\n"]))
-            let live = try await workspace.aggregate("--state-dir", "state")
+            let live = try await workspace.run()
             server.control.set("cabify", [Fault(status: 503)])
-            let stale = try await workspace.aggregate("--state-dir", "state")
+            let stale = try await workspace.run()
             #expect(stale.status == 0)
             #expect(stale.stdoutLines == live.stdoutLines.map {
                 $0.replacingOccurrences(of: #","price""#, with: #","origin":"cache","price""#)
             })
             #expect(stale.stderrLines == ["cabify: HTTP 503 (no retries configured) (\(base.absoluteString)/cabify/Products.json); using cached response from 0 seconds ago"])
-            let strict = try await workspace.aggregate("--state-dir", "state", "--strict")
+            let strict = try await workspace.run("--strict")
             #expect(strict.status == 3)
         }
     }
@@ -109,10 +112,10 @@ import Testing
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: Self.cabify, extra: ["cabify": "    fallback: snapshot\n    retries: 1\n"]))
             server.control.set("cabify", [Fault(status: 500)])
-            let run = try await workspace.aggregate("--state-dir", "state", "--verbose")
+            let run = try await workspace.run("--verbose")
             #expect(run.status == 1)
             #expect(run.stdout == "")
-            #expect(run.stderrLines.first == "cabify: HTTP 500 (no retries configured) (\(base.absoluteString)/cabify/Products.json); fallback failed: no cached response (\(base.absoluteString)/cabify/Products.json); no recorded response for this URL (\(base.absoluteString)/cabify/Products.json)")
+            #expect(run.stderrLines.first == "cabify: HTTP 500 (no retries configured) (\(base.absoluteString)/cabify/Products.json); fallback failed: no cached response (\(base.absoluteString)/cabify/Products.json); no recorded response for this URL; recorded: \(Self.cabifyUpstream) (\(base.absoluteString)/cabify/Products.json)")
         }
     }
 
@@ -120,12 +123,12 @@ import Testing
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
-            let cold = try await workspace.aggregate("--state-dir", "state", "--offline")
+            let cold = try await workspace.run("--offline")
             #expect(cold.status == 1)
             #expect(server.control.requests.isEmpty)
-            let live = try await workspace.aggregate("--state-dir", "state", "--per-page", "1000")
+            let live = try await workspace.run("--per-page", "1000")
             server.control.clearLog()
-            let warm = try await workspace.aggregate("--state-dir", "state", "--offline", "--per-page", "1000")
+            let warm = try await workspace.run("--offline", "--per-page", "1000")
             #expect(warm.status == 0)
             #expect(warm.stdoutLines.count == live.stdoutLines.count)
             #expect(warm.stdoutLines.allSatisfy { $0.contains(#""origin":"cache""#) })
@@ -145,7 +148,7 @@ import Testing
                 + five.suffix(2).map { $0.yaml(base: local) }.joined()
             let workspace = try Workspace(sourcesYml: yaml)
             for source in five { server.control.set(source.route, [Fault(latencyMs: 300)]) }
-            let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "1000")
+            let run = try await workspace.run("--per-page", "1000")
             #expect(run.status == 0)
             #expect(run.stderr == "")
             // Each source's first request; a paged source's later pages follow its first.
@@ -163,7 +166,7 @@ import Testing
             let shops = (1...6).map { FixtureSourceEntry(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops))
             server.control.set("shop-a", [Fault(latencyMs: 300)])
-            let run = try await workspace.aggregate("--state-dir", "state", "--per-page", "100")
+            let run = try await workspace.run("--per-page", "100")
             #expect(run.status == 0)
             let requests = server.control.requests
             #expect(requests.count == 6)
@@ -182,7 +185,7 @@ import Testing
                 for _ in 0..<2 {
                     group.addTask {
                         var runs: [Binary.Run] = []
-                        for _ in 0..<5 { runs.append(try await workspace.aggregate("--state-dir", "state")) }
+                        for _ in 0..<5 { runs.append(try await workspace.run()) }
                         return runs
                     }
                 }
@@ -212,7 +215,7 @@ import Testing
                 if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
                 for await _ in exited {}
             }
-            let after = try await workspace.aggregate("--state-dir", "state")
+            let after = try await workspace.run()
             #expect(after.status == 0)
             #expect(after.stderr == "")
             let check = try await Binary(name: "sqlite3").run(
@@ -230,7 +233,7 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
             server.control.set("cabify", [Fault(gzip: true)])
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 0)
             #expect(run.stderr == "")
             #expect(run.stdoutLines.count == 3)
@@ -243,12 +246,12 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
             server.control.set("cabify", [Fault(maxAge: 0)])
-            _ = try await workspace.aggregate("--state-dir", "state")
-            _ = try await workspace.aggregate("--state-dir", "state")
+            _ = try await workspace.run()
+            _ = try await workspace.run()
             #expect(server.control.requests.count == 2)
             server.control.set("cabify", [Fault(maxAge: 600)])
-            _ = try await workspace.aggregate("--state-dir", "state")
-            _ = try await workspace.aggregate("--state-dir", "state")
+            _ = try await workspace.run()
+            _ = try await workspace.run()
             #expect(server.control.requests.count == 3)
         }
     }

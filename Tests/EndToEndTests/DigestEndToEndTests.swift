@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSourceTesting
 import Foundation
 import FixtureServer
 import Testing
@@ -176,7 +177,7 @@ import Glibc
             let notDue = try await digest(workspace, "--due", "--verbose")
             #expect(notDue.stderrLines == ["aggregate: no digest is due"])
             server.control.edit("cabify", Self.mugDrop)
-            let later = try await workspace.aggregate("digest", "--state-dir", "state", "--date", "2026-11-22T09:30:00Z", "--due")
+            let later = try await workspace.run("digest", "--date", "2026-11-22T09:30:00Z", "--due")
             #expect(later.status == 0 && later.stdout == "")
             let written = try String(contentsOf: workspace.url.appendingPathComponent("out/shop.txt"), encoding: .utf8)
             #expect(written == "shop 1 price drop\n* price_drop Cabify Coffee Mug €6.00, was €7.50 (-20%)\n")

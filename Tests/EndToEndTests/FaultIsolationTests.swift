@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSourceTesting
 import Foundation
 import FixtureServer
 import Testing
@@ -72,7 +73,7 @@ import Testing
             let yaml = FixtureWorld.sourcesYml(base: base, extra: ["cabify": "    fallback: none\n    retries: 2\n"])
                 .replacingOccurrences(of: "url: \(base.absoluteString)/cabify/", with: "url: http://127.0.0.1:1/cabify/")
             let workspace = try Workspace(sourcesYml: yaml)
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 3)
             #expect(run.stderrLines == ["cabify: connection refused after 2 tries (http://127.0.0.1:1/cabify/Products.json)"])
             #expect(!run.stdoutLines.isEmpty)
@@ -87,7 +88,7 @@ import Testing
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: FixtureWorld.only("cabify"), extra: ["cabify": "    fallback: none\n"]))
             server.control.set("cabify", [Fault(status: 404)])
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 1)
             #expect(server.control.requests.count == 1)
             #expect(run.stdout == "")
@@ -100,7 +101,7 @@ import Testing
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
             server.control.set("cabify", [Fault(body: #"{"products":[{"code":"VOUCHER","name":5,"price":5},{"code":"MUG","name":"Mug","price":7.5}]}"#)])
-            let run = try await workspace.aggregate("--state-dir", "state")
+            let run = try await workspace.run()
             #expect(run.status == 3)
             #expect(run.stdoutLines == [#"{"id":"cabify:MUG","kind":"item","price":{"amount":7.5,"currency":"EUR"},"source":"cabify","tags":[],"title":"Mug","v":1}"#])
             #expect(run.stderrLines == ["cabify: skipped products[0]: name is a number, expected text"])

@@ -32,8 +32,8 @@ public struct CardWriter: Sendable {
         switch format {
         case .jsonl: cards.map(JSONLines.line(for:)).map { $0 + "\n" }.joined()
         case .text: TextTable(width: width, color: color).render(cards)
-        case .csv: DelimitedTable.csv(cards)
-        case .tsv: DelimitedTable.tsv(cards)
+        case .csv: DelimitedTable.csv(header: DelimitedTable.cardHeader, rows: cards.map(DelimitedTable.row))
+        case .tsv: DelimitedTable.tsv(header: DelimitedTable.cardHeader, rows: cards.map(DelimitedTable.row))
         }
     }
 }
@@ -49,9 +49,10 @@ public enum JSONLines {
     }
 }
 
-/// The columns shared by CSV and TSV.
-enum DelimitedTable {
-    static let header = [
+/// Rows as CSV or TSV with a header row: cards, and the other tables commands print.
+public enum DelimitedTable {
+    /// The card columns shared by CSV and TSV.
+    static let cardHeader = [
         "id", "source", "kind", "title", "summary", "price", "currency", "regular_price", "url", "image",
         "author", "published", "tags", "origin",
     ]
@@ -68,19 +69,19 @@ enum DelimitedTable {
     }
 
     /// RFC 4180: CRLF line ends; fields with a comma, quote or line break are quoted.
-    static func csv(_ cards: [Card]) -> String {
+    public static func csv(header: [String], rows: [[String]]) -> String {
         func field(_ text: String) -> String {
             guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
-        return ([header] + cards.map(row)).map { $0.map(field).joined(separator: ",") + "\r\n" }.joined()
+        return ([header] + rows).map { $0.map(field).joined(separator: ",") + "\r\n" }.joined()
     }
 
     /// Tabs and line breaks inside fields become spaces: TSV has no quoting.
-    static func tsv(_ cards: [Card]) -> String {
+    public static func tsv(header: [String], rows: [[String]]) -> String {
         func field(_ text: String) -> String {
             String(text.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 })
         }
-        return ([header] + cards.map(row)).map { $0.map(field).joined(separator: "\t") + "\n" }.joined()
+        return ([header] + rows).map { $0.map(field).joined(separator: "\t") + "\n" }.joined()
     }
 }

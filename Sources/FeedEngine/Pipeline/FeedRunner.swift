@@ -56,16 +56,16 @@ public struct FeedRunner: Sendable {
         return selected
     }
 
-    private func makeFeed(_ source: SourceConfig, query: FeedQuery) -> SourceFeed {
+    private func makePager(_ source: SourceConfig, query: FeedQuery) -> SourcePager {
         // Config validation guarantees a registered plugin.
         let type = registry.type(for: source.plugin)!
-        return SourceFeed(config: source, type: type,
+        return SourcePager(config: source, type: type,
                           tiers: transports.tiers(for: source, plugin: type),
                           filter: { query.matches($0) })
     }
 
     public func run(_ query: FeedQuery) async throws(UsageError) -> FeedResult {
-        var feeds = try select(query.sourceIDs).map { makeFeed($0, query: query) }
+        var feeds = try select(query.sourceIDs).map { makePager($0, query: query) }
         let needed = query.page * query.perPage
         if query.isLazy {
             while true {
@@ -92,24 +92,24 @@ public struct FeedRunner: Sendable {
     /// with how each source fared: what a digest compares against its state.
     public func collect(_ sourceIDs: [String]) async throws(UsageError) -> (cards: [Card], outcomes: [SourceOutcome]) {
         let query = FeedQuery(sourceIDs: sourceIDs)
-        var feeds = try select(sourceIDs).map { makeFeed($0, query: query) }
+        var feeds = try select(sourceIDs).map { makePager($0, query: query) }
         feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
         return (FeedOrdering.dedupe(FeedOrdering.interleave(feeds.map(\.cards))).cards, feeds.map(\.outcome))
     }
 
     /// The merged cards whose place in the feed no further page can change: whole
     /// rounds up to the shortest list of a source that may still grow.
-    private func determinedPrefix(_ feeds: [SourceFeed]) -> [Card] {
+    private func determinedPrefix(_ feeds: [SourcePager]) -> [Card] {
         let open = feeds.filter { !$0.exhausted }.map(\.cards.count)
         return FeedOrdering.interleave(feeds.map(\.cards), rounds: open.min())
     }
 
     /// Runs `step` on the chosen feeds concurrently, one child task each.
     private func fetch(
-        _ feeds: [SourceFeed], only indices: [Int], step: @escaping @Sendable (inout SourceFeed) async -> Void
-    ) async -> [SourceFeed] {
+        _ feeds: [SourcePager], only indices: [Int], step: @escaping @Sendable (inout SourcePager) async -> Void
+    ) async -> [SourcePager] {
         var feeds = feeds
-        await withTaskGroup(of: (Int, SourceFeed).self) { group in
+        await withTaskGroup(of: (Int, SourcePager).self) { group in
             for index in indices {
                 let feed = feeds[index]
                 group.addTask {
@@ -141,7 +141,7 @@ public struct FeedRunner: Sendable {
         let sourceID = String(cardID[..<colon])
         let upstreamID = String(cardID[cardID.index(after: colon)...])
         guard let source = try select([sourceID]).first else { throw UsageError("no source \(sourceID)") }
-        var feed = makeFeed(source, query: FeedQuery())
+        var feed = makePager(source, query: FeedQuery())
         if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
         if let message = feed.outcome.notFound { return .notFound("\(source.id): \(message)", feed.outcome) }
         return .failed(feed.outcome)

@@ -1,18 +1,31 @@
 import FeedCore
 import Foundation
 
-/// Serves a source module's recorded responses, for exactly the URLs they were
-/// recorded from. Opens no socket.
+/// Serves a source module's recorded responses for the URLs they were recorded from
+/// (query parameters in any order). Opens no socket.
 struct SnapshotTransport: HTTPTransport {
     let recordings: [String: RecordedResponse]
 
     init(_ recordings: [RecordedResponse]) {
-        self.recordings = Dictionary(recordings.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        self.recordings = Dictionary(recordings.compactMap { recorded in
+            URL(string: recorded.url).map { (Self.key($0), recorded) }
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The URL with its query parameters sorted, so `?a=1&b=2` finds `?b=2&a=1`.
+    static func key(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.queryItems = components.queryItems?.sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
+        components.fragment = nil
+        return components.string ?? url.absoluteString
     }
 
     func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
-        guard let recorded = recordings[request.url.absoluteString] else {
-            throw SourceError.failed("no recorded response for this URL")
+        guard let recorded = recordings[Self.key(request.url)] else {
+            let known = recordings.values.map(\.url).sorted()
+            let hint = known.isEmpty ? "this source has no recordings"
+                : "recorded: \(known[0])\(known.count > 1 ? " and \(known.count - 1) more" : "")"
+            throw SourceError.failed("no recorded response for this URL; \(hint)")
         }
         return HTTPResponse(status: recorded.status, headers: ["content-type": "application/json"],
                             body: recorded.body, url: request.url)

@@ -1,0 +1,148 @@
+import FeedCore
+import Foundation
+
+/// One source's walk through its pages during a run: its cursor, the cards it has
+/// produced so far (already filtered), its budget, and which tier is serving it.
+struct SourcePager: Sendable {
+    private struct Tier: Sendable {
+        var origin: Card.Origin?
+        var source: any FeedSource
+        var tracker: RequestTracker
+        var describe: @Sendable () -> String
+    }
+
+    let config: SourceConfig
+    let filter: @Sendable (Card) -> Bool
+    private var tiers: [Tier] = []
+    private var tierIndex = 0
+    private var trail = CursorTrail()
+
+    private(set) var cards: [Card] = []
+    private(set) var outcome: SourceOutcome
+    private(set) var exhausted = false
+
+    init(config: SourceConfig, type: any FeedSource.Type, tiers: [TransportTier], filter: @escaping @Sendable (Card) -> Bool) {
+        self.config = config
+        self.filter = filter
+        self.outcome = SourceOutcome(id: config.id, url: config.url)
+        do {
+            self.tiers = try tiers.map { tier in
+                let tracker = RequestTracker(tier.transport)
+                return Tier(origin: tier.origin, source: try type.init(settings: config.settings, http: tracker),
+                            tracker: tracker, describe: tier.describe)
+            }
+        } catch {
+            fail("cannot start: \(error)")
+        }
+        if self.tiers.isEmpty && !exhausted {
+            fail("no way to reach it (offline, and no recorded snapshot)")
+        }
+    }
+
+    private mutating func fail(_ message: String) {
+        outcome.failure = message
+        exhausted = true
+    }
+
+    /// `cause (url)`: a failure with the URL it happened on, secrets redacted.
+    private func explain(_ error: any Error, tier: Tier) -> String {
+        let cause = (error as? SourceError)?.description ?? "\(error)"
+        guard let url = tier.tracker.lastURL else { return cause }
+        return "\(cause) (\(url.redactedString))"
+    }
+
+    /// Runs `body` on the current tier, falling through to the next tier when it
+    /// throws anything but `notFound`. Returns nil once every tier has failed.
+    private mutating func withTiers<T: Sendable>(
+        _ body: (any FeedSource) async throws -> T
+    ) async -> (value: T, origin: Card.Origin?)? {
+        while tierIndex < tiers.count {
+            let tier = tiers[tierIndex]
+            do {
+                let value = try await body(tier.source)
+                if tier.origin != nil { outcome.servedBy = tier.describe() }
+                return (value, tier.origin)
+            } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
+                outcome.detailUnavailable = error == .noDetailEndpoint ? "" : error.description
+                return nil
+            } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
+                outcome.notFound = error.description
+                return nil
+            } catch {
+                let message = explain(error, tier: tier)
+                if tier.origin == nil { outcome.liveFailure = message } else { outcome.fallbackFailures.append(message) }
+                tierIndex += 1
+            }
+        }
+        fail(outcome.liveFailure ?? outcome.fallbackFailures.last ?? "no response")
+        return nil
+    }
+
+    /// Reads the next upstream page, unless the source is exhausted or its budget spent.
+    mutating func fetchNext() async {
+        guard !exhausted else { return }
+        if outcome.pages >= config.maxPages {
+            outcome.budgetNote = "stopped after \(outcome.pages) pages (max_pages: \(config.maxPages))"
+            exhausted = true
+            return
+        }
+        let cursor = trail.current
+        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
+        outcome.pages += 1
+        outcome.origin = origin ?? outcome.origin
+        outcome.skipped += page.skipped
+        outcome.notes += page.notes
+        if let total = page.total { outcome.upstreamTotal = total }
+        for var card in page.cards where !card.title.isEmpty {
+            card.origin = origin
+            outcome.produced += 1
+            if filter(card) { cards.append(card) }
+            if outcome.produced >= config.maxItems {
+                outcome.budgetNote = "stopped after \(outcome.produced) cards (max_items: \(config.maxItems))"
+                exhausted = true
+                return
+            }
+        }
+        do {
+            if try !trail.advance(to: page.next) { exhausted = true }
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    /// Reads pages until the source is exhausted.
+    mutating func fetchAll() async {
+        while !exhausted { await fetchNext() }
+    }
+
+    /// The card with upstream id `id`: the source's detail endpoint if it has one,
+    /// else (or when the detail cannot be had) the card from its pages, within the budget.
+    mutating func detail(id: String) async -> Card? {
+        let cardID = "\(config.id):\(id)"
+        if let (card, origin) = await withTiers({ try await $0.detail(id: id) }) {
+            var card = card
+            card.origin = origin
+            outcome.origin = origin
+            return card
+        }
+        if outcome.notFound != nil { return nil }
+        if outcome.detailUnavailable == nil, let failure = outcome.failure {
+            // The detail failed on every tier: the list card is still worth showing.
+            outcome = SourceOutcome(id: config.id, url: config.url)
+            outcome.detailFailure = failure
+            tierIndex = 0
+            exhausted = false
+        }
+        while true {
+            if let card = cards.first(where: { $0.id == cardID }) { return card }
+            if exhausted { break }
+            await fetchNext()
+        }
+        if outcome.failure == nil {
+            outcome.notFound = outcome.budgetNote == nil
+                ? "no item \"\(id)\""
+                : "no item \"\(id)\" in the first \(outcome.pages) pages (\(outcome.produced) cards); raise max_pages or max_items to look further"
+        }
+        return nil
+    }
+}

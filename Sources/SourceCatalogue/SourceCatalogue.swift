@@ -1,0 +1,22 @@
+import FeedCore
+import Cabify
+import Dishwashers
+import LTK
+import Reqres
+import TargetDeals
+
+/// The one list of built-in source modules, read by the command line, the fixture server
+/// and the tests. Adding a source: its folder under Plugins/ and its line here (with its
+/// import above); `swift package new-source` writes both.
+public enum SourceCatalogue {
+    public static let sources: [any BuiltinSource.Type] = [
+        TargetDealsSource.self,
+        LTKSource.self,
+        ReqresSource.self,
+        DishwashersSource.self,
+        CabifySource.self,
+    ]
+
+    /// The same list as plain ``FeedSource`` types, for the engine's registry.
+    public static var feedSources: [any FeedSource.Type] { sources.map { $0 } }
+}

@@ -1,0 +1,31 @@
+import FeedCore
+import FeedSourceTesting
+import Foundation
+import SourceCatalogue
+import Testing
+
+/// One catalogue entry, named after its source module in test output.
+struct CatalogueEntry: CustomTestStringConvertible, Sendable {
+    let source: any BuiltinSource.Type
+    var module: String { String(reflecting: source).split(separator: ".").first.map(String.init) ?? "\(source)" }
+    var testDescription: String { module }
+}
+
+/// The conformance suite over every source in the catalogue: `swift test --filter Conformance`.
+@Suite struct Conformance {
+    static let entries = SourceCatalogue.sources.map(CatalogueEntry.init)
+
+    @Test(arguments: entries)
+    func keepsTheSourceContract(_ entry: CatalogueEntry) async throws {
+        try await FeedSourceTesting.Conformance.check(entry.source)
+    }
+
+    /// Every option a source accepts is documented in its README section.
+    @Test(arguments: entries)
+    func documentsEveryOption(_ entry: CatalogueEntry) throws {
+        let section = try ReadmeSections.section(for: entry.source.plugin)
+        for option in FeedSourceTesting.Conformance.acceptedOptions(entry.source) {
+            #expect(section.contains("`\(option)`"), "README section for \(entry.source.plugin) does not document option `\(option)`")
+        }
+    }
+}

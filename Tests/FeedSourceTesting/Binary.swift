@@ -1,0 +1,138 @@
+import Foundation
+
+/// Runs a built executable of this package (next to the test bundle) and captures
+/// what it printed. Output goes through files, so a large output cannot block.
+public struct Binary: Sendable {
+    public struct Run: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+
+        public var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    public static let productsDirectory: URL = {
+        let bundle = Bundle.main.bundleURL
+        return bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
+    }()
+
+    public static let aggregate = Binary(name: "aggregate")
+    public static let fixtureServer = Binary(name: "fixture-server")
+
+    public var name: String
+    public var url: URL { Self.productsDirectory.appendingPathComponent(name) }
+
+    /// Runs with `arguments` in `directory`; the environment is minimal and explicit so
+    /// the developer's own variables (NO_COLOR, XDG_*) cannot change the result.
+    public init(name: String) {
+        self.name = name
+    }
+
+    public func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
+             absolute: String? = nil) async throws -> Run {
+        let process = Process()
+        process.executableURL = absolute.map(URL.init(fileURLWithPath:)) ?? url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path]
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let out = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try await process.runUntilExit()
+        return Run(status: process.terminationStatus,
+                   stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    }
+}
+
+extension Binary {
+    /// Starts the binary in the background with stdout going to `stdout` (stderr
+    /// discarded); the stream finishes when it exits. For tests that kill or stop it.
+    public func launch(_ arguments: [String], in directory: URL, stdout: URL) throws -> (process: Process, exited: AsyncStream<Void>) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        return (process, try process.start())
+    }
+}
+
+/// A temporary working directory, removed when the test ends.
+public final class Workspace: Sendable {
+    public let url: URL
+
+    public init(sourcesYml: String? = nil) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        if let sourcesYml { try write("Sources.yml", sourcesYml) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    public func write(_ name: String, _ text: String) throws {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+    }
+
+    /// Runs `aggregate` here exactly as given.
+    public func aggregate(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await Binary.aggregate.run(arguments, in: url, environment: environment)
+    }
+
+    /// Runs `aggregate` here with its state in `./state`, so runs of one test share a cache
+    /// and tests never share one.
+    public func run(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await run(arguments: arguments, environment: environment)
+    }
+
+    /// ``run(_:environment:)`` with the arguments as a list.
+    public func run(arguments: [String], environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await Binary.aggregate.run(arguments + Self.stateArguments, in: url, environment: environment)
+    }
+
+    /// `--state-dir state`: the workspace's own state directory.
+    public static let stateArguments = ["--state-dir", "state"]
+
+    /// The shipped Sources.yml, read from the package checkout this test was built from.
+    public static var shippedSourcesYml: String {
+        get throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            return try String(contentsOf: root.appendingPathComponent("Sources.yml"), encoding: .utf8)
+        }
+    }
+}
+
+extension Process {
+    /// Starts the process and waits for it without blocking a thread: the test process
+    /// also runs the fixture server on Swift's small cooperative pool.
+    public func runUntilExit() async throws {
+        for await _ in try start() {}
+    }
+
+    /// Starts the process now; the returned stream finishes when it exits.
+    public func start() throws -> AsyncStream<Void> {
+        let (exited, finish) = AsyncStream.makeStream(of: Void.self)
+        terminationHandler = { _ in finish.finish() }
+        try run()
+        return exited
+    }
+}

@@ -1,0 +1,83 @@
+import FeedCore
+import Foundation
+import FixtureServer
+import SourceCatalogue
+
+/// The fixture server playing every catalogue source's upstream, plus three more shops
+/// (copies of the Cabify route under other names) so a run always has several
+/// independent sources.
+public enum FixtureWorld {
+    /// Route names of the extra shops; each is an independent source of the `cabify` plugin.
+    public static let shops = ["shop-a", "shop-b", "shop-c"]
+
+    public static let sources: [FixtureSourceEntry] = FixtureServer.standardEntries(SourceCatalogue.sources) + shops.map { shop in
+        FixtureSourceEntry(id: shop, plugin: "cabify", path: "/\(shop)/Products.json", route: shop,
+                           extraYAML: "    options:\n      offers: []\n")
+    }
+
+    /// The one source with this id, as a list for ``sourcesYml(base:sources:extra:)``.
+    public static func only(_ id: String) -> [FixtureSourceEntry] {
+        sources.filter { $0.id == id }
+    }
+
+    public static func server(options: FixtureOptions = FixtureOptions()) -> FixtureServer {
+        let standard = FixtureServer.standard(SourceCatalogue.sources, options: options)
+        let shop = standard.upstreams.first { $0.name == "cabify" }
+        return FixtureServer(upstreams: standard.upstreams + shops.compactMap { name in
+            shop.map { RenamedUpstream(name: name, upstream: $0) }
+        })
+    }
+
+    /// A Sources.yml of `sources` at `base`; `extra[id]` adds YAML lines to that entry.
+    public static func sourcesYml(base: URL, sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:]) -> String {
+        FixtureServer.sourcesYml(base: base, entries: sources, extra: extra)
+    }
+
+    /// Starts the fixture world, writes a Sources.yml of `sources` into a fresh workspace,
+    /// sets `faults` per route, and runs `body` with both; the server stops afterwards.
+    public static func withSession<T: Sendable>(
+        sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
+        options: FixtureOptions = FixtureOptions(), _ body: (FixtureSession) async throws -> T
+    ) async throws -> T {
+        let server = server(options: options)
+        return try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: sourcesYml(base: base, sources: sources, extra: extra))
+            for (route, list) in faults { server.control.set(route, list) }
+            return try await body(FixtureSession(server: server, base: base, workspace: workspace))
+        }
+    }
+}
+
+/// One running fixture world and the workspace pointed at it.
+public struct FixtureSession: Sendable {
+    public let server: FixtureServer
+    public let base: URL
+    public let workspace: Workspace
+
+    /// Runs `aggregate` in the workspace with its own state directory.
+    public func run(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await workspace.run(arguments: arguments, environment: environment)
+    }
+
+    /// The requests the server has seen since it started (or since ``clearLog()``).
+    public var requests: [LoggedRequest] { server.control.requests }
+
+    public func clearLog() {
+        server.control.clearLog()
+    }
+}
+
+/// An upstream served under another route name (a second shop of the same kind).
+public struct RenamedUpstream: FixtureUpstream {
+    public let name: String
+    let upstream: any FixtureUpstream
+
+    public init(name: String, upstream: any FixtureUpstream) {
+        self.name = name
+        self.upstream = upstream
+    }
+
+    public func respond(to request: FixtureRequest) -> FixtureResponse? {
+        upstream.respond(to: request)
+    }
+}

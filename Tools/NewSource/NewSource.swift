@@ -1,0 +1,117 @@
+import Foundation
+import PackagePlugin
+
+/// `swift package --allow-writing-to-package-directory new-source NAME [--paging none|page|offset|cursor]`
+///
+/// Creates `Plugins/<Name>/`, a source module that builds, passes its tests and the
+/// conformance suite, and prints example cards with `--offline`; registers it in the
+/// catalogue; adds a disabled entry to Sources.yml and a section to README.md.
+@main
+struct NewSource: CommandPlugin {
+    func performCommand(context: PluginContext, arguments: [String]) async throws {
+        var extractor = ArgumentExtractor(arguments)
+        let pagingOption = extractor.extractOption(named: "paging").last ?? "page"
+        let names = extractor.remainingArguments
+        guard names.count == 1, let name = names.first else {
+            throw ScaffoldError("usage: swift package --allow-writing-to-package-directory new-source NAME [--paging none|page|offset|cursor]")
+        }
+        guard let paging = Paging(rawValue: pagingOption) else {
+            throw ScaffoldError("--paging must be none, page, offset or cursor, got \"\(pagingOption)\"")
+        }
+        let scaffold = try Scaffold(name: name, paging: paging, root: context.package.directoryURL)
+        try scaffold.write()
+        print(scaffold.summary)
+    }
+}
+
+/// A plain-words failure: SwiftPM prints it and exits non-zero.
+struct ScaffoldError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The module to create and every file it touches.
+struct Scaffold {
+    let name: String
+    let id: String
+    let paging: Paging
+    let root: URL
+
+    init(name: String, paging: Paging, root: URL) throws {
+        guard let first = name.unicodeScalars.first, CharacterSet.uppercaseLetters.contains(first),
+              name.unicodeScalars.allSatisfy({ $0.isASCII && CharacterSet.alphanumerics.contains($0) }) else {
+            throw ScaffoldError("NAME must be UpperCamelCase letters and digits (e.g. HackerNews), got \"\(name)\"")
+        }
+        self.name = name
+        self.id = name.lowercased()
+        self.paging = paging
+        self.root = root
+        if FileManager.default.fileExists(atPath: folder.path) {
+            throw ScaffoldError("Plugins/\(name) already exists; choose another NAME or remove the folder")
+        }
+        let sources = try String(contentsOf: root.appendingPathComponent("Sources.yml"), encoding: .utf8)
+        if sources.contains("- id: \(id)\n") || sources.contains("plugin: \(id)\n") {
+            throw ScaffoldError("Sources.yml already has a source or plugin \"\(id)\"")
+        }
+    }
+
+    var folder: URL { root.appendingPathComponent("Plugins/\(name)") }
+
+    func write() throws {
+        let template = Template(name: name, id: id, paging: paging)
+        for (path, text) in template.files {
+            let file = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        try register()
+        try append(to: "Sources.yml", template.sourcesEntry)
+        try insertReadmeSection(template.readmeSection)
+    }
+
+    /// One import and one line in the catalogue.
+    func register() throws {
+        let file = root.appendingPathComponent("Sources/SourceCatalogue/SourceCatalogue.swift")
+        var lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        guard let lastImport = lines.lastIndex(where: { $0.hasPrefix("import ") }),
+              let listStart = lines.firstIndex(where: { $0.contains("static let sources") }),
+              let listEnd = lines[listStart...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "]" }) else {
+            throw ScaffoldError("cannot find the source list in Sources/SourceCatalogue/SourceCatalogue.swift")
+        }
+        lines.insert("        \(name)Source.self,", at: listEnd)
+        lines.insert("import \(name)", at: lastImport + 1)
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+    }
+
+    func append(to path: String, _ text: String) throws {
+        let file = root.appendingPathComponent(path)
+        var contents = try String(contentsOf: file, encoding: .utf8)
+        if !contents.hasSuffix("\n") { contents += "\n" }
+        try Data((contents + text).utf8).write(to: file)
+    }
+
+    /// After the last `### Source:` section of the README's Sources.yml reference.
+    func insertReadmeSection(_ section: String) throws {
+        let file = root.appendingPathComponent("README.md")
+        var lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        guard let last = lines.lastIndex(where: { $0.hasPrefix("### Source: ") }) else {
+            try append(to: "README.md", section)
+            return
+        }
+        let next = lines[(last + 1)...].firstIndex { $0.hasPrefix("## ") || $0.hasPrefix("### ") } ?? lines.endIndex
+        lines.insert(contentsOf: section.components(separatedBy: "\n"), at: next)
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+    }
+
+    var summary: String {
+        """
+        Created Plugins/\(name)/ (\(paging.rawValue) paging), registered \(name)Source in \
+        Sources/SourceCatalogue/SourceCatalogue.swift, added a disabled "\(id)" entry to Sources.yml \
+        and a README section.
+        Try it:  swift run aggregate --source \(id) --offline
+        Test it: swift test --filter \(name)Tests
+        Then: replace the example wire model, mapping and snapshots with the real upstream's \
+        (record them with: swift run aggregate record \(id) --into Plugins/\(name)/Snapshots).
+        """
+    }
+}
