@@ -2,6 +2,10 @@
 import Foundation
 import PackageDescription
 
+// SwiftPM caches this manifest by its text, so it sees a new source folder or snapshot only
+// once this file changes: `swift package new-source` and `aggregate record` rewrite this line.
+// Source folders: Cabify(1) Dishwashers(3) LTK(4) Reqres(4) TargetDeals(2)
+
 /// Every built-in source module is a folder `Plugins/<Name>/`, found here by itself:
 /// a library target of its Swift files, with every top-level `Snapshots/*.json` compiled
 /// in (`PackageResources.<file>_json`), and a test target `<Name>Tests` of its `Tests/`

@@ -30,6 +30,19 @@ import Testing
         }
     }
 
+    /// SwiftPM re-reads Package.swift only when its text changes: recording into a
+    /// module's Snapshots/ updates that module's count on the source-folders line.
+    @Test func recordingIntoAModuleFolderRestampsTheManifest() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("users")) { session in
+            try session.workspace.write("Package.swift", "// swift-tools-version:6.1\n// Source folders: Cabify(1) Users(0)\n")
+            let run = try await session.run("record", "users", "--into", "Plugins/Users/Snapshots", "--pages", "2")
+            #expect(run.status == 0)
+            let manifest = try String(contentsOf: session.workspace.url.appendingPathComponent("Package.swift"), encoding: .utf8)
+            #expect(manifest == "// swift-tools-version:6.1\n// Source folders: Cabify(1) Users(2)\n")
+            #expect(run.stderrLines.last?.hasSuffix("Package.swift, so SwiftPM compiles the new files in") == true)
+        }
+    }
+
     @Test func anUnknownSourceIsAUsageError() async throws {
         try await FixtureWorld.withSession(sources: FixtureWorld.only("users")) { session in
             let run = try await session.run("record", "nope", "--into", "snaps")

@@ -22,10 +22,14 @@ final class ScaffoldTests: XCTestCase {
             XCTAssertEqual(made.status, 0, made.output)
             XCTAssertTrue(made.output.contains("Created Plugins/\(name)/ (\(paging) paging)"), made.output)
         }
-        // Touch points outside the new folders: the catalogue, Sources.yml, README.md.
+        // Touch points outside the new folders: the catalogue, Sources.yml, README.md, and
+        // Package.swift's stamp line (so SwiftPM's manifest cache sees the folders).
         let changed = try run(["git", "status", "--porcelain"], in: copy).output.split(separator: "\n").map { String($0.dropFirst(3)) }
-        XCTAssertEqual(Set(changed), Set(["README.md", "Sources.yml", "Sources/SourceCatalogue/SourceCatalogue.swift"]
+        XCTAssertEqual(Set(changed), Set(["Package.swift", "README.md", "Sources.yml", "Sources/SourceCatalogue/SourceCatalogue.swift"]
             + Self.styles.map { "Plugins/\($0.0)/" }))
+
+        let stamp = try String(contentsOf: copy.appendingPathComponent("Package.swift"), encoding: .utf8)
+        XCTAssertTrue(stamp.contains("// Source folders: Cabify(1) CursorExample(2) Dishwashers(3) LTK(4) ListExample(1) OffsetExample(2) PagedExample(2) Reqres(4) TargetDeals(2)\n"))
 
         let build = try run(["swift", "build"] + scratch + ["--build-tests"], in: copy)
         XCTAssertEqual(build.status, 0, String(build.output.suffix(4000)))

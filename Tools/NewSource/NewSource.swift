@@ -65,6 +65,7 @@ struct Scaffold {
             try Data(text.utf8).write(to: file)
         }
         try register()
+        try ManifestStamp.update(root: root)
         try append(to: "Sources.yml", template.sourcesEntry)
         try insertReadmeSection(template.readmeSection)
     }
