@@ -9,6 +9,7 @@ struct SourcePager: Sendable {
         var source: any FeedSource
         var tracker: RequestTracker
         var describe: @Sendable () -> String
+        var settle: @Sendable (Bool) async -> Void
     }
 
     let config: SourceConfig
@@ -29,7 +30,7 @@ struct SourcePager: Sendable {
             self.tiers = try tiers.map { tier in
                 let tracker = RequestTracker(tier.transport)
                 return Tier(origin: tier.origin, source: try type.init(settings: config.settings, http: tracker),
-                            tracker: tracker, describe: tier.describe)
+                            tracker: tracker, describe: tier.describe, settle: tier.settle)
             }
         } catch {
             fail("cannot start: \(error)")
@@ -60,15 +61,19 @@ struct SourcePager: Sendable {
             let tier = tiers[tierIndex]
             do {
                 let value = try await body(tier.source)
+                await tier.settle(true)
                 if tier.origin != nil { outcome.servedBy = tier.describe() }
                 return (value, tier.origin)
             } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
+                await tier.settle(true)
                 outcome.detailUnavailable = error == .noDetailEndpoint ? "" : error.description
                 return nil
             } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
+                await tier.settle(true)
                 outcome.notFound = error.description
                 return nil
             } catch {
+                await tier.settle(false)
                 let message = explain(error, tier: tier)
                 if tier.origin == nil { outcome.liveFailure = message } else { outcome.fallbackFailures.append(message) }
                 tierIndex += 1

@@ -12,12 +12,17 @@ public struct TransportTier: Sendable {
     /// How stderr names what this tier served: `recorded snapshot`,
     /// `cached response from 12 minutes ago`. Asked after the tier has served.
     public var describe: @Sendable () -> String
+    /// Told after every call of the source whether it could read what this tier served
+    /// (the cache stores a response only then).
+    public var settle: @Sendable (_ parsed: Bool) async -> Void
 
     public init(origin: Card.Origin?, transport: any HTTPTransport,
-                describe: @escaping @Sendable () -> String = { "live response" }) {
+                describe: @escaping @Sendable () -> String = { "live response" },
+                settle: @escaping @Sendable (_ parsed: Bool) async -> Void = { _ in }) {
         self.origin = origin
         self.transport = transport
         self.describe = describe
+        self.settle = settle
     }
 }
 
@@ -54,11 +59,14 @@ public struct StandardTransports: TransportProvider {
             var network: any HTTPTransport = RetryingTransport(
                 live: live, sourceID: source.id, headers: source.headers, timeout: source.timeout,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
+            var settle: @Sendable (Bool) async -> Void = { _ in }
             if let store {
-                network = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
-                                           refresh: refresh, logger: logger)
+                let cache = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
+                                             refresh: refresh, logger: logger)
+                network = cache
+                settle = { await cache.settle(parsed: $0) }
             }
-            tiers.append(TransportTier(origin: nil, transport: network))
+            tiers.append(TransportTier(origin: nil, transport: network, settle: settle))
         }
         if let store, live == nil || source.fallback != .none {
             let stale = StaleCacheTransport(store: store)

@@ -142,6 +142,14 @@ extension StateStore {
         }
     }
 
+    /// Drops the stored response for `url` (its body no longer parses).
+    public func forget(_ url: URL) async throws {
+        let key = Self.cacheKey(for: url)
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM http_cache WHERE key = ?", arguments: [key])
+        }
+    }
+
     /// Marks a stored response as fresh again after a 304.
     public func revalidated(_ url: URL, headers: [String: String], at date: Date = Date()) async throws {
         let key = Self.cacheKey(for: url)

@@ -5,8 +5,18 @@ import Synchronization
 
 /// The live tier's cache: a response younger than the TTL is served without a request;
 /// an older one is revalidated with `If-None-Match`/`If-Modified-Since` (a 304 serves
-/// the stored body); every good response is stored for later runs and fallbacks.
-struct CachingTransport: HTTPTransport {
+/// the stored body). Nothing is written while the source is reading: only once the source
+/// has parsed what it got (``settle(parsed:)``) does a good response enter the cache, so
+/// a broken 200 (an HTML error page, invalid UTF-8) never replaces the last good copy,
+/// and a stored body that no longer parses is dropped instead of being served again.
+final class CachingTransport: HTTPTransport {
+    /// What one call of the source touched, applied when it settles.
+    private enum Pending {
+        case fetched(URL, HTTPResponse)
+        case revalidated(URL, headers: [String: String])
+        case servedFromCache(URL)
+    }
+
     let network: any HTTPTransport
     let store: StateStore
     /// The source's `cache_ttl`; the upstream's `max-age` wins when shorter.
@@ -14,10 +24,20 @@ struct CachingTransport: HTTPTransport {
     /// `--refresh`: ignore the TTL, but still revalidate.
     let refresh: Bool
     let logger: Logger
+    private let pending = Mutex<[Pending]>([])
+
+    init(network: any HTTPTransport, store: StateStore, ttl: Double, refresh: Bool, logger: Logger) {
+        self.network = network
+        self.store = store
+        self.ttl = ttl
+        self.refresh = refresh
+        self.logger = logger
+    }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let cached = await lookup(request.url)
         if let cached, !refresh, Date().timeIntervalSince(cached.fetchedAt) < min(ttl, cached.maxAge ?? ttl) {
+            pending.withLock { $0.append(.servedFromCache(request.url)) }
             return HTTPResponse(status: cached.status, headers: [:], body: cached.body, url: request.url)
         }
         var conditional = request
@@ -25,13 +45,35 @@ struct CachingTransport: HTTPTransport {
         if let lastModified = cached?.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
         let response = try await network.send(conditional)
         if response.status == 304, let cached {
-            await write { try await store.revalidated(request.url, headers: response.headers) }
+            pending.withLock { $0.append(.revalidated(request.url, headers: response.headers)) }
             return HTTPResponse(status: cached.status, headers: response.headers, body: cached.body, url: request.url)
         }
         if response.isSuccess {
-            await write { try await store.store(response, for: request.url) }
+            pending.withLock { $0.append(.fetched(request.url, response)) }
         }
         return response
+    }
+
+    /// Called once the source has read what this transport gave it: `parsed` stores the
+    /// fetched responses and refreshes revalidated ones; otherwise nothing is stored and
+    /// a cached body the source could not read is forgotten.
+    func settle(parsed: Bool) async {
+        let touched = pending.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        for item in touched {
+            switch item {
+            case .fetched(let url, let response) where parsed:
+                await write { try await store.store(response, for: url) }
+            case .revalidated(let url, let headers) where parsed:
+                await write { try await store.revalidated(url, headers: headers) }
+            case .revalidated(let url, _), .servedFromCache(let url):
+                if !parsed { await write { try await store.forget(url) } }
+            case .fetched:
+                break
+            }
+        }
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {

@@ -1,0 +1,57 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import Testing
+
+/// Only a response the source could parse enters the cache (issue 15, defect 1).
+@Suite(.serialized) struct CachePoisoningTests {
+    static let cabify = FixtureWorld.only("cabify")
+    static let htmlPage = Fault(body: "<html><body>Service Unavailable</body></html>")
+
+    @Test func aBrokenOKIsNotCachedAndTheRecoveredUpstreamIsAskedAgain() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"],
+                                           faults: ["cabify": [Self.htmlPage, .none]]) { session in
+            let broken = try await session.run()
+            #expect(broken.status == 1)
+            #expect(broken.stderrLines.first?.hasPrefix("cabify: unreadable response: the body is not JSON") == true)
+            let recovered = try await session.run()
+            #expect(recovered.status == 0)
+            #expect(recovered.stdoutLines.count == 3)
+            #expect(session.server.control.requests(to: "cabify").count == 2)
+        }
+    }
+
+    @Test func aBrokenOKNeverReplacesTheLastGoodCopy() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, faults: ["cabify": [.none, Self.htmlPage]]) { session in
+            let good = try await session.run()
+            #expect(good.status == 0)
+            let refreshed = try await session.run("--refresh")
+            #expect(refreshed.status == 0)
+            #expect(refreshed.stdoutLines.count == 3)
+            #expect(refreshed.stdout.contains(#""origin":"cache""#))
+            #expect(refreshed.stderrLines.count == 1)
+            #expect(refreshed.stderrLines.first?.hasPrefix("cabify: unreadable response: the body is not JSON") == true)
+            #expect(refreshed.stderrLines.first?.contains("; using cached response from ") == true)
+        }
+    }
+
+    /// A stored body the source can no longer read (here: edited to be broken) is
+    /// dropped, not served again after a 304 or while fresh.
+    @Test func aStoredBodyThatNoLongerParsesIsForgotten() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
+            #expect(try await session.run().status == 0)
+            let database = session.workspace.url.appendingPathComponent("state/state.sqlite").path
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite.arguments = [database, "UPDATE http_cache SET body = CAST('not json' AS BLOB)"]
+            try await sqlite.runUntilExit()
+            let broken = try await session.run()
+            #expect(broken.status == 1)
+            let again = try await session.run()
+            #expect(again.status == 0)
+            #expect(again.stdoutLines.count == 3)
+            #expect(session.server.control.requests(to: "cabify").count == 2)
+        }
+    }
+}
