@@ -72,15 +72,24 @@ public struct ConfigMapReader {
         return scalar.text
     }
 
-    /// A whole number, at least `minimum`.
-    public func integer(_ key: String, required: Bool = false, minimum: Int? = nil) -> Int? {
+    /// A whole number, at least `minimum` and at most `maximum`.
+    public func integer(_ key: String, required: Bool = false, minimum: Int? = nil, maximum: Int? = nil) -> Int? {
         guard let (scalar, _) = scalar(key, required: required, expected: "a whole number") else { return nil }
-        guard scalar.kind == .integer, let value = Int(scalar.text) else {
+        guard scalar.kind == .integer else {
             report(key, "expected a whole number, got \(scalar.kindDescription)")
+            return nil
+        }
+        let range = "\(minimum.map { "from \($0) " } ?? "")\(maximum.map { "up to \($0)" } ?? "")"
+        guard let value = Int(scalar.text) else {
+            report(key, "\(scalar.text) is too large\(range.isEmpty ? "" : "; use a whole number \(range)")")
             return nil
         }
         if let minimum, value < minimum {
             report(key, "must be at least \(minimum), got \(value)")
+            return nil
+        }
+        if let maximum, value > maximum {
+            report(key, "must be at most \(maximum), got \(value)")
             return nil
         }
         return value
@@ -100,15 +109,15 @@ public struct ConfigMapReader {
         return value
     }
 
-    /// A number of seconds greater than zero (or zero, when `allowZero`).
-    public func seconds(_ key: String, allowZero: Bool = false) -> Double? {
+    /// A number of seconds within `range`.
+    public func seconds(_ key: String, in range: ClosedRange<Double>) -> Double? {
         guard let (scalar, _) = scalar(key, required: false, expected: "a number of seconds") else { return nil }
-        guard scalar.kind == .integer || scalar.kind == .float, let value = Double(scalar.text) else {
+        guard scalar.kind == .integer || scalar.kind == .float, let value = Double(scalar.text), value.isFinite else {
             report(key, "expected a number of seconds, got \(scalar.kindDescription)")
             return nil
         }
-        guard value > 0 || (allowZero && value == 0) else {
-            report(key, allowZero ? "must be 0 seconds or more, got \(scalar.text)" : "must be more than 0 seconds, got \(scalar.text)")
+        guard range.contains(value) else {
+            report(key, "must be from \(SecondsFormat.text(range.lowerBound)) to \(SecondsFormat.text(range.upperBound)), got \(scalar.text)")
             return nil
         }
         return value

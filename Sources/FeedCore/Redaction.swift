@@ -1,29 +1,67 @@
 import Foundation
 
-/// What is secret in what we print and store.
+/// What is secret in what we print and store, decided in one place: every message,
+/// log line, listing and cache key that can hold a URL goes through here.
 public enum Redaction {
-    /// Whether a query parameter of this name carries a secret (`api_key`, `token`, …).
+    public static let placeholder = "REDACTED"
+
+    /// Parts of query parameter names that mark a secret (`api_key`, `X-Amz-Signature`,
+    /// `access_token`, `sig`, `session`, …). Matching by part errs on the side of hiding.
+    static let secretNameParts = [
+        "key", "token", "secret", "sig", "pass", "auth", "session", "credential", "jwt", "bearer", "cookie",
+    ]
+
+    /// Whether a query parameter of this name carries a secret.
     public static func isSecretParameter(_ name: String) -> Bool {
-        URL.secretQueryNames.contains(name.lowercased())
+        let lowered = name.lowercased()
+        return secretNameParts.contains { lowered.contains($0) }
+    }
+
+    /// A URL as text, fit to print: the user-info password and the values of secret
+    /// parameters replaced by `REDACTED`. Works on text that is not a valid URL too
+    /// (config errors quote what was written).
+    public static func url(_ text: String) -> String {
+        var result = text
+        // scheme://user:password@host → scheme://user:REDACTED@host
+        if let userInfo = result.range(of: #"(?<=://)[^/@\s]*:[^/@\s]*(?=@)"#, options: .regularExpression) {
+            let user = result[userInfo].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+            result.replaceSubrange(userInfo, with: "\(user):\(placeholder)")
+        }
+        guard let queryStart = result.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return result }
+        let head = result[..<queryStart]
+        var tail = ""
+        var name = ""
+        var inValue = false
+        var redacting = false
+        for character in result[queryStart...] {
+            switch character {
+            case "?", "&", "#", ";":
+                if redacting { tail += placeholder }
+                tail.append(character)
+                name = ""
+                inValue = false
+                redacting = false
+            case "=" where !inValue:
+                tail.append(character)
+                inValue = true
+                redacting = isSecretParameter(name.removingPercentEncoding ?? name)
+            default:
+                if inValue {
+                    if !redacting { tail.append(character) }
+                } else {
+                    name.append(character)
+                    tail.append(character)
+                }
+            }
+        }
+        if redacting { tail += placeholder }
+        return head + tail
     }
 }
 
 extension URL {
-    /// Query parameter names whose values are secrets and never printed.
-    static let secretQueryNames: Set<String> = [
-        "key", "apikey", "api_key", "api-key", "token", "access_token", "auth", "secret",
-        "password", "pass", "signature", "sig", "client_secret",
-    ]
-
-    /// The URL for people and logs: a password in the user info and the values of
-    /// secret-looking query parameters are replaced by `REDACTED`.
+    /// The URL for people and logs; see ``Redaction/url(_:)``.
     public var redactedString: String {
-        guard var parts = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return absoluteString }
-        if parts.password != nil { parts.password = "REDACTED" }
-        parts.percentEncodedQueryItems = parts.percentEncodedQueryItems?.map { item in
-            URL.secretQueryNames.contains(item.name.lowercased()) && item.value != nil
-                ? URLQueryItem(name: item.name, value: "REDACTED") : item
-        }
-        return parts.string ?? absoluteString
+        Redaction.url(absoluteString)
     }
 }

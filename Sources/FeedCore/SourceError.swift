@@ -18,6 +18,8 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// endpoint answers for another item, say): the engine shows the card from the list
     /// and prints `reason`. An empty reason means the source has no detail endpoint.
     case noDetail(String)
+    /// The live upstream used up the source's whole-run `deadline`.
+    case deadline(seconds: Double)
     /// The upstream handed out a cursor it had handed out before in this walk.
     case repeatedCursor(String)
     /// Anything else, already in plain words (a repeated cursor, a body over the size cap).
@@ -37,6 +39,8 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
             cause
         case .noDetail(let reason):
             reason.isEmpty ? "no detail endpoint" : reason
+        case .deadline(let seconds):
+            "stopped at the source's deadline of \(SecondsFormat.text(seconds)) (raise `deadline` in Sources.yml to wait longer)"
         case .repeatedCursor(let cursor):
             "the upstream returned cursor \"\(cursor)\" twice; stopped to avoid an endless loop"
         case .failed(let message):

@@ -17,10 +17,11 @@ struct FeedCommand: AsyncParsableCommand {
     @Option(help: "asc or desc (default: desc for date, asc otherwise).")
     var order: SortDirection?
 
-    @Option(help: "Page number, from 1.")
+    // `.unconditional` so `--page -1` reaches validate() and gets a plain sentence.
+    @Option(parsing: .unconditional, help: "Page number, from 1.")
     var page = 1
 
-    @Option(help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
+    @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
     var perPage = 20
 
     @Option(help: ArgumentHelp("Only cards of this kind: deal, product, post, person or item.", valueName: "kind"))
@@ -34,7 +35,9 @@ struct FeedCommand: AsyncParsableCommand {
     @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
-        guard page >= 1 else { throw ValidationError("--page must be 1 or more, got \(page)") }
+        guard (1...FeedQuery.maxPage).contains(page) else {
+            throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
+        }
         guard (1...FeedQuery.maxPerPage).contains(perPage) else {
             throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
         }

@@ -73,17 +73,18 @@ public enum Conformance {
 
     // MARK: - Paging
 
-    /// A page that comes back with the same body gives the same cursor: the walk must
-    /// fail with `repeatedCursor`, never loop.
+    /// A page that comes back with the same body: a source whose cursor comes from the
+    /// body hands out the same cursor again and the walk must fail with `repeatedCursor`;
+    /// one that counts by itself just moves on. Either way the walk ends by itself.
     static func checkRepeatedCursor(_ context: ConformanceContext) async throws {
         let source = try context.makeSource()
         let firstPage = try await source.page(after: nil)
-        guard firstPage.next != nil else { return }
-        guard let body = context.lastBody else { return }
+        guard firstPage.next != nil, let body = context.lastBody else { return }
         context.setFaults([.none, Fault(body: String(decoding: body, as: UTF8.self)), .none])
+        let budget = context.config.maxPages + 2
         do {
-            let walk = try await context.walk(budget: context.config.maxPages + 2)
-            Issue.record("\(context.name): a repeated page did not stop the walk (\(walk.pages) pages)")
+            let walk = try await context.walk(budget: budget)
+            #expect(walk.pages < budget, "\(context.name): a repeated page did not stop the walk (\(walk.pages) pages)")
         } catch SourceError.repeatedCursor {
             // The documented end of a looping upstream.
         }

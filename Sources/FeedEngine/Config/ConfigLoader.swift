@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "options",
+        "cache_ttl", "deadline", "options",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -100,25 +100,27 @@ public struct ConfigLoader: Sendable {
         }
         let enabled = entry.boolean("enabled") ?? true
         let url = entry.node("url") == nil ? { entry.report("url", "is required"); return nil }()
-            : expanded(entry, "url").flatMap { text in
-                ConfigMapReader.httpURL(text) ?? {
-                    entry.report("url", "expected an absolute http(s) URL, got \"\(text)\"")
-                    return nil
-                }()
+            : expanded(entry, "url").flatMap { text -> URL? in
+                let (url, problem) = SourceURL.check(text)
+                if let problem { entry.report("url", problem) }
+                return url
             }
         let headers = readHeaders(entry)
-        let timeout = entry.seconds("timeout") ?? SourceConfig.defaultTimeout
-        let maxPages = entry.integer("max_pages", minimum: 1) ?? SourceConfig.defaultMaxPages
-        let maxItems = entry.integer("max_items", minimum: 1) ?? SourceConfig.defaultMaxItems
+        let limits = SourceConfig.Limits.self
+        let timeout = entry.seconds("timeout", in: limits.timeout) ?? SourceConfig.defaultTimeout
+        let maxPages = entry.integer("max_pages", minimum: 1, maximum: limits.maxPages) ?? SourceConfig.defaultMaxPages
+        let maxItems = entry.integer("max_items", minimum: 1, maximum: limits.maxItems) ?? SourceConfig.defaultMaxItems
         let fallback = entry.choice("fallback", from: FallbackPolicy.allCases.map(\.rawValue))
             .flatMap(FallbackPolicy.init(rawValue:)) ?? .cache
-        let retries = entry.integer("retries", minimum: 1) ?? SourceConfig.defaultRetries
-        let cacheTTL = entry.seconds("cache_ttl", allowZero: true) ?? SourceConfig.defaultCacheTTL
+        let retries = entry.integer("retries", minimum: 1, maximum: limits.retries) ?? SourceConfig.defaultRetries
+        let cacheTTL = entry.seconds("cache_ttl", in: limits.cacheTTL) ?? SourceConfig.defaultCacheTTL
+        let deadline = entry.seconds("deadline", in: limits.deadline) ?? SourceConfig.defaultDeadline
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
         let config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
+            deadline: deadline,
             options: entry.node("options"),
             path: entry.path, location: entry.location)
         if let sourceType {
@@ -139,6 +141,11 @@ public struct ConfigLoader: Sendable {
         var valid = true
         for header in map.entries {
             guard let value = expanded(map, header.key) else {
+                valid = false
+                continue
+            }
+            if let problem = HeaderRules.problem(name: header.key, value: value) {
+                map.report(header.key, problem, at: header.keyLocation)
                 valid = false
                 continue
             }

@@ -54,6 +54,9 @@ public struct SourceConfig: Sendable {
     public var retries: Int
     /// Seconds a cached response is served without asking the upstream.
     public var cacheTTL: Double
+    /// Seconds the live upstream may take for the whole run (every page, retry and
+    /// backoff); past it the source fails (or falls back) and the others print.
+    public var deadline: Double
     /// The plugin's own `options:`; validated by the plugin.
     public var options: ConfigNode?
     /// `sources[2]`, for messages.
@@ -65,13 +68,25 @@ public struct SourceConfig: Sendable {
     public static let defaultMaxItems = 1000
     public static let defaultRetries = 3
     public static let defaultCacheTTL = 300.0
+    public static let defaultDeadline = 60.0
+
+    /// What Sources.yml accepts, checked at load time so no number reaches arithmetic
+    /// that could trap or a wait that never ends.
+    public enum Limits {
+        public static let timeout = 0.1...3600.0
+        public static let cacheTTL = 0.0...31_536_000.0
+        public static let deadline = 1.0...86_400.0
+        public static let maxPages = 10_000
+        public static let maxItems = 1_000_000
+        public static let retries = 10
+    }
 
     public init(
         id: String, plugin: String, enabled: Bool = true, url: URL, headers: [String: String] = [:],
         timeout: Double = SourceConfig.defaultTimeout, maxPages: Int = SourceConfig.defaultMaxPages,
         maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
         retries: Int = SourceConfig.defaultRetries, cacheTTL: Double = SourceConfig.defaultCacheTTL,
-        options: ConfigNode? = nil, path: String = "sources[0]",
+        deadline: Double = SourceConfig.defaultDeadline, options: ConfigNode? = nil, path: String = "sources[0]",
         location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)
     ) {
         self.id = id
@@ -85,6 +100,7 @@ public struct SourceConfig: Sendable {
         self.fallback = fallback
         self.retries = retries
         self.cacheTTL = cacheTTL
+        self.deadline = deadline
         self.options = options
         self.path = path
         self.location = location

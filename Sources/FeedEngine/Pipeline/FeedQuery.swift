@@ -37,6 +37,8 @@ public struct FeedQuery: Sendable {
     public var text: String?
 
     public static let maxPerPage = 1000
+    /// The largest page number the CLI accepts.
+    public static let maxPage = 1_000_000
 
     public init(sourceIDs: [String] = [], sort: SortKey = .feed, order: SortDirection? = nil, page: Int = 1,
                 perPage: Int = 20, kind: Card.Kind? = nil, text: String? = nil) {

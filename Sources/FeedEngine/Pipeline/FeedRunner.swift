@@ -66,7 +66,9 @@ public struct FeedRunner: Sendable {
 
     public func run(_ query: FeedQuery) async throws(UsageError) -> FeedResult {
         var feeds = try select(query.sourceIDs).map { makePager($0, query: query) }
-        let needed = query.page * query.perPage
+        // Saturating: a page number past any feed must not trap; it is simply empty.
+        let (product, overflow) = query.page.multipliedReportingOverflow(by: query.perPage)
+        let needed = overflow ? Int.max : product
         if query.isLazy {
             while true {
                 let known = FeedOrdering.dedupe(determinedPrefix(feeds)).cards.count
@@ -81,7 +83,8 @@ public struct FeedRunner: Sendable {
         }
         let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds))
         let sorted = FeedOrdering.sort(unique, by: query.sort, order: query.effectiveOrder)
-        let start = min((query.page - 1) * query.perPage, sorted.count)
+        let (skip, skipOverflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
+        let start = skipOverflow || skip < 0 ? sorted.count : min(skip, sorted.count)
         let page = Array(sorted[start..<min(start + query.perPage, sorted.count)])
         return FeedResult(cards: page, query: query, matched: unique.count,
                           isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,

@@ -17,6 +17,8 @@ struct SourcePager: Sendable {
     private var tiers: [Tier] = []
     private var tierIndex = 0
     private var trail = CursorTrail()
+    /// Shared by every live request of this source in this run.
+    private let deadline: Deadline
 
     private(set) var cards: [Card] = []
     private(set) var outcome: SourceOutcome
@@ -26,6 +28,7 @@ struct SourcePager: Sendable {
         self.config = config
         self.filter = filter
         self.outcome = SourceOutcome(id: config.id, url: config.url)
+        self.deadline = Deadline(seconds: config.deadline)
         do {
             self.tiers = try tiers.map { tier in
                 let tracker = RequestTracker(tier.transport)
@@ -55,12 +58,14 @@ struct SourcePager: Sendable {
     /// Runs `body` on the current tier, falling through to the next tier when it
     /// throws anything but `notFound`. Returns nil once every tier has failed.
     private mutating func withTiers<T: Sendable>(
-        _ body: (any FeedSource) async throws -> T
+        _ body: @escaping @Sendable (any FeedSource) async throws -> T
     ) async -> (value: T, origin: Card.Origin?)? {
         while tierIndex < tiers.count {
             let tier = tiers[tierIndex]
             do {
-                let value = try await body(tier.source)
+                // Only the network is bounded by the deadline; fallbacks are local and fast.
+                let source = tier.source
+                let value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
                 await tier.settle(true)
                 if tier.origin != nil { outcome.servedBy = tier.describe() }
                 return (value, tier.origin)
