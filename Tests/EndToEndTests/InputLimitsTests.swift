@@ -86,4 +86,32 @@ import Testing
             #expect(elapsed < .seconds(4))
         }
     }
+
+    /// "Billion laughs": 600 bytes that expand to billions of values are a config error
+    /// within a second, not a process that grows without end.
+    @Test func aYAMLAliasBombIsAConfigError() async throws {
+        var yaml = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+        for (name, previous) in zip(["b", "c", "d", "e", "f", "g", "h", "i"], ["a", "b", "c", "d", "e", "f", "g", "h"]) {
+            yaml += "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ",") + "]\n"
+        }
+        yaml += "sources: *i\n"
+        #expect(yaml.utf8.count < 700)
+        let workspace = try Workspace(sourcesYml: yaml)
+        let started = ContinuousClock.now
+        let run = try await workspace.aggregate("validate")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(run.status == 2)
+        #expect(run.stderrLines == ["Sources.yml:1:1: the file expands to more than 100000 values (through YAML aliases?); write it out plainly"])
+    }
+
+    @Test func aConfigThatIsNotUTF8NamesTheLineAndColumn() async throws {
+        let workspace = try Workspace()
+        var bytes = Data("sources:\n  - id: caf".utf8)
+        bytes.append(0xE9)
+        bytes.append(contentsOf: Data("\n".utf8))
+        try bytes.write(to: workspace.url.appendingPathComponent("Sources.yml"))
+        let run = try await workspace.aggregate("validate")
+        #expect(run.status == 2)
+        #expect(run.stderrLines == ["Sources.yml:2:12: the file is not UTF-8 text here; save it as UTF-8"])
+    }
 }

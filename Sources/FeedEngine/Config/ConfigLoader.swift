@@ -38,7 +38,9 @@ public struct ConfigLoader: Sendable {
     /// Loads the file at `path`; messages name it as given.
     public func load(path: String) throws(ConfigLoadError) -> FeedConfig {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
-        guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path) }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .notUTF8(ConfigLocation.firstInvalidUTF8(in: data, file: Self.displayName(path)))
+        }
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             return try load(text: text, file: Self.displayName(path), directory: directory)
@@ -177,7 +179,8 @@ public struct ConfigLoader: Sendable {
 public enum ConfigLoadError: Error, Sendable, CustomStringConvertible {
     case missing([String])
     case unreadable(String)
-    case notUTF8(String)
+    /// Where the first byte that is not UTF-8 is.
+    case notUTF8(ConfigLocation)
     case invalid(ConfigIssues)
 
     public var description: String {
@@ -188,11 +191,30 @@ public enum ConfigLoadError: Error, Sendable, CustomStringConvertible {
             "no Sources.yml found (looked for \(paths.joined(separator: " and "))); pass --config PATH"
         case .unreadable(let path):
             "cannot read \(path)"
-        case .notUTF8(let path):
-            "\(path) is not UTF-8 text"
+        case .notUTF8(let location):
+            "\(location): the file is not UTF-8 text here; save it as UTF-8"
         case .invalid(let issues):
             issues.description
         }
+    }
+}
+
+extension ConfigLocation {
+    /// The line and column of the first byte of `data` that is not UTF-8.
+    static func firstInvalidUTF8(in data: Data, file: String) -> ConfigLocation {
+        var line = 1
+        var column = 1
+        var bytes = data.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while case .valid(let scalar) = parser.parseScalar(from: &bytes) {
+            if scalar.count == 1, scalar.first == 0x0A {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        return ConfigLocation(file: file, line: line, column: column)
     }
 }
 

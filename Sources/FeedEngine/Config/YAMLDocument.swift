@@ -5,8 +5,20 @@ import Yams
 /// Turns YAML text into a format-free ``ConfigNode`` tree that keeps every node's
 /// line and column, so type errors can be reported where they are.
 enum YAMLDocument {
+    /// The most values a configuration may expand to. Aliases share nodes, so a few
+    /// hundred bytes can stand for billions of values ("billion laughs"); counting
+    /// while converting stops that within milliseconds.
+    static let maxValues = 100_000
+    /// The largest configuration file read.
+    static let maxBytes = 1 << 20
+
     /// Parses `text`. A syntax error throws one ``ConfigIssue`` with its position.
     static func parse(_ text: String, file: String) throws(ConfigIssues) -> ConfigNode? {
+        let start = ConfigLocation(file: file, line: 1, column: 1)
+        guard text.utf8.count <= maxBytes else {
+            throw ConfigIssues([ConfigIssue(location: start, path: "",
+                                            message: "the file is larger than \(maxBytes / 1024) KiB; a sources file is far smaller")])
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -16,7 +28,13 @@ enum YAMLDocument {
             throw ConfigIssues([ConfigIssue(location: ConfigLocation(file: file, line: 1, column: 1),
                                             path: "", message: "cannot read YAML: \(error)")])
         }
-        return root.map { convert($0, file: file) }
+        guard let root else { return nil }
+        var budget = maxValues
+        guard let converted = convert(root, file: file, budget: &budget) else {
+            throw ConfigIssues([ConfigIssue(location: start, path: "",
+                                            message: "the file expands to more than \(maxValues) values (through YAML aliases?); write it out plainly")])
+        }
+        return converted
     }
 
     private static func issue(for error: YamlError, file: String) -> ConfigIssue {
@@ -40,19 +58,28 @@ enum YAMLDocument {
         }
     }
 
-    private static func convert(_ node: Node, file: String) -> ConfigNode {
+    /// `nil` once more than `budget` values were converted.
+    private static func convert(_ node: Node, file: String, budget: inout Int) -> ConfigNode? {
+        budget -= 1
+        guard budget >= 0 else { return nil }
         let mark = node.mark
         let location = ConfigLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
         switch node {
         case .scalar(let scalar):
             return ConfigNode(.scalar(ConfigScalar(text: scalar.string, kind: kind(of: node))), at: location)
         case .sequence(let sequence):
-            return ConfigNode(.list(sequence.map { convert($0, file: file) }), at: location)
+            var items: [ConfigNode] = []
+            for item in sequence {
+                guard let converted = convert(item, file: file, budget: &budget) else { return nil }
+                items.append(converted)
+            }
+            return ConfigNode(.list(items), at: location)
         case .mapping(let mapping):
-            let entries = mapping.map { pair in
-                let key = convert(pair.key, file: file)
-                return ConfigEntry(key: pair.key.string ?? "\(pair.key)", keyLocation: key.location,
-                                   value: convert(pair.value, file: file))
+            var entries: [ConfigEntry] = []
+            for pair in mapping {
+                guard let key = convert(pair.key, file: file, budget: &budget),
+                      let value = convert(pair.value, file: file, budget: &budget) else { return nil }
+                entries.append(ConfigEntry(key: pair.key.string ?? "\(pair.key)", keyLocation: key.location, value: value))
             }
             return ConfigNode(.map(entries), at: location)
         case .alias:
