@@ -66,9 +66,11 @@ struct CommonOptions: ParsableArguments {
     func openStore() -> StateStore? {
         let directory = stateDir.map { URL(fileURLWithPath: $0) } ?? StateStore.defaultDirectory()
         do {
-            return try StateStore(directory: directory)
+            let store = try StateStore(directory: directory)
+            store.notices.forEach(Terminal.writeError)
+            return store
         } catch {
-            Terminal.writeError("aggregate: running without a cache: cannot open \(directory.path)/state.sqlite (\(error))")
+            Terminal.writeError("aggregate: running without a cache: cannot open the state in \(directory.path) (\(error))")
             return nil
         }
     }

@@ -41,7 +41,7 @@ import Testing
     @Test func aStoredBodyThatNoLongerParsesIsForgotten() async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
             #expect(try await session.run().status == 0)
-            let database = session.workspace.url.appendingPathComponent("state/state.sqlite").path
+            let database = session.workspace.url.appendingPathComponent("state/cache.sqlite").path
             let sqlite = Process()
             sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
             sqlite.arguments = [database, "UPDATE http_cache SET body = CAST('not json' AS BLOB)"]

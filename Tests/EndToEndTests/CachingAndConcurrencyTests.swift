@@ -219,7 +219,7 @@ import Testing
             #expect(after.status == 0)
             #expect(after.stderr == "")
             let check = try await Binary(name: "sqlite3").run(
-                [workspace.url.appendingPathComponent("state/state.sqlite").path, "PRAGMA integrity_check;"],
+                [workspace.url.appendingPathComponent("state/cache.sqlite").path, "PRAGMA integrity_check;"],
                 in: workspace.url, absolute: "/usr/bin/sqlite3")
             #expect(check.stdout == "ok\n")
         }

@@ -1,10 +1,13 @@
 import FeedCore
 import Foundation
 import GRDB
+import Synchronization
 
-/// The one SQLite database of `aggregate` (cache now; cursors and digest state use the
-/// same file). WAL mode, so several processes can read while one writes; a busy timeout
-/// so a second writer waits instead of failing with "database is locked"; every write is
+/// The local state of `aggregate`, in two SQLite files of one private directory (0700,
+/// files 0600): `cache.sqlite`, the HTTP cache, which is disposable (a damaged one is
+/// moved aside and started afresh), and `state.sqlite`, the digests' memory, which is
+/// not (a damaged one is refused with how to recover). WAL mode, so several processes
+/// can read while one writes; a busy timeout so a second writer waits; every write is
 /// one transaction, so a process killed mid-write leaves the last committed state.
 public final class StateStore: Sendable {
     /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
@@ -14,25 +17,68 @@ public final class StateStore: Sendable {
         return URL(fileURLWithPath: cacheHome).appendingPathComponent("aggregate")
     }
 
+    public let directory: URL
+    /// The digest state database, `state.sqlite`.
     public let path: String
+    /// The HTTP cache.
     let pool: DatabasePool
+    private let digestPool = Mutex<DatabasePool?>(nil)
+    /// Things the caller should tell the user (a damaged cache moved aside).
+    public let notices: [String]
 
-    /// The database, for other modules' tables (the digest state).
-    public var database: DatabasePool { pool }
-
-    /// Opens (creating on first use) `state.sqlite` in `directory` and migrates it.
+    /// Opens (creating on first use) the cache in `directory`; the digest state is opened
+    /// on first use.
     public init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        try PrivateFiles.directory(directory)
         path = directory.appendingPathComponent("state.sqlite").path
-        pool = try Self.open(path)
+        let cachePath = directory.appendingPathComponent("cache.sqlite").path
+        var notices: [String] = []
+        do {
+            pool = try Self.open(cachePath, migrator: Self.cacheMigrator)
+        } catch let error as DatabaseError where Self.isDamage(error) {
+            let aside = cachePath + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cachePath + suffix) {
+                try FileManager.default.moveItem(atPath: cachePath + suffix, toPath: aside + suffix)
+            }
+            notices.append("aggregate: the cache \(cachePath) was damaged (\(error.message ?? "\(error.resultCode)")); moved it to \(aside) and started a fresh one")
+            pool = try Self.open(cachePath, migrator: Self.cacheMigrator)
+        }
+        self.notices = notices
     }
 
-    /// Opens and migrates the pool. GRDB checks which migrations are applied outside
+    /// The digests' database. A damaged one throws ``StateStoreError/damaged(path:reason:)``
+    /// and is left untouched: it is the only record of what was already reported.
+    public var database: DatabasePool {
+        get throws {
+            try digestPool.withLock { opened in
+                if let opened { return opened }
+                do {
+                    let pool = try Self.open(path, migrator: Self.migrator)
+                    try pool.read { db in
+                        let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)") ?? "ok"
+                        if check != "ok" { throw StateStoreError.damaged(path: path, reason: check) }
+                    }
+                    opened = pool
+                    return pool
+                } catch let error as DatabaseError where Self.isDamage(error) {
+                    throw StateStoreError.damaged(path: path, reason: error.message ?? "\(error.resultCode)")
+                }
+            }
+        }
+    }
+
+    static func isDamage(_ error: DatabaseError) -> Bool {
+        [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode)
+    }
+
+    /// Opens and migrates a pool. GRDB checks which migrations are applied outside
     /// their transactions, and two processes switching a new file to WAL race; a file
     /// lock makes opening one process at a time (it is held for milliseconds).
-    private static func open(_ path: String) throws -> DatabasePool {
+    private static func open(_ path: String, migrator: DatabaseMigrator) throws -> DatabasePool {
         let lock = try FileLock(path: path + ".open-lock", wait: 30)
         defer { withExtendedLifetime(lock) {} }
+        try PrivateFiles.file(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "aggregate-state"
@@ -41,20 +87,64 @@ public final class StateStore: Sendable {
         return pool
     }
 
+    static var cacheMigrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: http cache", migrate: createCache)
+        return migrator
+    }
+
+    static func createCache(_ db: Database) throws {
+        try db.create(table: "http_cache") { table in
+            table.primaryKey("key", .text)
+            table.column("url", .text).notNull()
+            table.column("status", .integer).notNull()
+            table.column("etag", .text)
+            table.column("last_modified", .text)
+            table.column("max_age", .double)
+            table.column("body", .blob).notNull()
+            table.column("fetched_at", .double).notNull()
+        }
+    }
+
+}
+
+/// Why the state could not be used.
+public enum StateStoreError: Error, Sendable, CustomStringConvertible {
+    case damaged(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .damaged(let path, let reason):
+            "\(path) is damaged (\(reason)). It holds the digests' memory, so it is not replaced: restore it from a backup, or move it aside (mv \(path) \(path).bak) and the next digest run records a fresh baseline"
+        }
+    }
+}
+
+/// State files are private: the directory 0700, files 0600 (they hold cached responses
+/// that may be personal, and the digests' memory).
+enum PrivateFiles {
+    static func directory(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+    }
+
+    /// Creates `path` 0600 if missing (SQLite gives its -wal and -shm files the same mode).
+    static func file(_ path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+}
+
+extension StateStore {
+    /// The digest state's migrations (state.sqlite).
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: http cache") { db in
-            try db.create(table: "http_cache") { table in
-                table.primaryKey("key", .text)
-                table.column("url", .text).notNull()
-                table.column("status", .integer).notNull()
-                table.column("etag", .text)
-                table.column("last_modified", .text)
-                table.column("max_age", .double)
-                table.column("body", .blob).notNull()
-                table.column("fetched_at", .double).notNull()
-            }
-        }
+        // v1 is the cache's table, kept here because state.sqlite held the cache before
+        // it moved to cache.sqlite; the table is unused in this file.
+        migrator.registerMigration("v1: http cache", migrate: createCache)
         migrator.registerMigration("v2: digest state") { db in
             try db.create(table: "digest_item") { table in
                 table.column("digest", .text).notNull()
@@ -104,16 +194,11 @@ public struct CachedResponse: Sendable, Equatable {
 }
 
 extension StateStore {
-    /// The cache key of a request: the redacted URL, plus a hash of the real URL when
-    /// redaction hid something (so two keys never share an entry, and no secret is stored).
+    /// The cache key of a request: the redacted URL. No secret, nor a hash of one (a
+    /// short key could be guessed back from it), is stored; two URLs that differ only in
+    /// a secret share one entry.
     public static func cacheKey(for url: URL) -> String {
-        let redacted = url.redactedString
-        guard redacted != url.absoluteString else { return redacted }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in url.absoluteString.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return redacted + "#" + String(hash, radix: 16)
+        url.redactedString
     }
 
     public func cachedResponse(for url: URL) async throws -> CachedResponse? {

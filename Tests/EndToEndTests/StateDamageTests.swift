@@ -1,0 +1,69 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import Testing
+
+/// A damaged state directory (issue 15, defects 7 and 9): the cache repairs itself,
+/// the digests' memory is never silently replaced, and every file is private.
+@Suite(.serialized) struct StateDamageTests {
+    static let cabify = FixtureWorld.only("cabify")
+
+    func write(_ text: String, to name: String, in workspace: Workspace) throws {
+        try Data(text.utf8).write(to: workspace.url.appendingPathComponent("state/\(name)"))
+    }
+
+    @Test func aGarbageCacheIsMovedAsideAndTheRunSucceeds() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run().status == 0)
+            try write(String(repeating: "garbage ", count: 1000), to: "cache.sqlite", in: session.workspace)
+            let run = try await session.run()
+            #expect(run.status == 0)
+            #expect(run.stdoutLines.count == 3)
+            #expect(run.stderrLines.count == 1)
+            #expect(run.stderrLines.first?.contains("/state/cache.sqlite was damaged (") == true)
+            #expect(run.stderrLines.first?.contains("; moved it to ") == true)
+            let files = try FileManager.default.contentsOfDirectory(atPath: session.workspace.url.appendingPathComponent("state").path)
+            #expect(files.contains { $0.hasPrefix("cache.sqlite.corrupt-") })
+            #expect(try await session.run().stderr == "")
+        }
+    }
+
+    @Test func aGarbageDigestStateIsRefusedWithHowToRecover() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run("digest", "--name", "daily").status == 0)
+            try write(String(repeating: "garbage ", count: 1000), to: "state.sqlite", in: session.workspace)
+            let run = try await session.run("digest", "--name", "daily")
+            #expect(run.status == 1)
+            #expect(run.stdout == "")
+            let path = session.workspace.url.appendingPathComponent("state/state.sqlite").path
+            #expect(run.stderrLines.last?.contains("\(path) is damaged (") == true)
+            #expect(run.stderrLines.last?.contains("restore it from a backup, or move it aside (mv \(path) \(path).bak)") == true)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(bytes == Data(String(repeating: "garbage ", count: 1000).utf8))
+        }
+    }
+
+    @Test func stateIsPrivate() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run("digest", "--name", "daily").status == 0)
+            let state = session.workspace.url.appendingPathComponent("state")
+            let manager = FileManager.default
+            #expect(try manager.attributesOfItem(atPath: state.path)[.posixPermissions] as? Int == 0o700)
+            for name in try manager.contentsOfDirectory(atPath: state.path) {
+                let mode = try manager.attributesOfItem(atPath: state.appendingPathComponent(name).path)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "\(name) is \(String(mode ?? 0, radix: 8))")
+            }
+        }
+    }
+
+    @Test func aLockPathThatIsADirectoryIsSaidPlainly() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            try FileManager.default.createDirectory(at: session.workspace.url.appendingPathComponent("state/digest-daily.lock"),
+                                                    withIntermediateDirectories: true)
+            let run = try await session.run("digest", "--name", "daily")
+            #expect(run.status == 1)
+            #expect(run.stderrLines.last?.hasSuffix("digest-daily.lock: it is a directory; remove it or choose another --state-dir; nothing was committed") == true)
+        }
+    }
+}
