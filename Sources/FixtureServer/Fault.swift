@@ -30,13 +30,15 @@ public struct Fault: Codable, Sendable, Equatable {
     public var maxAge: Int?
     /// Redirect to the same URL, forever.
     public var redirectLoop: Bool?
+    /// Answer `302 Found` with this `Location` (absolute, or relative to the request).
+    public var redirectTo: String?
     /// Send the body gzip-encoded (`Content-Encoding: gzip`).
     public var gzip: Bool?
 
     public init(latencyMs: Int? = nil, status: Int? = nil, retryAfter: String? = nil, body: String? = nil,
                 malformedJSON: Bool? = nil, truncate: Bool? = nil, dripBytesPerSecond: Int? = nil,
                 oversizeBytes: Int? = nil, invalidUTF8: Bool? = nil, etag: String? = nil, lastModified: String? = nil,
-                maxAge: Int? = nil, redirectLoop: Bool? = nil, gzip: Bool? = nil) {
+                maxAge: Int? = nil, redirectLoop: Bool? = nil, redirectTo: String? = nil, gzip: Bool? = nil) {
         self.latencyMs = latencyMs
         self.status = status
         self.retryAfter = retryAfter
@@ -50,6 +52,7 @@ public struct Fault: Codable, Sendable, Equatable {
         self.lastModified = lastModified
         self.maxAge = maxAge
         self.redirectLoop = redirectLoop
+        self.redirectTo = redirectTo
         self.gzip = gzip
     }
 

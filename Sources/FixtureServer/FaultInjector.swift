@@ -21,8 +21,8 @@ struct FaultInjector {
         var headers: [String: String] = [:]
         if let retryAfter = fault.retryAfter { headers["Retry-After"] = retryAfter }
         if let maxAge = fault.maxAge { headers["Cache-Control"] = "max-age=\(maxAge)" }
-        if fault.redirectLoop == true {
-            headers["Location"] = requestURI
+        if fault.redirectLoop == true || fault.redirectTo != nil {
+            headers["Location"] = fault.redirectTo ?? requestURI
             finished(302)
             return FixtureServer.response(FixtureResponse(status: 302, body: Data()), headers: headers)
         }

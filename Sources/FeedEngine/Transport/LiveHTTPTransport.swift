@@ -20,7 +20,9 @@ public final class LiveHTTPTransport: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.limiter = HostLimiter(limit: perHostLimit)
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            // Redirects are followed by ``send(_:timeout:)`` itself, so configured headers
+            // (API keys) never travel to another origin.
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(10)),
             decompression: .enabled(limit: .size(maxBodyBytes)))
         configuration.httpVersion = .automatic
@@ -34,34 +36,18 @@ public final class LiveHTTPTransport: Sendable {
         try? await client.shutdown()
     }
 
-    /// One GET with a deadline covering connect, headers and body.
+    /// Redirects followed per request.
+    static let maxRedirects = 5
+
+    /// One GET with a deadline covering connect, headers, body and every redirect.
+    /// Redirects are followed here: the source's configured headers go to its own origin
+    /// (scheme, host and port) only, and are dropped on a redirect to any other.
     public func send(_ request: FeedCore.HTTPRequest, timeout: Double) async throws -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
-        outgoing.headers.add(name: "Accept", value: "application/json")
-        outgoing.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            outgoing.headers.replaceOrAdd(name: name, value: value)
-        }
-        let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
-        let prepared = outgoing
         do {
             // The client's deadline covers the response head only; the race covers the
             // body too, so a slow drip cannot outlast the timeout.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-                group.addTask {
-                    try await self.limiter.withSlot(for: request.url.host ?? "") {
-                        let response = try await self.client.execute(prepared, deadline: deadline)
-                        let body = try await response.body.collect(upTo: self.maxBodyBytes)
-                        var headers: [String: String] = [:]
-                        for header in response.headers {
-                            let name = header.name.lowercased()
-                            headers[name] = headers[name].map { "\($0), \(header.value)" } ?? header.value
-                        }
-                        return HTTPResponse(status: Int(response.status.code), headers: headers,
-                                            body: Data(buffer: body), url: request.url)
-                    }
-                }
+                group.addTask { try await self.follow(request, deadline: .now() + .milliseconds(Int64(timeout * 1000))) }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
                     return nil
@@ -72,8 +58,51 @@ public final class LiveHTTPTransport: Sendable {
                 }
                 return response
             }
+        } catch let error as SourceError {
+            throw error
         } catch {
             throw describe(error, url: request.url, timeout: timeout)
+        }
+    }
+
+    private func follow(_ request: FeedCore.HTTPRequest, deadline: NIODeadline) async throws -> HTTPResponse {
+        let origin = Origin(request.url)
+        var url = request.url
+        var visited: Set<String> = [url.absoluteString]
+        for _ in 0...Self.maxRedirects {
+            let headers = Origin(url) == origin ? request.headers : [:]
+            let response = try await fetch(url, headers: headers, deadline: deadline)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
+                return HTTPResponse(status: response.status, headers: response.headers, body: response.body, url: url)
+            }
+            guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
+                  ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                throw SourceError.transport("redirected to an address that is not http(s)")
+            }
+            guard visited.insert(next.absoluteString).inserted else { throw SourceError.transport("redirect loop") }
+            url = next
+        }
+        throw SourceError.transport("more than \(Self.maxRedirects) redirects")
+    }
+
+    private func fetch(_ url: URL, headers: [String: String], deadline: NIODeadline) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
+        outgoing.headers.add(name: "Accept", value: "application/json")
+        outgoing.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            outgoing.headers.replaceOrAdd(name: name, value: value)
+        }
+        let prepared = outgoing
+        return try await limiter.withSlot(for: url.host ?? "") {
+            let response = try await self.client.execute(prepared, deadline: deadline)
+            let body = try await response.body.collect(upTo: self.maxBodyBytes)
+            var fields: [String: String] = [:]
+            for header in response.headers {
+                let name = header.name.lowercased()
+                fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
+            }
+            return HTTPResponse(status: Int(response.status.code), headers: fields, body: Data(buffer: body), url: url)
         }
     }
 
@@ -109,5 +138,18 @@ public final class LiveHTTPTransport: Sendable {
             return .transport("network unreachable")
         }
         return .transport("network error: \(text)")
+    }
+}
+
+/// Scheme, host and port: where configured headers may go.
+struct Origin: Equatable {
+    let scheme: String
+    let host: String
+    let port: Int?
+
+    init(_ url: URL) {
+        scheme = url.scheme?.lowercased() ?? ""
+        host = url.host?.lowercased() ?? ""
+        port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
     }
 }
