@@ -49,7 +49,7 @@ public struct DishwashersSource: FeedSource {
 
     public func detail(id: String) async throws -> Card {
         guard let detailURL else { throw SourceError.noDetailEndpoint }
-        let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
+        let escaped = PathSegment.encode(id)
         guard let url = URL(string: detailURL.replacingOccurrences(of: "{id}", with: escaped)) else {
             throw SourceError.noDetailEndpoint
         }

@@ -48,7 +48,7 @@ struct Aggregate: AsyncParsableCommand {
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -66,5 +66,29 @@ struct Aggregate: AsyncParsableCommand {
             Terminal.writeError(message)
             Foundation.exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
         }
+    }
+}
+
+/// `aggregate --config X show ID`, as with git and gh: common options written before the
+/// subcommand are moved after it, where ArgumentParser reads them.
+enum CommonOptionsFirst {
+    static let valueOptions: Set<String> = ["--config", "--state-dir", "--format"]
+    static let flags: Set<String> = ["--offline", "--strict", "--refresh", "--verbose", "-v"]
+
+    static func reorder(_ arguments: [String]) -> [String] {
+        let names = Set(Aggregate.configuration.subcommands.compactMap { $0.configuration.commandName })
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if valueOptions.contains(argument) {
+                index += 2
+            } else if flags.contains(argument) || valueOptions.contains(where: { argument.hasPrefix($0 + "=") }) {
+                index += 1
+            } else {
+                guard index > 0, names.contains(argument) else { return arguments }
+                return [argument] + arguments[..<index] + arguments[(index + 1)...]
+            }
+        }
+        return arguments
     }
 }

@@ -126,7 +126,7 @@ import Testing
         #expect(unknown.stderrLines == ["aggregate: unknown source \"nope\" (known: cabify)"])
         let badPage = try await workspace.aggregate("--page", "0")
         #expect(badPage.status == 2)
-        #expect(badPage.stderrLines.first == "Error: --page must be 1 or more, got 0")
+        #expect(badPage.stderrLines.first == "Error: --page must be between 1 and 1000000, got 0")
         let badFlag = try await workspace.aggregate("--colour")
         #expect(badFlag.status == 2)
         #expect(badFlag.stderrLines.first == "Error: Unknown option '--colour'")
@@ -261,6 +261,15 @@ import Testing
         #expect(tsv.stdoutLines.count == 3)
         #expect(!(text.stdout + text.stderr + jsonl.stdout + jsonl.stderr + csv.stdout).contains("s3cret"))
         #expect(!(text.stdout + jsonl.stdout + csv.stdout).contains("hunter2"))
+    }
+
+    /// Options before the subcommand work too, as with git and gh.
+    @Test func commonOptionsMayComeBeforeTheSubcommand() async throws {
+        let workspace = try Workspace()
+        try workspace.write("conf/shop.yml", Self.cabifyYml)
+        let run = try await workspace.aggregate("--config", "conf/shop.yml", "--offline", "show", "cabify:MUG", "--format", "jsonl")
+        #expect(run.status == 0)
+        #expect(run.stdoutLines == [Self.cabifyLines[2]])
     }
 
     @Test func helpAndVersionExit0OnStdout() async throws {
