@@ -168,7 +168,7 @@ let package = Package(
             dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "aggregate", "fixture-server"]
         ),
         /// Runs `new-source` in a copy of the package and builds it (XCTest: runs apart).
-        .testTarget(name: "ScaffoldTests"),
+        .testTarget(name: "ScaffoldTests", dependencies: ["FeedSourceTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue"]

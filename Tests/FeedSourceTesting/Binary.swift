@@ -38,8 +38,8 @@ public struct Binary: Sendable {
         var env = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path]
         env.merge(environment) { _, new in new }
         process.environment = env
-        let out = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        let err = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stdout-\(UUID().uuidString)")
+        let err = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         defer {
