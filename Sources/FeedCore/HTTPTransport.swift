@@ -63,7 +63,9 @@ public enum JSONBody {
         } catch let error as DecodingError {
             let raw = try? JSONDecoder().decode(JSONValue.self, from: body)
             guard let raw else {
-                throw SourceError.undecodable(path: "", reason: "the body is not JSON (\(body.count) bytes)")
+                let reason = String(data: body, encoding: .utf8) == nil
+                    ? "the body is not UTF-8 text (\(body.count) bytes)" : "the body is not JSON (\(body.count) bytes)"
+                throw SourceError.undecodable(path: "", reason: reason)
             }
             let problem = DecodingProblem(error, in: raw)
             throw SourceError.undecodable(path: problem.path, reason: problem.reason)

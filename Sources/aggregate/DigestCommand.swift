@@ -64,7 +64,8 @@ struct DigestCommand: AsyncParsableCommand {
     func validate() throws {
         if due && name != nil { throw ValidationError("give either --name or --due, not both") }
         if !due && name == nil { throw ValidationError("--name NAME is required (or --due)") }
-        if let name, !name.isEmpty, !name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) {
+        if name?.isEmpty == true { throw ValidationError("--name must not be empty: give the digest a name such as daily") }
+        if let name, !name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) {
             throw ValidationError("digest names use lowercase letters, digits and -, got \"\(name)\"")
         }
         if date != nil && date.flatMap(RFC3339.date(from:)) == nil { throw ValidationError("--date takes an RFC 3339 time") }

@@ -42,7 +42,7 @@ import Testing
             "cabify: unreadable response at products: is text, expected a list (\($0))"
         },
         Case(name: "invalid UTF-8", faults: [Fault(invalidUTF8: true)]) {
-            "cabify: unreadable response: the body is not JSON (285 bytes) (\($0))"
+            "cabify: unreadable response: the body is not UTF-8 text (285 bytes) (\($0))"
         },
     ]
 

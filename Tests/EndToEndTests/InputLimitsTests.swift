@@ -70,6 +70,13 @@ import Testing
         #expect(huge.stderrLines == ["aggregate: page 1000000 is past the end: there is 1 page (3 cards at 1000 per page)"])
     }
 
+    @Test func anEmptyDigestNameIsAUsageError() async throws {
+        let workspace = try Workspace(sourcesYml: Self.entry("    url: http://127.0.0.1:9/p.json\n"))
+        let run = try await workspace.run("digest", "--name", "")
+        #expect(run.status == 2)
+        #expect(run.stderrLines.first == "Error: --name must not be empty: give the digest a name such as daily")
+    }
+
     /// One slow source cannot hold the feed past its `deadline`; the others print.
     @Test func aSlowSourceFailsAtItsDeadlineAndTheOthersPrint() async throws {
         try await FixtureWorld.withSession(
