@@ -201,10 +201,10 @@ struct Template {
             @testable import __Name__
 
             @Suite struct __Name__Tests {
-                func source() throws -> __Name__Source {
-                    let url = try #require(URL(string: __Name__Source.upstreamURL))
-                    return try __Name__Source(settings: SourceSettings(id: "__id__", url: url),
-                                              http: RecordedUpstream(snapshotsOf: __Name__Source.self))
+                /// The source as Sources.yml would configure it, over its recorded snapshots.
+                func source(options: String = "currency: USD") throws -> __Name__Source {
+                    try __Name__Source(settings: TestConfig.settings(for: __Name__Source.self, url: __Name__Source.upstreamURL, options: options),
+                                       http: RecordedUpstream(snapshotsOf: __Name__Source.self))
                 }
 
                 @Test func theFirstRecordedPageMapsToExactCards() async throws {
