@@ -103,6 +103,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -161,7 +163,7 @@ let package = Package(
             path: "Tests/FeedSourceTesting"
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
-        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine"]),
+        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest"]),
         .testTarget(
             name: "ConformanceTests",

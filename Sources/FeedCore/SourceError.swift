@@ -13,7 +13,7 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No complete response within the allowed time.
     case timeout(seconds: Double)
     /// No HTTP response at all: connection refused, DNS failure, TLS failure.
-    case transport(String)
+    case transport(TransportFailure)
     /// The upstream has no detail for this id although the item exists (its detail
     /// endpoint answers for another item, say): the engine shows the card from the list
     /// and prints `reason`. An empty reason means the source has no detail endpoint.
@@ -35,8 +35,8 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
             path.isEmpty ? "unreadable response: \(reason)" : "unreadable response at \(path): \(reason)"
         case .timeout(let seconds):
             "timed out after \(SecondsFormat.text(seconds))"
-        case .transport(let cause):
-            cause
+        case .transport(let failure):
+            failure.description
         case .noDetail(let reason):
             reason.isEmpty ? "no detail endpoint" : reason
         case .deadline(let seconds):

@@ -1,4 +1,6 @@
+import FeedCore
 @testable import FeedEngine
+import Logging
 import Foundation
 import Testing
 
@@ -47,5 +49,77 @@ import Testing
         #expect(key == "https://u:REDACTED@api.test/users?page=2&api_key=REDACTED&X-Amz-Signature=REDACTED")
         #expect(key == StateStore.cacheKey(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=other&X-Amz-Signature=def")!))
         #expect(StateStore.cacheKey(for: URL(string: "https://api.test/a?page=1")!) == "https://api.test/a?page=1")
+    }
+}
+
+/// The retry decision is one pure function of the outcome, and the transport follows it:
+/// tested with a scripted transport, no network.
+@Suite struct RetryDecisionTests {
+    @Test func theDecisionIsMadeFromTheOutcomesType() {
+        let policy = RetryPolicy(attempts: 3)
+        let zero: (ClosedRange<Double>) -> Double = { _ in 0 }
+        #expect(policy.decide(after: .status(200, retryAfter: nil), attempt: 1, random: zero) == nil)
+        #expect(policy.decide(after: .status(404, retryAfter: nil), attempt: 1, random: zero) == nil)
+        #expect(policy.decide(after: .status(503, retryAfter: nil), attempt: 1, random: zero) == .retry(after: 0))
+        #expect(policy.decide(after: .status(429, retryAfter: "2"), attempt: 1, random: zero) == .retry(after: 2))
+        #expect(policy.decide(after: .failure(.transport(.refused)), attempt: 2, random: zero) == .retry(after: 0))
+        #expect(policy.decide(after: .failure(.transport(.refused)), attempt: 3, random: zero) == .giveUp("after 3 tries"))
+        #expect(policy.decide(after: .failure(.timeout(seconds: 1)), attempt: 1, random: zero) == .retry(after: 0))
+        for final: TransportFailure in [.redirectLoop, .tooLarge(bytes: 1), .tls, .badRedirect, .other("x")] {
+            #expect(policy.decide(after: .failure(.transport(final)), attempt: 1, random: zero) == nil)
+        }
+        #expect(policy.decide(after: .failure(.undecodable(path: "", reason: "x")), attempt: 1, random: zero) == nil)
+    }
+
+    /// Answers from a script, one per request, and counts the requests.
+    final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var script: [Result<Int, SourceError>]
+        private(set) var requests: [HTTPRequest] = []
+
+        init(_ script: [Result<Int, SourceError>]) {
+            self.script = script
+        }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let next: Result<Int, SourceError> = lock.withLock {
+                requests.append(request)
+                return script.removeFirst()
+            }
+            return HTTPResponse(status: try next.get(), body: Data(), url: request.url)
+        }
+    }
+
+    func transport(_ base: ScriptedTransport, attempts: Int = 3) -> RetryingTransport {
+        RetryingTransport(base: base, sourceID: "shop", headers: ["x-api-key": "k"], policy: RetryPolicy(attempts: attempts),
+                          logger: Logger(label: "test"), sleep: { _ in })
+    }
+
+    let request = HTTPRequest(url: URL(string: "http://shop.test/p.json")!)
+
+    @Test func transientFailuresAreRetriedUntilAnAnswer() async throws {
+        let script = ScriptedTransport([.failure(.transport(.refused)), .success(503), .success(200)])
+        let response = try await transport(script).send(request)
+        #expect(response.status == 200)
+        #expect(script.requests.count == 3)
+        #expect(script.requests.allSatisfy { $0.headers["x-api-key"] == "k" })
+    }
+
+    @Test func aFinalFailureIsThrownAtOnce() async throws {
+        let script = ScriptedTransport([.failure(.transport(.redirectLoop)), .success(200)])
+        await #expect(throws: SourceError.transport(.redirectLoop)) { try await transport(script).send(request) }
+        #expect(script.requests.count == 1)
+    }
+
+    @Test func retriesRunOutWithTheLastCause() async throws {
+        let script = ScriptedTransport([.success(503), .success(502)])
+        await #expect(throws: SourceError.failed("HTTP 502 after 2 tries")) { try await transport(script, attempts: 2).send(request) }
+        #expect(script.requests.count == 2)
+    }
+
+    @Test func aNotFoundIsAnAnswerNotARetry() async throws {
+        let script = ScriptedTransport([.success(404)])
+        #expect(try await transport(script).send(request).status == 404)
+        #expect(script.requests.count == 1)
     }
 }

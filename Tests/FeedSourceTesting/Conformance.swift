@@ -174,6 +174,6 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         lock.withLock { sent += 1 }
-        throw SourceError.transport("no network in this test")
+        throw SourceError.transport(.noNetwork)
     }
 }

@@ -57,7 +57,7 @@ public struct StandardTransports: TransportProvider {
         var tiers: [TransportTier] = []
         if let live {
             var network: any HTTPTransport = RetryingTransport(
-                live: live, sourceID: source.id, headers: source.headers, timeout: source.timeout,
+                base: TimedLiveTransport(live: live, timeout: source.timeout), sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
             var settle: @Sendable (Bool) async -> Void = { _ in }
             if let store {

@@ -3,7 +3,9 @@ import FeedCore
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import NIOHTTPCompression
+import NIOPosix
 
 /// The network: one AsyncHTTPClient shared by every source of a run, so connections
 /// to one host are reused; gzip/deflate, at most 5 redirects, a body cap and a limit on
@@ -77,12 +79,12 @@ public final class LiveHTTPTransport: Sendable {
             }
             guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
                   ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
-                throw SourceError.transport("redirected to an address that is not http(s)")
+                throw SourceError.transport(.badRedirect)
             }
-            guard visited.insert(next.absoluteString).inserted else { throw SourceError.transport("redirect loop") }
+            guard visited.insert(next.absoluteString).inserted else { throw SourceError.transport(.redirectLoop) }
             url = next
         }
-        throw SourceError.transport("more than \(Self.maxRedirects) redirects")
+        throw SourceError.transport(.tooManyRedirects(Self.maxRedirects))
     }
 
     private func fetch(_ url: URL, headers: [String: String], deadline: NIODeadline) async throws -> HTTPResponse {
@@ -106,38 +108,36 @@ public final class LiveHTTPTransport: Sendable {
         }
     }
 
-    /// Turns client errors into plain words a person can act on.
+    /// The HTTP client's errors as typed failures, by their types alone.
     private func describe(_ error: any Error, url: URL, timeout: Double) -> SourceError {
         if error is NIOTooManyBytesError || error is NIOHTTPDecompression.DecompressionError {
-            return .failed("response larger than \(maxBodyBytes / (1024 * 1024)) MiB")
+            return .transport(.tooLarge(bytes: maxBodyBytes))
         }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .tlsHandshakeTimeout:
                 return .timeout(seconds: timeout)
             case .redirectCycleDetected:
-                return .transport("redirect loop")
+                return .transport(.redirectLoop)
             case .redirectLimitReached:
-                return .transport("more than 5 redirects")
-            case .remoteConnectionClosed:
-                return .transport("the server closed the connection before the response was complete")
+                return .transport(.tooManyRedirects(Self.maxRedirects))
+            case .remoteConnectionClosed, .bodyLengthMismatch:
+                return .transport(.closedEarly)
             default:
-                break
+                return .transport(.other("\(error)"))
             }
         }
-        let text = String(describing: error)
-        if text.contains("stream ended at an unexpected time") || text.contains("bodyLengthMismatch") {
-            return .transport("the server closed the connection before the response was complete")
+        if error is HTTPParserError { return .transport(.closedEarly) }
+        if let error = error as? NIOConnectionError {
+            if error.connectionErrors.isEmpty { return .transport(.dns) }
+            let refused = error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+            return .transport(refused ? .refused : .unreachable)
         }
-        if text.contains("refused") || text.contains("ECONNREFUSED") {
-            return .transport("connection refused")
+        if let error = error as? IOError {
+            return .transport(error.errnoCode == ECONNREFUSED ? .refused : .unreachable)
         }
-        if text.contains("UnknownHost") || text.contains("DNS") || text.contains("unreachable")
-            || text.contains("getaddrinfo")
-        {
-            return .transport("network unreachable")
-        }
-        return .transport("network error: \(text)")
+        if error is SocketAddressError { return .transport(.dns) }
+        return .transport(.other("\(error)"))
     }
 }
 

@@ -27,6 +27,39 @@ public struct RetryPolicy: Sendable {
         case giveUp(String)
     }
 
+    /// How one try ended.
+    public enum Attempt: Sendable, Equatable {
+        /// A response arrived (with its `Retry-After`, if any).
+        case status(Int, retryAfter: String?)
+        /// No response.
+        case failure(SourceError)
+    }
+
+    /// The whole retry decision after try number `attempt` (from 1): `nil` when the try's
+    /// outcome is final as it is (a response worth returning, or a failure no retry can
+    /// mend), else retry after a delay or give up saying why.
+    public func decide(after outcome: Attempt, attempt: Int, now: Date = Date(),
+                       random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Decision? {
+        switch outcome {
+        case .status(let status, let retryAfter):
+            guard Self.retryableStatuses.contains(status) else { return nil }
+            return decide(attempt: attempt, retryAfter: retryAfter, now: now, random: random)
+        case .failure(let error):
+            guard Self.isTransient(error) else { return nil }
+            return decide(attempt: attempt, retryAfter: nil, now: now, random: random)
+        }
+    }
+
+    /// Connect failures and timeouts are worth another try; a body over the size cap,
+    /// a redirect loop or an unreadable response are not.
+    public static func isTransient(_ error: SourceError) -> Bool {
+        switch error {
+        case .timeout: true
+        case .transport(let failure): failure.isTransient
+        default: false
+        }
+    }
+
     /// What to do after try number `attempt` (from 1) failed. `retryAfter` is the
     /// header's raw value, if the response had one.
     public func decide(attempt: Int, retryAfter: String?, now: Date = Date(),

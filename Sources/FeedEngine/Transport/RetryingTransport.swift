@@ -2,52 +2,56 @@ import FeedCore
 import Foundation
 import Logging
 
-/// The live network for one source: its headers and timeout, retries per
-/// ``RetryPolicy``, each retry logged (shown with `--verbose`).
+/// One source's network: its headers on every request, retries as ``RetryPolicy`` decides,
+/// each retry logged (shown with `--verbose`). Wraps any transport, so it is tested with a
+/// scripted one.
 struct RetryingTransport: HTTPTransport {
-    let live: LiveHTTPTransport
+    let base: any HTTPTransport
     let sourceID: String
     let headers: [String: String]
-    let timeout: Double
     let policy: RetryPolicy
     let logger: Logger
+    /// Waits between tries; tests pass one that does not sleep.
+    var sleep: @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .milliseconds(Int($0 * 1000))) }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.headers.merge(headers) { requestValue, _ in requestValue }
         var attempt = 1
         while true {
-            let failure: String
-            let retryAfter: String?
+            let result: Result<HTTPResponse, SourceError>
             do {
-                let response = try await live.send(request, timeout: timeout)
-                guard RetryPolicy.retryableStatuses.contains(response.status) else { return response }
-                failure = "HTTP \(response.status)"
-                retryAfter = response.headers["retry-after"]
+                result = .success(try await base.send(request))
             } catch let error as SourceError {
-                guard Self.isRetryable(error) else { throw error }
-                failure = error.description
-                retryAfter = nil
+                result = .failure(error)
             }
-            switch policy.decide(attempt: attempt, retryAfter: retryAfter) {
+            let outcome: RetryPolicy.Attempt = switch result {
+            case .success(let response): .status(response.status, retryAfter: response.headers["retry-after"])
+            case .failure(let error): .failure(error)
+            }
+            guard let decision = policy.decide(after: outcome, attempt: attempt) else { return try result.get() }
+            let failure = switch result {
+            case .success(let response): "HTTP \(response.status)"
+            case .failure(let error): error.description
+            }
+            switch decision {
             case .giveUp(let why):
                 throw SourceError.failed("\(failure) \(why)")
             case .retry(let delay):
                 logger.info("\(sourceID): \(failure) from \(request.url.redactedString); retry \(attempt) of \(policy.attempts - 1) in \(String(format: "%.2f", delay)) s")
-                try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                try await sleep(delay)
                 attempt += 1
             }
         }
     }
+}
 
-    /// Connect failures and timeouts are worth another try; a body over the size cap,
-    /// a redirect loop or a broken response are not.
-    static func isRetryable(_ error: SourceError) -> Bool {
-        switch error {
-        case .timeout: true
-        case .transport(let cause): cause == "connection refused" || cause.hasPrefix("network")
-            || cause.hasPrefix("the server closed")
-        default: false
-        }
+/// The live network with one source's per-request timeout, as a plain transport.
+struct TimedLiveTransport: HTTPTransport {
+    let live: LiveHTTPTransport
+    let timeout: Double
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await live.send(request, timeout: timeout)
     }
 }
