@@ -2,9 +2,9 @@ import FeedCore
 import FeedEngine
 import Foundation
 
-/// One run of one digest: fetch, compare with the digest's memory, render, deliver, and
-/// only then commit the new memory in one transaction. A crash between delivery and
-/// commit repeats those items next time (at-least-once); a failed delivery commits nothing.
+/// One run of one digest: fetch, compare with the digest's memory, render, deliver and
+/// commit the new memory in one transaction. See ``DigestOutput`` for what each output
+/// guarantees when a run is killed; a failed delivery commits nothing.
 public struct DigestJob: Sendable {
     public var digest: DigestConfig
     public var options: DigestOptions
@@ -42,7 +42,7 @@ public struct DigestJob: Sendable {
     /// Runs the digest; `deliver` writes the rendered text (stdout or a file) and throws
     /// if it could not.
     public func run(runner: FeedRunner, store: StateStore, template: DigestTemplate?, wait: Double,
-                    deliver: (String) throws -> Void) async throws -> Result {
+                    output: DigestOutput, printer: (String) throws -> Void) async throws -> Result {
         // One run of a digest at a time; other digests run in parallel.
         let lock: FileLock
         do {
@@ -52,6 +52,17 @@ public struct DigestJob: Sendable {
             throw Failure.busy(digest.name)
         }
         defer { withExtendedLifetime(lock) {} }
+
+        // A file the previous run committed but did not finish is delivered first, alone:
+        // writing this run's report straight after would replace it unseen.
+        if !dryRun, let pending = try await store.pendingDelivery(digest.name) {
+            let current = try? String(contentsOf: URL(fileURLWithPath: pending.path), encoding: .utf8)
+            if current != pending.text { try DigestOutput.writeFile(pending.text, to: pending.path) }
+            try await store.finishDelivery(digest.name)
+            return Result(reported: 0, messages: [
+                "digest '\(digest.name)': delivered to \(pending.path) what the interrupted previous run had committed; new changes come with the next run",
+            ], partial: false)
+        }
 
         let (cards, outcomes) = try await runner.collect(digest.sources)
         var messages: [String] = []
@@ -76,11 +87,26 @@ public struct DigestJob: Sendable {
             messages.append("digest '\(digest.name)': \(plan.deferred) more changes wait for the next run (max_items: \(options.maxItems ?? 0))")
         }
         let report = DigestReport(name: digest.name, date: now, items: plan.items, unavailable: unavailable)
-        if !report.items.isEmpty || always {
-            try deliver(template?.render(report) ?? DigestRenderer.render(report, format: digest.format))
-        }
-        if !dryRun {
-            try await store.commit(plan, digest: digest.name, now: now)
+        let text = !report.items.isEmpty || always
+            ? template?.render(report) ?? DigestRenderer.render(report, format: digest.format) : nil
+        switch (output, text) {
+        case (.file(let path), let text?) where !dryRun:
+            let prepared = try DigestOutput.prepare(text, for: path)
+            do {
+                try await store.commit(plan, digest: digest.name, now: now, delivery: PendingDelivery(path: path, text: text))
+            } catch {
+                try? FileManager.default.removeItem(at: prepared)
+                throw error
+            }
+            try DigestOutput.publish(prepared, to: path)
+            try await store.finishDelivery(digest.name)
+        case (.file(let path), let text?):
+            try DigestOutput.writeFile(text, to: path)
+        case (.stdout, let text?):
+            try printer(text)
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now) }
+        case (_, nil):
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now) }
         }
         return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
     }

@@ -3,6 +3,12 @@ import FeedEngine
 import Foundation
 import GRDB
 
+/// A rendered digest owed to a file.
+struct PendingDelivery: Sendable, Equatable {
+    var path: String
+    var text: String
+}
+
 /// What one digest remembers between runs.
 struct DigestMemory {
     var entries: [String: DigestEntry] = [:]
@@ -33,8 +39,9 @@ extension StateStore {
         }
     }
 
-    /// Writes the plan's state in one transaction: all of it, or (on any error) none.
-    func commit(_ plan: DigestPlan, digest name: String, now: Date) async throws {
+    /// Writes the plan's state in one transaction: all of it, or (on any error) none;
+    /// with `delivery`, the file to write is recorded in that same transaction.
+    func commit(_ plan: DigestPlan, digest name: String, now: Date, delivery: PendingDelivery? = nil) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let rows = try plan.writes.map { entry in
@@ -59,6 +66,24 @@ extension StateStore {
                 INSERT INTO digest_run (digest, last_success, runs) VALUES (?, ?, 1)
                 ON CONFLICT(digest) DO UPDATE SET last_success = excluded.last_success, runs = digest_run.runs + 1
                 """, arguments: [name, now.timeIntervalSince1970])
+            if let delivery {
+                try db.execute(sql: "INSERT OR REPLACE INTO digest_delivery (digest, path, text, created) VALUES (?, ?, ?, ?)",
+                               arguments: [name, delivery.path, delivery.text, now.timeIntervalSince1970])
+            }
+        }
+    }
+
+    /// The file delivery a run committed but may not have finished.
+    func pendingDelivery(_ name: String) async throws -> PendingDelivery? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT path, text FROM digest_delivery WHERE digest = ?", arguments: [name])
+                .map { PendingDelivery(path: $0["path"], text: $0["text"]) }
+        }
+    }
+
+    func finishDelivery(_ name: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM digest_delivery WHERE digest = ?", arguments: [name])
         }
     }
 }

@@ -113,8 +113,9 @@ struct DigestCommand: AsyncParsableCommand {
         job.now = now
         do {
             let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
-            let result = try await job.run(runner: runner, store: store, template: template, wait: wait) { text in
-                try deliver(text, to: digest.output)
+            let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
+                                           output: digest.output.map(DigestOutput.file) ?? .stdout) { text in
+                try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
             }
             result.messages.forEach { Terminal.writeError($0) }
             return result.partial ? .partial : .ok
@@ -128,28 +129,6 @@ struct DigestCommand: AsyncParsableCommand {
         } catch {
             Terminal.writeError("aggregate: digest '\(digest.name)' failed: \(error); nothing was committed")
             return .failed
-        }
-    }
-
-    /// stdout, or `path` written through a temporary file renamed into place.
-    private func deliver(_ text: String, to path: String?) throws {
-        guard let path else {
-            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
-            return
-        }
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
-            try Data(text.utf8).write(to: temporary)
-            if FileManager.default.fileExists(atPath: target.path) {
-                _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: target)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw DigestJob.Failure.delivery("cannot write \(path): \(error.localizedDescription)")
         }
     }
 }

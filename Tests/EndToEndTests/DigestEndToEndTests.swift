@@ -258,4 +258,46 @@ import Glibc
             }
         }
     }
+
+    /// With `--output FILE`, 200 runs, two in three killed at a random moment: every
+    /// change reaches the file exactly once (counted over every version of the file).
+    @Test func killedFileRunsDeliverEachChangeExactlyOnce() async throws {
+        try await withBaseline { server, workspace, base in
+            let file = workspace.url.appendingPathComponent("digest.jsonl")
+            var versions: [String] = []
+            var lastInode: Int?
+            func observe() throws {
+                guard let inode = try? FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int,
+                      inode != lastInode else { return }
+                lastInode = inode
+                versions.append(try String(contentsOf: file, encoding: .utf8))
+            }
+            var rng = SystemRandomNumberGenerator()
+            let runs = 200
+            for run in 0..<runs {
+                server.control.edit("cabify", .add(list: "products", item: ["code": .string("ONCE\(run)"), "name": .string("Once \(run)"), "price": 1]))
+                let (process, exited) = try Binary.aggregate.launch(
+                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl", "--output", "digest.jsonl"],
+                    in: workspace.url, stdout: workspace.url.appendingPathComponent("stdout.txt"))
+                if run % 3 != 2 {
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &rng)))
+                    if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
+                }
+                for await _ in exited {}
+                try observe()
+            }
+            // One run finishes what an interrupted one committed, the next reports the rest.
+            for _ in 0..<2 {
+                let run = try await Binary.aggregate.run(
+                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl", "--output", "digest.jsonl"], in: workspace.url)
+                #expect(run.status == 0, "\(run.stderr)")
+                try observe()
+            }
+            let delivered = versions.joined(separator: "\n")
+            for run in 0..<runs {
+                let count = delivered.components(separatedBy: "\"id\":\"cabify:ONCE\(run)\"").count - 1
+                #expect(count == 1, "ONCE\(run) delivered \(count) times")
+            }
+        }
+    }
 }

@@ -175,6 +175,16 @@ extension StateStore {
                 table.column("runs", .integer).notNull()
             }
         }
+        // A file delivery recorded in the same transaction as the state it reports, and
+        // finished (then deleted) by this run or the next: exactly-once file output.
+        migrator.registerMigration("v3: pending delivery") { db in
+            try db.create(table: "digest_delivery") { table in
+                table.primaryKey("digest", .text)
+                table.column("path", .text).notNull()
+                table.column("text", .text).notNull()
+                table.column("created", .double).notNull()
+            }
+        }
         return migrator
     }
 }
