@@ -80,6 +80,9 @@ public struct DigestJob: Sendable {
         let memory = try await store.digestMemory(digest.name)
         let plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
                                    knownSources: memory.knownSources, options: options, now: now)
+        if available.isEmpty && !outcomes.isEmpty {
+            messages.append("digest '\(digest.name)': no source could be checked, so nothing was compared and no baseline was recorded; run it again with the network (recorded snapshots are never news)")
+        }
         if plan.baselineCount > 0 {
             messages.append("digest '\(digest.name)': baseline of \(plan.baselineCount) cards recorded; the next run reports changes")
         }

@@ -67,3 +67,14 @@ import Testing
         }
     }
 }
+
+/// A newcomer's first offline digest says what happened and what to do (issue 15, 12).
+@Suite struct OfflineDigestAdviceTests {
+    @Test func anOfflineDigestSaysToRunAgainWithTheNetwork() async throws {
+        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let run = try await workspace.run("digest", "--name", "daily", "--offline")
+        #expect(run.status == 3)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.last == "digest 'daily': no source could be checked, so nothing was compared and no baseline was recorded; run it again with the network (recorded snapshots are never news)")
+    }
+}
