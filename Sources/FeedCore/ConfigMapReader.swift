@@ -98,8 +98,12 @@ public struct ConfigMapReader {
     /// An exact decimal number (a price), greater than zero when `positive`.
     public func decimal(_ key: String, required: Bool = false, positive: Bool = false) -> Decimal? {
         guard let (scalar, _) = scalar(key, required: required, expected: "a number") else { return nil }
-        guard scalar.kind == .integer || scalar.kind == .float, let value = Money.parse(scalar.text) else {
+        guard scalar.kind == .integer || scalar.kind == .float else {
             report(key, "expected a number, got \(scalar.kindDescription)")
+            return nil
+        }
+        guard let value = Money.parse(scalar.text) else {
+            report(key, "\(scalar.text) is not a plain decimal amount; write it with digits and a point, like 19.00")
             return nil
         }
         if positive && value <= 0 {

@@ -63,7 +63,11 @@ public enum JSONBody {
         } catch let error as DecodingError {
             let raw = try? JSONDecoder().decode(JSONValue.self, from: body)
             guard let raw else {
-                let reason = String(data: body, encoding: .utf8) == nil
+                // JSON but for bytes that are not UTF-8 is a different fault from an HTML page.
+                let repaired = Data(String(decoding: body, as: UTF8.self).utf8)
+                let onlyEncoding = String(data: body, encoding: .utf8) == nil
+                    && (try? JSONDecoder().decode(JSONValue.self, from: repaired)) != nil
+                let reason = onlyEncoding
                     ? "the body is not UTF-8 text (\(body.count) bytes)" : "the body is not JSON (\(body.count) bytes)"
                 throw SourceError.undecodable(path: "", reason: reason)
             }

@@ -68,10 +68,13 @@ public struct DigestJob: Sendable {
         var messages: [String] = []
         var unavailable: [(source: String, reason: String)] = []
         for outcome in outcomes {
-            if let failure = outcome.failure {
+            switch outcome.status {
+            case .failed(let failure, _):
                 unavailable.append((outcome.id, failure))
-            } else if outcome.origin == .snapshot {
-                unavailable.append((outcome.id, "\(outcome.liveFailure ?? "offline"); only the recorded snapshot was available"))
+            case .fallback(.snapshot, let liveFailure, _):
+                unavailable.append((outcome.id, "\(liveFailure ?? "offline"); only the recorded snapshot was available"))
+            case .fallback(.cache, _, _), .live:
+                break
             }
         }
         let available = outcomes.map(\.id).filter { id in !unavailable.contains { $0.source == id } }

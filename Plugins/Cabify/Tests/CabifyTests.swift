@@ -104,6 +104,8 @@ import Testing
          "Sources.yml:10:23: sources[0].options.offers[0].unit_price: €25.00 is not below the list price of TSHIRT (€20.00)"),
         ("      offers:\n        - code: TSHIRT\n          type: bulk\n          min_quantity: 3\n          unit_price: -1\n",
          "Sources.yml:10:23: sources[0].options.offers[0].unit_price: must be greater than 0, got -1"),
+        ("      offers:\n        - code: TSHIRT\n          type: bulk\n          min_quantity: 3\n          unit_price: 1e308\n",
+         "Sources.yml:10:23: sources[0].options.offers[0].unit_price: 1e308 is not a plain decimal amount; write it with digits and a point, like 19.00"),
         ("      offers:\n        - code: TSHIRT\n          type: discount\n",
          "Sources.yml:8:17: sources[0].options.offers[0].type: must be one of multibuy, bulk, got \"discount\""),
         ("      offers:\n        - code: TSHIRT\n          min_quantity: 3\n",

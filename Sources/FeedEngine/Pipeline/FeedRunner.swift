@@ -146,7 +146,7 @@ public struct FeedRunner: Sendable {
         guard let source = try select([sourceID]).first else { throw UsageError("no source \(sourceID)") }
         var feed = makePager(source, query: FeedQuery())
         if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
-        if let message = feed.outcome.notFound { return .notFound("\(source.id): \(message)", feed.outcome) }
+        if case .notFound(let message)? = feed.outcome.detail { return .notFound("\(source.id): \(message)", feed.outcome) }
         return .failed(feed.outcome)
     }
 }

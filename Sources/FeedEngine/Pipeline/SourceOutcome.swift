@@ -11,21 +11,30 @@ public struct SourceOutcome: Sendable {
     public var produced = 0
     /// The upstream's own item count, when it says.
     public var upstreamTotal: Int?
-    /// The fallback tier that served the source, if the live upstream did not.
-    public var origin: Card.Origin?
-    /// What the fallback tier served, in words (`cached response from 5 minutes ago`).
-    public var servedBy: String?
-    /// Why the live upstream failed (with its URL), when it did.
-    public var liveFailure: String?
-    /// Why fallback tiers failed, in order.
-    public var fallbackFailures: [String] = []
-    /// Set when the source failed for good (it may still have produced earlier pages).
-    public var failure: String?
-    public var notFound: String?
-    /// Why the source has no detail for the asked id (empty: no detail endpoint at all).
-    public var detailUnavailable: String?
-    /// Why fetching the detail failed, when the list card was shown instead.
-    public var detailFailure: String?
+    /// Where the source's cards came from, or why none came.
+    public enum Status: Sendable, Equatable {
+        /// Served by the live upstream (or not asked yet).
+        case live
+        /// Served by a fallback tier; `liveFailure` is why the upstream did not (nil offline).
+        case fallback(Card.Origin, liveFailure: String?, servedBy: String)
+        /// Failed for good (it may still have produced earlier pages).
+        case failed(String, fallbackFailures: [String])
+    }
+
+    /// What became of a `show` for one id, when it was not the detail endpoint's card.
+    public enum Detail: Sendable, Equatable {
+        /// The source has no detail endpoint; the card comes from the list.
+        case noEndpoint
+        /// The upstream has no detail for this item (it exists); the list card is shown.
+        case unavailable(String)
+        /// Fetching the detail failed; the list card is shown.
+        case failed(String)
+        /// No such item.
+        case notFound(String)
+    }
+
+    public var status: Status = .live
+    public var detail: Detail?
     public var skipped: [SkippedRecord] = []
     public var notes: [String] = []
     /// Set when max_pages or max_items ended the walk.
@@ -36,34 +45,56 @@ public struct SourceOutcome: Sendable {
         self.url = url
     }
 
+    /// Why the source failed for good, if it did.
+    public var failure: String? {
+        if case .failed(let message, _) = status { return message }
+        return nil
+    }
+
+    /// The fallback tier that served the source, if the live upstream did not.
+    public var origin: Card.Origin? {
+        if case .fallback(let origin, _, _) = status { return origin }
+        return nil
+    }
+
     /// Lines for stderr: failures and fallbacks always, notes only when `verbose`.
     public func messages(verbose: Bool) -> [String] {
         var lines: [String] = []
-        if let failure {
+        switch status {
+        case .failed(let failure, let fallbackFailures):
             let tried = fallbackFailures.isEmpty || !verbose ? "" : "; fallback failed: \(fallbackFailures.joined(separator: "; "))"
             lines.append("\(id): \(failure)\(tried)")
-        } else if origin != nil, let liveFailure {
-            lines.append("\(id): \(liveFailure); using \(servedBy ?? "a fallback")")
+        case .fallback(_, let liveFailure?, let servedBy):
+            lines.append("\(id): \(liveFailure); using \(servedBy)")
+        case .fallback, .live:
+            break
         }
-        if let reason = detailUnavailable, !reason.isEmpty {
+        switch detail {
+        case .unavailable(let reason):
             lines.append("\(id): \(reason); showing the card from the list")
-        }
-        if let detailFailure, notFound == nil {
-            lines.append("\(id): detail unavailable: \(detailFailure); showing the card from the list")
+        case .failed(let reason):
+            lines.append("\(id): detail unavailable: \(reason); showing the card from the list")
+        case .noEndpoint, .notFound, nil:
+            break
         }
         lines += skipped.map { "\(id): \($0)" }
         if verbose {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
-            let served = origin != nil ? " (\(servedBy ?? "fallback"))" : ""
+            var served = ""
+            if case .fallback(_, _, let servedBy) = status { served = " (\(servedBy))" }
             let total = upstreamTotal.map { $0 > produced ? " (the upstream has \($0))" : "" } ?? ""
             lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)\(total)")
         }
         return lines
     }
 
-    /// Did the source lose anything (failed, or skipped records)?
-    public var isDegraded: Bool { failure != nil || detailFailure != nil || !skipped.isEmpty }
+    /// Did the source lose anything (failed, a failed detail, or skipped records)?
+    public var isDegraded: Bool {
+        if failure != nil || !skipped.isEmpty { return true }
+        if case .failed? = detail { return true }
+        return false
+    }
 }
 
 /// The overall result of a run, which the command line maps to an exit code.

@@ -17,6 +17,9 @@ struct SourcePager: Sendable {
     private var tiers: [Tier] = []
     private var tierIndex = 0
     private var trail = CursorTrail()
+    /// Why the live tier failed, and each fallback after it, for the outcome.
+    private var liveFailure: String?
+    private var fallbackFailures: [String] = []
     /// Shared by every live request of this source in this run.
     private let deadline: Deadline
 
@@ -44,7 +47,7 @@ struct SourcePager: Sendable {
     }
 
     private mutating func fail(_ message: String) {
-        outcome.failure = message
+        outcome.status = .failed(message, fallbackFailures: fallbackFailures)
         exhausted = true
     }
 
@@ -67,24 +70,26 @@ struct SourcePager: Sendable {
                 let source = tier.source
                 let value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
                 await tier.settle(true)
-                if tier.origin != nil { outcome.servedBy = tier.describe() }
+                if let origin = tier.origin {
+                    outcome.status = .fallback(origin, liveFailure: liveFailure, servedBy: tier.describe())
+                }
                 return (value, tier.origin)
             } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
                 await tier.settle(true)
-                outcome.detailUnavailable = error == .noDetailEndpoint ? "" : error.description
+                outcome.detail = error == .noDetailEndpoint ? .noEndpoint : .unavailable(error.description)
                 return nil
             } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
                 await tier.settle(true)
-                outcome.notFound = error.description
+                outcome.detail = .notFound(error.description)
                 return nil
             } catch {
                 await tier.settle(false)
                 let message = explain(error, tier: tier)
-                if tier.origin == nil { outcome.liveFailure = message } else { outcome.fallbackFailures.append(message) }
+                if tier.origin == nil { liveFailure = message } else { fallbackFailures.append(message) }
                 tierIndex += 1
             }
         }
-        fail(outcome.liveFailure ?? outcome.fallbackFailures.last ?? "no response")
+        fail(liveFailure ?? fallbackFailures.last ?? "no response")
         return nil
     }
 
@@ -99,7 +104,6 @@ struct SourcePager: Sendable {
         let cursor = trail.current
         guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
         outcome.pages += 1
-        outcome.origin = origin ?? outcome.origin
         outcome.skipped += page.skipped
         outcome.notes += page.notes
         if let total = page.total { outcome.upstreamTotal = total }
@@ -132,14 +136,15 @@ struct SourcePager: Sendable {
         if let (card, origin) = await withTiers({ try await $0.detail(id: id) }) {
             var card = card
             card.origin = origin
-            outcome.origin = origin
             return card
         }
-        if outcome.notFound != nil { return nil }
-        if outcome.detailUnavailable == nil, let failure = outcome.failure {
+        if case .notFound? = outcome.detail { return nil }
+        if outcome.detail == nil, let failure = outcome.failure {
             // The detail failed on every tier: the list card is still worth showing.
             outcome = SourceOutcome(id: config.id, url: config.url)
-            outcome.detailFailure = failure
+            outcome.detail = .failed(failure)
+            liveFailure = nil
+            fallbackFailures = []
             tierIndex = 0
             exhausted = false
         }
@@ -149,9 +154,9 @@ struct SourcePager: Sendable {
             await fetchNext()
         }
         if outcome.failure == nil {
-            outcome.notFound = outcome.budgetNote == nil
+            outcome.detail = .notFound(outcome.budgetNote == nil
                 ? "no item \"\(id)\""
-                : "no item \"\(id)\" in the first \(outcome.pages) pages (\(outcome.produced) cards); raise max_pages or max_items to look further"
+                : "no item \"\(id)\" in the first \(outcome.pages) pages (\(outcome.produced) cards); raise max_pages or max_items to look further")
         }
         return nil
     }
