@@ -70,7 +70,7 @@ struct CommonOptions: ParsableArguments {
             store.notices.forEach(Terminal.writeError)
             return store
         } catch {
-            Terminal.writeError("aggregate: running without a cache: cannot open the state in \(directory.path) (\(error))")
+            Terminal.writeError("aggregate: running without a cache: cannot open the state in \(directory.path) (\(PlainWords.describe(error)))")
             return nil
         }
     }

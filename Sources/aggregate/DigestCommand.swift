@@ -127,7 +127,7 @@ struct DigestCommand: AsyncParsableCommand {
             Terminal.writeError("aggregate: \(error)")
             return .usage
         } catch {
-            Terminal.writeError("aggregate: digest '\(digest.name)' failed: \(error); nothing was committed")
+            Terminal.writeError("aggregate: digest '\(digest.name)' failed: \(PlainWords.describe(error)); nothing was committed")
             return .failed
         }
     }

@@ -51,7 +51,7 @@ struct RecordCommand: AsyncParsableCommand {
             await live.shutdown()
         } catch {
             await live.shutdown()
-            Terminal.writeError("\(sourceID): cannot record: \(error)")
+            Terminal.writeError("\(sourceID): cannot record: \(PlainWords.describe(error))")
             throw ExitStatus.failed.code
         }
         let folder = URL(fileURLWithPath: into)

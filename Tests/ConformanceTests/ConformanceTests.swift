@@ -29,3 +29,23 @@ struct CatalogueEntry: CustomTestStringConvertible, Sendable {
         }
     }
 }
+
+/// DESIGN.md's first rule, checked on the tree: a source module imports FeedCore (and
+/// Foundation) only, never the engine, another source or a library.
+@Suite struct ModuleRules {
+    @Test func sourceModulesImportFeedCoreOnly() throws {
+        let plugins = ReadmeSections.root.appendingPathComponent("Plugins")
+        let files = FileManager.default.enumerator(at: plugins, includingPropertiesForKeys: nil)
+        var checked = 0
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift", !file.pathComponents.contains("Tests") else { continue }
+            checked += 1
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
+                let module = line.split(separator: " ").last.map(String.init) ?? ""
+                #expect(["FeedCore", "Foundation"].contains(module), "\(file.lastPathComponent) imports \(module)")
+            }
+        }
+        #expect(checked >= SourceCatalogue.sources.count * 2)
+    }
+}

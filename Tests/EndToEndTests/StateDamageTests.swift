@@ -78,3 +78,20 @@ import Testing
         #expect(run.stderrLines.last == "digest 'daily': no source could be checked, so nothing was compared and no baseline was recorded; run it again with the network (recorded snapshots are never news)")
     }
 }
+
+/// System errors are said in plain words, never as an NSError dump (issue 15, 11).
+@Suite struct PlainErrorTests {
+    @Test func aStateDirectoryThatCannotBeMadeIsSaidPlainly() async throws {
+        let workspace = try Workspace(sourcesYml: """
+            sources:
+              - id: shop
+                plugin: cabify
+                url: https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json
+
+            """)
+        let run = try await workspace.aggregate("--offline", "--state-dir", "/dev/null/state")
+        #expect(run.status == 0)
+        #expect(run.stdoutLines.count == 3)
+        #expect(run.stderrLines == ["aggregate: running without a cache: cannot open the state in /dev/null/state (cannot be written (check that every parent is a directory you may write to))"])
+    }
+}

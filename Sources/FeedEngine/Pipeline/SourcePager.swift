@@ -39,7 +39,7 @@ struct SourcePager: Sendable {
                             tracker: tracker, describe: tier.describe, settle: tier.settle)
             }
         } catch {
-            fail("cannot start: \(error)")
+            fail("cannot start: \(PlainWords.describe(error))")
         }
         if self.tiers.isEmpty && !exhausted {
             fail("no way to reach it (offline, and no recorded snapshot)")

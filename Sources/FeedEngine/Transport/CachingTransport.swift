@@ -80,7 +80,7 @@ final class CachingTransport: HTTPTransport {
         do {
             return try await store.cachedResponse(for: url)
         } catch {
-            logger.warning("aggregate: cache read failed (\(error)); fetching live")
+            logger.warning("aggregate: cache read failed (\(PlainWords.describe(error))); fetching live")
             return nil
         }
     }
@@ -90,7 +90,7 @@ final class CachingTransport: HTTPTransport {
         do {
             try await body()
         } catch {
-            logger.warning("aggregate: cache write failed: \(error)")
+            logger.warning("aggregate: cache write failed: \(PlainWords.describe(error))")
         }
     }
 }
