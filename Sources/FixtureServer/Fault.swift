@@ -1,4 +1,3 @@
-import FeedCore
 import Foundation
 
 /// How the fixture server misbehaves for one request of one route. An empty fault is a

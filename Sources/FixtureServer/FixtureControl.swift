@@ -1,4 +1,3 @@
-import FeedCore
 import Foundation
 import Synchronization
 

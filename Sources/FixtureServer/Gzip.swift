@@ -1,4 +1,3 @@
-import FeedCore
 import Foundation
 
 /// A gzip member with stored (uncompressed) deflate blocks: valid gzip that every client
