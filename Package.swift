@@ -4,7 +4,7 @@ import PackageDescription
 
 // SwiftPM caches this manifest by its text, so it sees a new source folder or snapshot only
 // once this file changes: `swift package new-source` and `aggregate record` rewrite this line.
-// Source folders: Cabify(1) Dishwashers(3) LTK(4) Reqres(4) TargetDeals(2)
+// Source folders: Cabify(1) Dishwashers(3) Exec(2) JSONAPI(1) LTK(4) Reqres(4) TargetDeals(2)
 
 /// Every built-in source module is a folder `Plugins/<Name>/`, found here by itself:
 /// a library target of its Swift files, with every top-level `Snapshots/*.json` compiled
@@ -16,6 +16,7 @@ struct SourceFolder {
     let name: String
     let snapshots: [String]
     let notBuilt: [String]
+    let otherFolders: [String]
     let hasTests: Bool
     let hasTestFixtures: Bool
 
@@ -33,10 +34,17 @@ struct SourceFolder {
             let isSnapshot = { (entry: String) in
                 entry.hasSuffix(".json") && !isDirectory(folder.appendingPathComponent("Snapshots/\(entry)"))
             }
+            // Folders of other files (Examples/) are not built.
+            let otherFolders = entries.filter { entry in
+                !["Snapshots", "Tests"].contains(entry) && isDirectory(folder.appendingPathComponent(entry))
+                    && !((try? files.contentsOfDirectory(atPath: folder.appendingPathComponent(entry).path)) ?? [])
+                        .contains { $0.hasSuffix(".swift") }
+            }
             return SourceFolder(
                 name: name,
                 snapshots: snapshotEntries.filter(isSnapshot),
                 notBuilt: snapshotEntries.filter { !isSnapshot($0) },
+                otherFolders: otherFolders,
                 hasTests: entries.contains("Tests"),
                 hasTestFixtures: files.fileExists(atPath: folder.appendingPathComponent("Tests/Fixtures").path))
         }
@@ -53,7 +61,7 @@ struct SourceFolder {
                 name: name,
                 dependencies: ["FeedCore"],
                 path: "Plugins/\(name)",
-                exclude: notBuilt.map { "Snapshots/\($0)" } + (hasTests ? ["Tests"] : []),
+                exclude: notBuilt.map { "Snapshots/\($0)" } + otherFolders + (hasTests ? ["Tests"] : []),
                 resources: snapshots.map { .embedInCode("Snapshots/\($0)") }
             ),
         ]

@@ -26,6 +26,15 @@ public protocol FeedSource: Sendable {
     func detail(id: String) async throws -> Card
 }
 
+/// A source whose upstream is a local program rather than an HTTP server
+/// (`plugin: exec`). The engine puts the same retries, deadline, cache and fallbacks
+/// around the transport it returns as around the network, so its pages are cached and
+/// served offline like any other; `url:` is optional for it.
+public protocol LocalUpstreamSource: FeedSource {
+    /// The transport that plays the live upstream for a source with these settings.
+    static func liveTransport(settings: SourceSettings) -> any HTTPTransport
+}
+
 extension FeedSource {
     public func detail(id: String) async throws -> Card {
         throw SourceError.noDetailEndpoint
@@ -71,14 +80,31 @@ public struct SourceSettings: Sendable {
     public var path: String
     /// Where `options:` is (or the entry, when absent), for messages.
     public var location: ConfigLocation
+    /// The source's per-request `timeout` in seconds.
+    public var timeout: Double
+    /// The folder of the Sources.yml this entry is in: relative paths in options resolve
+    /// against it.
+    public var directory: URL
+    /// The process environment, for `${VAR}` in options that hold secrets.
+    public var environment: [String: String]
 
     public init(id: String, url: URL, options: ConfigNode? = nil,
-                path: String = "source", location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)) {
+                path: String = "source", location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
+                timeout: Double = 10, directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.id = id
         self.url = url
         self.options = options
         self.path = path
         self.location = location
+        self.timeout = timeout
+        self.directory = directory
+        self.environment = environment
+    }
+
+    /// Whether `url:` was given as an http(s) URL (a `plugin: exec` entry may leave it out).
+    public var hasHTTPURL: Bool {
+        ["http", "https"].contains(url.scheme?.lowercased() ?? "")
     }
 
     /// A reader over `options:` that reports problems under `<path>.options`.

@@ -18,7 +18,7 @@ struct FaultInjector {
             try? await Task.sleep(for: .milliseconds(latency))
         }
         var answer = answer
-        var headers: [String: String] = [:]
+        var headers = answer.headers
         if let retryAfter = fault.retryAfter { headers["Retry-After"] = retryAfter }
         if let maxAge = fault.maxAge { headers["Cache-Control"] = "max-age=\(maxAge)" }
         if fault.redirectLoop == true || fault.redirectTo != nil {

@@ -1,6 +1,8 @@
 import FeedCore
 import Cabify
 import Dishwashers
+import Exec
+import JSONAPI
 import LTK
 import Reqres
 import TargetDeals
@@ -15,6 +17,8 @@ public enum SourceCatalogue {
         ReqresSource.self,
         DishwashersSource.self,
         CabifySource.self,
+        JSONAPISource.self,
+        ExecSource.self,
     ]
 
     /// The same list as plain ``FeedSource`` types, for the engine's registry.

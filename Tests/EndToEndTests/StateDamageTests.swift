@@ -9,8 +9,12 @@ import Testing
 @Suite(.serialized) struct StateDamageTests {
     static let cabify = FixtureWorld.only("cabify")
 
+    /// Overwrites a database with `text` and drops its WAL: a WAL left by the last run
+    /// can hold page 1, and SQLite would read the database from it and never see the damage.
     func write(_ text: String, to name: String, in workspace: Workspace) throws {
-        try Data(text.utf8).write(to: workspace.url.appendingPathComponent("state/\(name)"))
+        let path = workspace.url.appendingPathComponent("state/\(name)").path
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
     @Test func aGarbageCacheIsMovedAsideAndTheRunSucceeds() async throws {

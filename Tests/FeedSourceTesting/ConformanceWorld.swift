@@ -21,7 +21,7 @@ struct ConformanceWorld {
                 let config = try loader.load(text: yaml, file: "Sources.yml")
                 let sourceConfig = try #require(config.sources.first)
                 let context = ConformanceContext(source: source, config: sourceConfig, route: entry.route,
-                                                 server: server, transport: RecordingTransport(live: live, config: sourceConfig))
+                                                 server: server, transport: RecordingTransport(live: live, config: sourceConfig, source: source))
                 try await body(context)
             }
         } catch {
@@ -73,8 +73,16 @@ struct ConformanceContext: Sendable {
         return transport.lastBody
     }
 
+    /// Whether the source runs a program instead of fetching (`exec`): its "body" is
+    /// the program's stdout, so faults replace that instead of the upstream's answer.
+    var isLocal: Bool { source is any LocalUpstreamSource.Type }
+
     func setFaults(_ faults: [Fault]) {
-        server.control.set(route, faults)
+        if isLocal {
+            transport.setOutputFaults(faults)
+        } else {
+            server.control.set(route, faults)
+        }
     }
 
     func requests() -> [LoggedRequest] {
@@ -86,19 +94,42 @@ struct ConformanceContext: Sendable {
 final class RecordingTransport: HTTPTransport {
     let live: LiveHTTPTransport
     let config: SourceConfig
+    /// The source's type: one with a local upstream (`exec`) is run, not fetched.
+    let source: any FeedSource.Type
     private let last = Mutex<Data?>(nil)
 
-    init(live: LiveHTTPTransport, config: SourceConfig) {
+    init(live: LiveHTTPTransport, config: SourceConfig, source: any FeedSource.Type) {
         self.live = live
         self.config = config
+        self.source = source
     }
 
     var lastBody: Data? { last.withLock { $0 } }
 
+    /// For a local upstream: faults applied to its output, one per call, like the
+    /// fixture server's per-request faults.
+    private let outputFaults = Mutex<[Fault]>([])
+
+    func setOutputFaults(_ faults: [Fault]) {
+        outputFaults.withLock { $0 = faults }
+    }
+
+    private func nextOutputFault() -> Fault? {
+        outputFaults.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.headers.merge(config.headers) { own, _ in own }
-        let response = try await live.send(request, timeout: config.timeout)
+        var response = if let local = source as? any LocalUpstreamSource.Type {
+            try await local.liveTransport(settings: config.settings).send(request)
+        } else {
+            try await live.send(request, timeout: config.timeout)
+        }
+        if source is any LocalUpstreamSource.Type, let fault = nextOutputFault() {
+            if let body = fault.body { response.body = Data(body.utf8) }
+            if fault.malformedJSON == true { response.body = response.body.prefix(response.body.count / 2) }
+        }
         last.withLock { $0 = response.body }
         return response
     }

@@ -22,11 +22,15 @@ public struct FixtureResponse: Sendable {
     public var status: Int
     public var contentType: String
     public var body: Data
+    /// More response headers (`Link`).
+    public var headers: [String: String]
 
-    public init(status: Int = 200, contentType: String = "application/json; charset=utf-8", body: Data) {
+    public init(status: Int = 200, contentType: String = "application/json; charset=utf-8", body: Data,
+                headers: [String: String] = [:]) {
         self.status = status
         self.contentType = contentType
         self.body = body
+        self.headers = headers
     }
 
     public static func json(_ body: Data, status: Int = 200) -> FixtureResponse {

@@ -70,7 +70,7 @@ public struct ConfigLoader: Sendable {
             if entries.isEmpty { top.report("sources", "lists no sources") }
             var seen: [String: String] = [:]
             for entry in entries {
-                let (source, id) = readSource(entry)
+                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory))
                 if let id, let first = seen[id] {
                     entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
@@ -87,7 +87,7 @@ public struct ConfigLoader: Sendable {
     }
 
     /// The source, when valid, and its id, when it has a valid one.
-    private func readSource(_ entry: ConfigMapReader) -> (SourceConfig?, id: String?) {
+    private func readSource(_ entry: ConfigMapReader, directory: URL) -> (SourceConfig?, id: String?) {
         entry.rejectUnknownKeys(Self.sourceKeys)
         let id = entry.string("id", required: true)
         if let id, !Self.isValidID(id) {
@@ -101,7 +101,9 @@ public struct ConfigLoader: Sendable {
             }()
         }
         let enabled = entry.boolean("enabled") ?? true
-        let url = entry.node("url") == nil ? { entry.report("url", "is required"); return nil }()
+        let localUpstream = sourceType is any LocalUpstreamSource.Type
+        let url = entry.node("url") == nil
+            ? (localUpstream ? id.flatMap { URL(string: "\(plugin ?? "local")://\($0)") } : { entry.report("url", "is required"); return nil }())
             : expanded(entry, "url").flatMap { text -> URL? in
                 let (url, problem) = SourceURL.check(text)
                 if let problem { entry.report("url", problem) }
@@ -124,7 +126,7 @@ public struct ConfigLoader: Sendable {
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
             deadline: deadline,
             options: entry.node("options"),
-            path: entry.path, location: entry.location)
+            path: entry.path, location: entry.location, directory: directory, environment: environment)
         if let sourceType {
             do {
                 _ = try sourceType.init(settings: config.settings, http: UnavailableTransport())
@@ -158,15 +160,7 @@ public struct ConfigLoader: Sendable {
 
     /// The string at `key` with `${VAR}` expanded, or nil after reporting why not.
     private func expanded(_ map: ConfigMapReader, _ key: String) -> String? {
-        guard let raw = map.string(key, required: false) else { return nil }
-        do {
-            return try EnvironmentInterpolation.expand(raw, environment: environment)
-        } catch .undefined(let name) {
-            map.report(key, "environment variable \(name) is not set (set it, or write ${\(name):-default})")
-        } catch {
-            map.report(key, "malformed ${…}: write ${NAME} or ${NAME:-default}")
-        }
-        return nil
+        map.expandedString(key, environment: environment)
     }
 
     static func isValidID(_ id: String) -> Bool {

@@ -62,6 +62,10 @@ public struct SourceConfig: Sendable {
     /// `sources[2]`, for messages.
     public var path: String
     public var location: ConfigLocation
+    /// The folder of the Sources.yml the entry is in.
+    public var directory: URL
+    /// The environment `${VAR}` in the source's options expand from.
+    public var environment: [String: String]
 
     public static let defaultTimeout = 10.0
     public static let defaultMaxPages = 10
@@ -87,7 +91,9 @@ public struct SourceConfig: Sendable {
         maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
         retries: Int = SourceConfig.defaultRetries, cacheTTL: Double = SourceConfig.defaultCacheTTL,
         deadline: Double = SourceConfig.defaultDeadline, options: ConfigNode? = nil, path: String = "sources[0]",
-        location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1)
+        location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
+        directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.id = id
         self.plugin = plugin
@@ -104,10 +110,13 @@ public struct SourceConfig: Sendable {
         self.options = options
         self.path = path
         self.location = location
+        self.directory = directory
+        self.environment = environment
     }
 
     /// What the source module is given.
     public var settings: SourceSettings {
-        SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location)
+        SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location,
+                       timeout: timeout, directory: directory, environment: environment)
     }
 }

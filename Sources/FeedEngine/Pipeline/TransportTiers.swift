@@ -56,8 +56,10 @@ public struct StandardTransports: TransportProvider {
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
         var tiers: [TransportTier] = []
         if let live {
+            let upstream: any HTTPTransport = (plugin as? any LocalUpstreamSource.Type)?.liveTransport(settings: source.settings)
+                ?? TimedLiveTransport(live: live, timeout: source.timeout)
             var network: any HTTPTransport = RetryingTransport(
-                base: TimedLiveTransport(live: live, timeout: source.timeout), sourceID: source.id, headers: source.headers,
+                base: upstream, sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
             var settle: @Sendable (Bool) async -> Void = { _ in }
             if let store {

@@ -90,6 +90,11 @@ public final class StateStore: Sendable {
     static var cacheMigrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: http cache", migrate: createCache)
+        // `Link: <…>; rel="next"` is how some upstreams page (`paging: link_header`): a
+        // cached page must keep it, or a warm walk would stop after one page.
+        migrator.registerMigration("v2: link header") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "link", .text) }
+        }
         return migrator
     }
 
@@ -201,6 +206,13 @@ public struct CachedResponse: Sendable, Equatable {
     public var maxAge: Double?
     public var body: Data
     public var fetchedAt: Date
+    /// The response's `Link` header, which paging may depend on.
+    public var link: String?
+
+    /// The stored headers a source may read.
+    public var headers: [String: String] {
+        link.map { ["link": $0] } ?? [:]
+    }
 }
 
 extension StateStore {
@@ -217,7 +229,7 @@ extension StateStore {
             try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]).map { row in
                 CachedResponse(key: row["key"], url: row["url"], status: row["status"], etag: row["etag"],
                                lastModified: row["last_modified"], maxAge: row["max_age"], body: row["body"],
-                               fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]))
+                               fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]), link: row["link"])
             }
         }
     }
@@ -227,13 +239,14 @@ extension StateStore {
         let maxAge = CacheControl.maxAge(response.headers["cache-control"])
         try await pool.write { db in
             try db.execute(sql: """
-                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
                   last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
-                  fetched_at = excluded.fetched_at
+                  fetched_at = excluded.fetched_at, link = excluded.link
                 """, arguments: [key, url.redactedString, response.status, response.headers["etag"],
-                                 response.headers["last-modified"], maxAge, response.body, date.timeIntervalSince1970])
+                                 response.headers["last-modified"], maxAge, response.body, date.timeIntervalSince1970,
+                                 response.headers["link"]])
         }
     }
 

@@ -38,7 +38,7 @@ final class CachingTransport: HTTPTransport {
         let cached = await lookup(request.url)
         if let cached, !refresh, Date().timeIntervalSince(cached.fetchedAt) < min(ttl, cached.maxAge ?? ttl) {
             pending.withLock { $0.append(.servedFromCache(request.url)) }
-            return HTTPResponse(status: cached.status, headers: [:], body: cached.body, url: request.url)
+            return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
         }
         var conditional = request
         if let etag = cached?.etag { conditional.headers["If-None-Match"] = etag }
@@ -46,7 +46,8 @@ final class CachingTransport: HTTPTransport {
         let response = try await network.send(conditional)
         if response.status == 304, let cached {
             pending.withLock { $0.append(.revalidated(request.url, headers: response.headers)) }
-            return HTTPResponse(status: cached.status, headers: response.headers, body: cached.body, url: request.url)
+            return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
+                                body: cached.body, url: request.url)
         }
         if response.isSuccess {
             pending.withLock { $0.append(.fetched(request.url, response)) }
@@ -112,6 +113,6 @@ final class StaleCacheTransport: HTTPTransport {
             throw SourceError.failed("no cached response")
         }
         oldest.withLock { $0 = min($0 ?? cached.fetchedAt, cached.fetchedAt) }
-        return HTTPResponse(status: cached.status, headers: [:], body: cached.body, url: request.url)
+        return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
     }
 }

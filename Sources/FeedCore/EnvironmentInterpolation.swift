@@ -1,13 +1,13 @@
 import Foundation
 
 /// Expands `${VAR}` and `${VAR:-default}` in configuration values.
-enum EnvironmentInterpolation {
-    enum Failure: Error, Equatable {
+public enum EnvironmentInterpolation {
+    public enum Failure: Error, Equatable, Sendable {
         case undefined(String)
         case malformed
     }
 
-    static func expand(_ text: String, environment: [String: String]) throws(Failure) -> String {
+    public static func expand(_ text: String, environment: [String: String]) throws(Failure) -> String {
         var result = ""
         var rest = Substring(text)
         while let start = rest.range(of: "${") {
@@ -36,5 +36,21 @@ enum EnvironmentInterpolation {
             rest = rest[rest.index(after: end)...]
         }
         return result + rest
+    }
+}
+
+extension ConfigMapReader {
+    /// The string at `key` with `${VAR}` expanded from `environment`, or nil after
+    /// reporting why not (an unset variable is named, with how to give it a default).
+    public func expandedString(_ key: String, environment: [String: String]) -> String? {
+        guard let raw = string(key, required: false) else { return nil }
+        do {
+            return try EnvironmentInterpolation.expand(raw, environment: environment)
+        } catch .undefined(let name) {
+            report(key, "environment variable \(name) is not set (set it, or write ${\(name):-default})")
+        } catch {
+            report(key, "malformed ${…}: write ${NAME} or ${NAME:-default}")
+        }
+        return nil
     }
 }

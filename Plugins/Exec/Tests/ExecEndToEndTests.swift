@@ -1,0 +1,112 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import Testing
+
+/// `plugin: exec` through the real binary: the example program against the fixture
+/// server, and small shell programs for failures, timeouts and secrets.
+@Suite(.serialized) struct ExecEndToEndTests {
+    static func cards(_ run: Binary.Run) throws -> [Card] {
+        try run.stdoutLines.map { try JSONDecoder().decode(Card.self, from: Data($0.utf8)) }
+    }
+
+    /// A workspace whose Sources.yml has one exec source running `script` (sh).
+    static func shellSource(_ script: String, extra: String = "") throws -> Workspace {
+        let workspace = try Workspace(sourcesYml: """
+            sources:
+              - id: sh
+                plugin: exec
+            \(extra)    options:
+                  command: [sh, program.sh]
+                  env: {TOKEN: "s3cret-token-value"}
+
+            """)
+        try workspace.write("program.sh", script)
+        return workspace
+    }
+
+    @Test func theExampleProgramPagesThroughTheRecordedUsers() async throws {
+        let entry = FixtureWorld.only("users-exec").map { entry in
+            var entry = entry
+            entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
+            return entry
+        }
+        try await FixtureWorld.withSession(sources: entry) { session in
+            let run = try await session.run("--per-page", "50")
+            #expect(run.status == 0)
+            #expect(run.stderr == "")
+            let cards = try Self.cards(run)
+            #expect(cards.map(\.id) == (1...12).map { "users-exec:\($0)" })
+            #expect(cards[1] == Card(source: "users-exec", upstreamID: "2", kind: .person, title: "Janet Weaver",
+                                     summary: "janet.weaver@reqres.in", image: URL(string: "https://reqres.in/img/faces/2-image.jpg")))
+            #expect(session.requests.map { $0.query ?? "" } == ["page=1", "page=2"])
+            // Cached like any page: offline serves the last good run, marked as such.
+            let offline = try await session.run("--per-page", "50", "--offline")
+            #expect(try Self.cards(offline).map(\.id) == cards.map(\.id))
+            #expect(try Self.cards(offline).allSatisfy { $0.origin == .cache })
+            #expect(session.requests.count == 2)
+        }
+    }
+
+    @Test func aFailingProgramIsNamedWithItsLastStderrLineAndSecretsStayHidden() async throws {
+        let workspace = try Self.shellSource("""
+            echo '{"id": 1, "title": "One"}'
+            echo "starting with $TOKEN" >&2
+            echo "fatal: upstream said no" >&2
+            exit 3
+            """)
+        let run = try await workspace.run("--format", "jsonl")
+        #expect(run.status == 1)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.count == 1)
+        #expect(run.stderrLines.first?.hasPrefix("sh: sh program.sh exited with status 3: fatal: upstream said no (exec://sh/page?program=") == true)
+        #expect(!run.stderr.contains("s3cret"))
+    }
+
+    @Test func stderrShowsUnderVerboseWithTheSourceIDAndRedacted() async throws {
+        let workspace = try Self.shellSource("""
+            echo "using $TOKEN" >&2
+            echo '{"id": 1, "title": "One"}'
+            echo 'oops'
+            """)
+        let quiet = try await workspace.run("--format", "jsonl", "--refresh")
+        #expect(quiet.status == 3)  // partial: a line was skipped
+        #expect(try Self.cards(quiet).map(\.id) == ["sh:1"])
+        let verbose = try await workspace.run("--format", "jsonl", "--verbose", "--refresh")
+        #expect(verbose.stderrLines.contains("sh: using REDACTED"))
+        #expect(verbose.stderrLines.contains { $0.hasPrefix("sh: skipped line 2: not a JSON object") })
+        #expect(!verbose.stderr.contains("s3cret"))
+    }
+
+    @Test func theTimeoutKillsTheWholeProcessGroup() async throws {
+        let workspace = try Self.shellSource("""
+            sleep 30 &
+            echo $! > child.pid
+            sleep 30
+            """, extra: "    timeout: 1\n    retries: 1\n")
+        let run = try await workspace.run("--format", "jsonl")
+        #expect(run.status == 1)
+        #expect(run.stderrLines.first?.hasPrefix("sh: timed out after 1 s") == true)
+        let pid = try #require(Int32(String(contentsOf: workspace.url.appendingPathComponent("child.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await Task.sleep(for: .milliseconds(300))
+        // Gone, or a zombie waiting for its new parent to reap it: either way not running.
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?
+            .split(separator: ")").last?.split(separator: " ").first
+        #expect(state == nil || state == "Z", "the program's child \(pid) is still running (\(state ?? ""))")
+    }
+
+    @Test func aProgramNotOnPathIsSaidPlainly() async throws {
+        let workspace = try Workspace(sourcesYml: """
+            sources:
+              - id: gone
+                plugin: exec
+                options: {command: [no-such-program-xyz, --top]}
+
+            """)
+        let run = try await workspace.run("--format", "jsonl")
+        #expect(run.status == 1)
+        #expect(run.stderrLines.first?.hasPrefix("gone: no-such-program-xyz is not on PATH; install it or give its path") == true)
+    }
+}
