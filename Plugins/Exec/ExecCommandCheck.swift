@@ -9,7 +9,7 @@ enum ExecCommandCheck {
     static func problem(_ program: String, directory: URL, environment: [String: String]) -> String? {
         let files = FileManager.default
         if program.contains("/") {
-            let path = program.hasPrefix("/") ? program : directory.appendingPathComponent(program).path
+            let path = program.hasPrefix("/") ? program : directory.appendingPathComponent(program).standardizedFileURL.path
             return files.isExecutableFile(atPath: path)
                 ? nil : "\(program) is not an executable file (looked at \(path); relative paths start at the Sources.yml folder)"
         }

@@ -40,7 +40,8 @@ struct JSONAPIOptions: Sendable {
         currency = options.node("currency") == nil ? nil : options.currency("currency", default: "")
         minorUnits = options.boolean("minor_units") ?? false
         let fields = Self.fields(options)
-        if currency == nil, let fields, fields.price != nil || fields.regularPrice != nil {
+        if currency == nil, case .map(let entries)? = options.node("fields")?.value,
+           entries.contains(where: { ["price", "regular_price"].contains($0.key) }) {
             options.report("currency", "is required with fields.price: the ISO 4217 code of every price (USD, EUR)")
         }
         paging = JSONAPIPaging.read(options.map("paging"))

@@ -100,3 +100,33 @@ import Testing
         }
     }
 }
+
+/// `aggregate validate` names every bad option of both no-code plugins at once.
+@Suite struct NoCodeValidationTests {
+    @Test func validateNamesEveryBadOptionWithItsLineAndColumn() async throws {
+        let workspace = try Workspace(sourcesYml: """
+            sources:
+              - id: shop
+                plugin: json
+                url: https://shop.example/api
+                options:
+                  items: products
+                  fields: {id: id, title: "{name", price: price}
+                  paging: {style: cursor, param: after}
+              - id: hn
+                plugin: exec
+                options: {command: [./missing.sh]}
+
+            """)
+        let run = try await workspace.run("validate")
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        let folder = workspace.url.standardizedFileURL.path
+        #expect(run.stderrLines == [
+            "Sources.yml:6:7: sources[0].options.currency: is required with fields.price: the ISO 4217 code of every price (USD, EUR)",
+            "Sources.yml:7:31: sources[0].options.fields.title: \"{name\" has a { without its }",
+            "Sources.yml:8:15: sources[0].options.paging.from: is required: the path of the next cursor in a page body",
+            "Sources.yml:11:24: sources[1].options.command: ./missing.sh is not an executable file (looked at \(folder)/missing.sh; relative paths start at the Sources.yml folder)",
+        ])
+    }
+}

@@ -139,6 +139,7 @@ import Testing
             Issue.record("the configuration loaded")
         } catch {
             #expect(error.issues.map(\.description) == [
+                "Sources.yml:6:7: sources[0].options.currency: is required with fields.price: the ISO 4217 code of every price (USD, EUR)",
                 "Sources.yml:6:14: sources[0].options.items: \"data..x\" is not a path: use dotted keys with [n] indexes (data.items, [0].id), or \".\" for the body",
                 "Sources.yml:7:13: sources[0].options.kind: must be one of deal, product, post, person, item, got \"gadget\"",
                 "Sources.yml:9:9: sources[0].options.fields.id: is required",
