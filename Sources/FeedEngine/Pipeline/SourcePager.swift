@@ -54,7 +54,8 @@ struct SourcePager: Sendable {
     /// `cause (url)`: a failure with the URL it happened on, secrets redacted.
     private func explain(_ error: any Error, tier: Tier) -> String {
         let cause = (error as? SourceError)?.description ?? "\(error)"
-        guard let url = tier.tracker.lastURL else { return cause }
+        // A local program's page key (`exec://…`) tells the user nothing the cause does not.
+        guard let url = tier.tracker.lastURL, ["http", "https"].contains(url.scheme?.lowercased()) else { return cause }
         return "\(cause) (\(url.redactedString))"
     }
 
