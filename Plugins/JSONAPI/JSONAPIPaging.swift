@@ -114,11 +114,16 @@ enum JSONAPIPaging: Sendable {
     static func sameHost(_ link: String, relativeTo page: URL) throws -> String {
         guard let url = URL(string: link, relativeTo: page)?.absoluteURL,
               url.scheme?.lowercased() == page.scheme?.lowercased(),
-              url.host?.lowercased() == page.host?.lowercased(), url.port == page.port
+              url.host?.lowercased() == page.host?.lowercased(), effectivePort(url) == effectivePort(page)
         else {
             throw SourceError.failed("the next page is on another host (\(Redaction.url(link))); only \(page.host ?? "the same host") is followed")
         }
         return url.absoluteString
+    }
+
+    /// `https://a.example` and `https://a.example:443` are one origin.
+    static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? ["http": 80, "https": 443][url.scheme?.lowercased() ?? ""]
     }
 
     /// `base` with `items` set (replacing parameters of the same name).
@@ -132,18 +137,24 @@ enum JSONAPIPaging: Sendable {
 
 /// RFC 8288 `Link` headers.
 enum LinkHeader {
-    /// The target of the first link with `rel="next"` (rel may list several types).
+    /// The target of the first link with `rel="next"` (rel may list several types). Targets
+    /// are read between `<` and `>`, so a comma inside a URL does not split a link.
     static func next(_ header: String) -> String? {
-        for link in header.split(separator: ",") {
-            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
-            let isNext = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        var rest = Substring(header)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            let target = rest[rest.index(after: open)..<close]
+            let afterTarget = rest[rest.index(after: close)...]
+            let parametersEnd = afterTarget.firstIndex(of: "<") ?? afterTarget.endIndex
+            let isNext = afterTarget[..<parametersEnd].split(separator: ";").contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                    $0.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: ",")))
+                }
                 guard pair.count == 2, pair[0].lowercased() == "rel" else { return false }
                 return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
                     .split(separator: " ").contains("next")
             }
-            if isNext { return String(target.dropFirst().dropLast()) }
+            if isNext { return String(target) }
+            rest = afterTarget[parametersEnd...]
         }
         return nil
     }

@@ -56,12 +56,18 @@ import Testing
         #expect(UpstreamDate.parse("yesterday") == nil)
     }
 
-    @Test func linkHeadersFindRelNext() {
+    @Test func linkHeadersFindRelNext() throws {
         #expect(LinkHeader.next(#"<https://a.example/p?page=2>; rel="next", <https://a.example/p?page=9>; rel="last""#)
             == "https://a.example/p?page=2")
         #expect(LinkHeader.next(#"<https://a.example/1>; rel="prev first", <https://a.example/3>; rel="last next""#)
             == "https://a.example/3")
         #expect(LinkHeader.next(#"<https://a.example/9>; rel="last""#) == nil)
+        #expect(LinkHeader.next(#"<https://a.example/p?ids=1,2>; rel="prev", <https://a.example/p?ids=3,4>; rel=next"#)
+            == "https://a.example/p?ids=3,4")
+        #expect(try JSONAPIPaging.sameHost("https://a.example:443/2", relativeTo: URL(string: "https://a.example/1")!) == "https://a.example:443/2")
+        #expect(throws: SourceError.self) {
+            try JSONAPIPaging.sameHost("http://a.example/2", relativeTo: URL(string: "https://a.example/1")!)
+        }
     }
 
     static let dealOptions = """
