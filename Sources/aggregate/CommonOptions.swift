@@ -84,7 +84,8 @@ struct CommonOptions: ParsableArguments {
     func withRunner<T>(store: StateStore?, _ body: (FeedRunner, FeedConfig) async throws -> T) async throws -> T {
         let config = try loadConfig()
         let live = offline ? nil : LiveHTTPTransport()
-        let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger)
+        let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger,
+                                            sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } })
         let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
         do {
             let result = try await body(runner, config)

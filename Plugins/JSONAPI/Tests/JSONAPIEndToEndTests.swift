@@ -101,6 +101,20 @@ import Testing
     }
 }
 
+/// Offline, `users-json` is served the reqres module's recordings of the same URLs.
+@Suite struct NoCodeOfflineTests {
+    @Test func theShippedUsersJSONEntryWorksOfflineFromReqresRecordings() async throws {
+        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let described = try await workspace.run("--offline", "--source", "users-json", "--per-page", "50")
+        let module = try await workspace.run("--offline", "--source", "users", "--per-page", "50")
+        #expect(described.status == 0)
+        let cards = try JSONAPIEndToEndTests.cards(described)
+        #expect(cards.count == 12)
+        #expect(cards.allSatisfy { $0.origin == .snapshot })
+        #expect(cards.map(\.title) == (try JSONAPIEndToEndTests.cards(module)).map(\.title))
+    }
+}
+
 /// `aggregate validate` names every bad option of both no-code plugins at once.
 @Suite struct NoCodeValidationTests {
     @Test func validateNamesEveryBadOptionWithItsLineAndColumn() async throws {

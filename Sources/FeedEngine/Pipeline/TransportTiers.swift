@@ -42,15 +42,21 @@ public struct StandardTransports: TransportProvider {
     public let store: StateStore?
     public let refresh: Bool
     public let logger: Logger
+    /// Every built-in source's recordings, for plugins that ship none (`json`, `exec`): a
+    /// recording answers only the exact URL it was recorded from, so `users-json` pointed
+    /// at reqres.in is served reqres.in's recorded pages offline, and nothing else.
+    public let sharedSnapshots: @Sendable () -> [RecordedResponse]
 
     /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
     /// without a cache.
     public init(live: LiveHTTPTransport?, store: StateStore?, refresh: Bool = false,
-                logger: Logger = Logger(label: "aggregate")) {
+                logger: Logger = Logger(label: "aggregate"),
+                sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] }) {
         self.live = live
         self.store = store
         self.refresh = refresh
         self.logger = logger
+        self.sharedSnapshots = sharedSnapshots
     }
 
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
@@ -77,7 +83,8 @@ public struct StandardTransports: TransportProvider {
             })
         }
         if live == nil || source.fallback == .snapshot {
-            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(plugin.snapshots)) { "recorded snapshot" })
+            let recordings = plugin.snapshots.isEmpty ? sharedSnapshots() : plugin.snapshots
+            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings)) { "recorded snapshot" })
         }
         return tiers
     }
