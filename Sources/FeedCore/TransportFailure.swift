@@ -42,9 +42,34 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
         case .redirectLoop: "redirect loop"
         case .tooManyRedirects(let limit): "more than \(limit) redirects"
         case .badRedirect: "redirected to an address that is not http(s)"
-        case .tooLarge(let bytes): "response larger than \(bytes / (1024 * 1024)) MiB"
+        case .tooLarge(let bytes): "response larger than \(ByteSize.text(bytes)) (raise max_body in Sources.yml to accept it)"
         case .noNetwork: "no network"
         case .other(let text): "network error: \(text)"
         }
+    }
+}
+
+/// Sizes in bytes as people write them: `20MiB`, `512KiB`, `1GB`, `1048576`.
+public enum ByteSize {
+    static let units: [(suffix: String, factor: Int)] = [
+        ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000), ("B", 1),
+    ]
+
+    /// The number of bytes `text` means, or nil; at most `Int.max` (no overflow).
+    public static func parse(_ text: String) -> Int? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        let (suffix, factor) = units.first { text.hasSuffix($0.suffix) } ?? ("", 1)
+        guard let number = Int(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), number >= 0 else { return nil }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: factor)
+        return overflow ? nil : bytes
+    }
+
+    /// `20 MiB`, `1.5 KiB`, `300 bytes`.
+    public static func text(_ bytes: Int) -> String {
+        for (suffix, factor) in units.prefix(3) where bytes >= factor {
+            let value = Double(bytes) / Double(factor)
+            return value.rounded() == value ? "\(Int(value)) \(suffix)" : "\(String(format: "%.1f", value)) \(suffix)"
+        }
+        return "\(bytes) bytes"
     }
 }

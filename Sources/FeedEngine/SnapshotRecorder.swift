@@ -22,7 +22,7 @@ public struct SnapshotRecorder: Sendable {
     public init(config: SourceConfig, type: any FeedSource.Type, live: LiveHTTPTransport, logger: Logger) {
         self.config = config
         self.type = type
-        self.network = RetryingTransport(base: TimedLiveTransport(live: live, timeout: config.timeout), sourceID: config.id, headers: config.headers,
+        self.network = RetryingTransport(base: TimedLiveTransport(live: live, timeout: config.timeout, maxBody: config.maxBody), sourceID: config.id, headers: config.headers,
                                          policy: RetryPolicy(attempts: config.retries), logger: logger)
     }
 

@@ -24,6 +24,9 @@ struct FeedCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
     var perPage = 20
 
+    @Flag(help: "Print every matching card in the chosen order, not one page (budgets still apply).")
+    var all = false
+
     @Option(help: ArgumentHelp("Only cards of this kind: deal, product, post, person or item.", valueName: "kind"))
     var kind: Card.Kind?
 
@@ -35,6 +38,9 @@ struct FeedCommand: AsyncParsableCommand {
     @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
+        if all && (page != 1 || perPage != 20) {
+            throw ValidationError("--all prints every card: leave out --page and --per-page")
+        }
         guard (1...FeedQuery.maxPage).contains(page) else {
             throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
         }
@@ -44,8 +50,8 @@ struct FeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page, perPage: perPage,
-                              kind: kind, text: query)
+        let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
+                              perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
         let result = try await common.withRunner { try await $0.run(query) }
         Terminal.write(output.writer.render(result.cards))
         common.report(result.outcomes)

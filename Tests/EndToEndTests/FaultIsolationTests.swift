@@ -33,7 +33,7 @@ import Testing
             "cabify: timed out after 1 s (no retries configured) (\($0))"
         },
         Case(name: "oversized body", faults: [Fault(oversizeBytes: 21 * 1024 * 1024)]) {
-            "cabify: response larger than 20 MiB (\($0))"
+            "cabify: response larger than 20 MiB (raise max_body in Sources.yml to accept it) (\($0))"
         },
         Case(name: "redirect loop", faults: [Fault(redirectLoop: true)]) {
             "cabify: redirect loop (\($0))"

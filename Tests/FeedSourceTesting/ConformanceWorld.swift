@@ -124,7 +124,7 @@ final class RecordingTransport: HTTPTransport {
         var response = if let local = source as? any LocalUpstreamSource.Type {
             try await local.liveTransport(settings: config.settings).send(request)
         } else {
-            try await live.send(request, timeout: config.timeout)
+            try await live.send(request, timeout: config.timeout, maxBody: config.maxBody)
         }
         if source is any LocalUpstreamSource.Type, let fault = nextOutputFault() {
             if let body = fault.body { response.body = Data(body.utf8) }

@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "deadline", "options",
+        "cache_ttl", "deadline", "max_body", "options",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -119,12 +119,13 @@ public struct ConfigLoader: Sendable {
         let retries = entry.integer("retries", minimum: 1, maximum: limits.retries) ?? SourceConfig.defaultRetries
         let cacheTTL = entry.seconds("cache_ttl", in: limits.cacheTTL) ?? SourceConfig.defaultCacheTTL
         let deadline = entry.seconds("deadline", in: limits.deadline) ?? SourceConfig.defaultDeadline
+        let maxBody = byteSize(entry, "max_body", in: limits.maxBody) ?? SourceConfig.defaultMaxBody
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
         let config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
-            deadline: deadline,
+            deadline: deadline, maxBody: maxBody,
             options: entry.node("options"),
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         if let sourceType {
@@ -137,6 +138,20 @@ public struct ConfigLoader: Sendable {
             }
         }
         return (config, id)
+    }
+
+    /// A size in bytes within `range`: a whole number of bytes, or with a unit (`64MiB`).
+    private func byteSize(_ entry: ConfigMapReader, _ key: String, in range: ClosedRange<Int>) -> Int? {
+        guard let text = entry.string(key) else { return nil }
+        guard let bytes = ByteSize.parse(text) else {
+            entry.report(key, "expected a size such as 64MiB, 512KiB or 1048576 (bytes), got \"\(text)\"")
+            return nil
+        }
+        guard range.contains(bytes) else {
+            entry.report(key, "must be from \(ByteSize.text(range.lowerBound)) to \(ByteSize.text(range.upperBound)), got \(text)")
+            return nil
+        }
+        return bytes
     }
 
     private func readHeaders(_ entry: ConfigMapReader) -> [String: String]? {

@@ -57,6 +57,8 @@ public struct SourceConfig: Sendable {
     /// Seconds the live upstream may take for the whole run (every page, retry and
     /// backoff); past it the source fails (or falls back) and the others print.
     public var deadline: Double
+    /// The largest response body accepted, in bytes (`max_body: 64MiB`).
+    public var maxBody: Int
     /// The plugin's own `options:`; validated by the plugin.
     public var options: ConfigNode?
     /// `sources[2]`, for messages.
@@ -73,6 +75,7 @@ public struct SourceConfig: Sendable {
     public static let defaultRetries = 3
     public static let defaultCacheTTL = 300.0
     public static let defaultDeadline = 60.0
+    public static let defaultMaxBody = 20 * 1024 * 1024
 
     /// What Sources.yml accepts, checked at load time so no number reaches arithmetic
     /// that could trap or a wait that never ends.
@@ -83,6 +86,7 @@ public struct SourceConfig: Sendable {
         public static let maxPages = 10_000
         public static let maxItems = 1_000_000
         public static let retries = 10
+        public static let maxBody = 1024...(4 << 30)
     }
 
     public init(
@@ -90,7 +94,8 @@ public struct SourceConfig: Sendable {
         timeout: Double = SourceConfig.defaultTimeout, maxPages: Int = SourceConfig.defaultMaxPages,
         maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
         retries: Int = SourceConfig.defaultRetries, cacheTTL: Double = SourceConfig.defaultCacheTTL,
-        deadline: Double = SourceConfig.defaultDeadline, options: ConfigNode? = nil, path: String = "sources[0]",
+        deadline: Double = SourceConfig.defaultDeadline, maxBody: Int = SourceConfig.defaultMaxBody,
+        options: ConfigNode? = nil, path: String = "sources[0]",
         location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
         directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -107,6 +112,7 @@ public struct SourceConfig: Sendable {
         self.retries = retries
         self.cacheTTL = cacheTTL
         self.deadline = deadline
+        self.maxBody = maxBody
         self.options = options
         self.path = path
         self.location = location

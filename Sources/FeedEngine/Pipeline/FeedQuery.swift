@@ -37,6 +37,9 @@ public struct FeedQuery: Sendable {
     public var text: String?
 
     public static let maxPerPage = 1000
+    /// `--all`: one page larger than any run can fill (budgets cap a source at 1e6 cards),
+    /// yet small enough that page arithmetic never nears overflow.
+    public static let everyCard = Int(Int32.max)
     /// The largest page number the CLI accepts.
     public static let maxPage = 1_000_000
 

@@ -63,7 +63,7 @@ public struct StandardTransports: TransportProvider {
         var tiers: [TransportTier] = []
         if let live {
             let upstream: any HTTPTransport = (plugin as? any LocalUpstreamSource.Type)?.liveTransport(settings: source.settings)
-                ?? TimedLiveTransport(live: live, timeout: source.timeout)
+                ?? TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)
             var network: any HTTPTransport = RetryingTransport(
                 base: upstream, sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)

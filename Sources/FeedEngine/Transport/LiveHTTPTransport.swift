@@ -13,7 +13,8 @@ import NIOPosix
 public final class LiveHTTPTransport: Sendable {
     /// `User-Agent` sent with every request.
     public static let userAgent = "aggregate/\(AggregateVersion.current)"
-    /// Responses larger than this fail the source instead of filling memory.
+    /// Responses larger than this fail the source instead of filling memory, unless the
+    /// request says otherwise (a source's `max_body`).
     public let maxBodyBytes: Int
     private let client: HTTPClient
     private let limiter: HostLimiter
@@ -26,7 +27,9 @@ public final class LiveHTTPTransport: Sendable {
             // (API keys) never travel to another origin.
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(10)),
-            decompression: .enabled(limit: .size(maxBodyBytes)))
+            // The size cap is applied per request to the decompressed body as it is
+            // collected (`max_body` differs per source), so decompression itself is unbounded.
+            decompression: .enabled(limit: .none))
         configuration.httpVersion = .automatic
         // Retries are ours (backoff, Retry-After, a budget); the pool's own reconnect
         // loop would hold an unreachable host until the deadline.
@@ -44,12 +47,15 @@ public final class LiveHTTPTransport: Sendable {
     /// One GET with a deadline covering connect, headers, body and every redirect.
     /// Redirects are followed here: the source's configured headers go to its own origin
     /// (scheme, host and port) only, and are dropped on a redirect to any other.
-    public func send(_ request: FeedCore.HTTPRequest, timeout: Double) async throws -> HTTPResponse {
+    public func send(_ request: FeedCore.HTTPRequest, timeout: Double, maxBody: Int? = nil) async throws -> HTTPResponse {
+        let maxBody = maxBody ?? maxBodyBytes
         do {
             // The client's deadline covers the response head only; the race covers the
             // body too, so a slow drip cannot outlast the timeout.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-                group.addTask { try await self.follow(request, deadline: .now() + .milliseconds(Int64(timeout * 1000))) }
+                group.addTask {
+                    try await self.follow(request, maxBody: maxBody, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
+                }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
                     return nil
@@ -63,17 +69,17 @@ public final class LiveHTTPTransport: Sendable {
         } catch let error as SourceError {
             throw error
         } catch {
-            throw describe(error, url: request.url, timeout: timeout)
+            throw describe(error, url: request.url, timeout: timeout, maxBody: maxBody)
         }
     }
 
-    private func follow(_ request: FeedCore.HTTPRequest, deadline: NIODeadline) async throws -> HTTPResponse {
+    private func follow(_ request: FeedCore.HTTPRequest, maxBody: Int, deadline: NIODeadline) async throws -> HTTPResponse {
         let origin = Origin(request.url)
         var url = request.url
         var visited: Set<String> = [url.absoluteString]
         for _ in 0...Self.maxRedirects {
             let headers = Origin(url) == origin ? request.headers : [:]
-            let response = try await fetch(url, headers: headers, deadline: deadline)
+            let response = try await fetch(url, headers: headers, maxBody: maxBody, deadline: deadline)
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
                 return HTTPResponse(status: response.status, headers: response.headers, body: response.body, url: url)
             }
@@ -87,7 +93,7 @@ public final class LiveHTTPTransport: Sendable {
         throw SourceError.transport(.tooManyRedirects(Self.maxRedirects))
     }
 
-    private func fetch(_ url: URL, headers: [String: String], deadline: NIODeadline) async throws -> HTTPResponse {
+    private func fetch(_ url: URL, headers: [String: String], maxBody: Int, deadline: NIODeadline) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
         outgoing.headers.add(name: "Accept", value: "application/json")
@@ -98,7 +104,7 @@ public final class LiveHTTPTransport: Sendable {
         let prepared = outgoing
         return try await limiter.withSlot(for: url.host ?? "") {
             let response = try await self.client.execute(prepared, deadline: deadline)
-            let body = try await response.body.collect(upTo: self.maxBodyBytes)
+            let body = try await response.body.collect(upTo: maxBody)
             var fields: [String: String] = [:]
             for header in response.headers {
                 let name = header.name.lowercased()
@@ -109,9 +115,9 @@ public final class LiveHTTPTransport: Sendable {
     }
 
     /// The HTTP client's errors as typed failures, by their types alone.
-    private func describe(_ error: any Error, url: URL, timeout: Double) -> SourceError {
+    private func describe(_ error: any Error, url: URL, timeout: Double, maxBody: Int) -> SourceError {
         if error is NIOTooManyBytesError || error is NIOHTTPDecompression.DecompressionError {
-            return .transport(.tooLarge(bytes: maxBodyBytes))
+            return .transport(.tooLarge(bytes: maxBody))
         }
         if let error = error as? HTTPClientError {
             switch error {

@@ -50,8 +50,10 @@ struct RetryingTransport: HTTPTransport {
 struct TimedLiveTransport: HTTPTransport {
     let live: LiveHTTPTransport
     let timeout: Double
+    /// The source's `max_body` in bytes.
+    let maxBody: Int
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await live.send(request, timeout: timeout)
+        try await live.send(request, timeout: timeout, maxBody: maxBody)
     }
 }
