@@ -13,10 +13,13 @@ import ServiceLifecycle
 public final class FixtureServer: Sendable {
     public let upstreams: [any FixtureUpstream]
     public let control: FixtureControl
+    /// `--scale N`: lists replicated N-fold (1 = the recordings as they are).
+    public let scaling: ListScaling
 
-    public init(upstreams: [any FixtureUpstream], control: FixtureControl = FixtureControl()) {
+    public init(upstreams: [any FixtureUpstream], control: FixtureControl = FixtureControl(), scale: Int = 1) {
         self.upstreams = upstreams
         self.control = control
+        self.scaling = ListScaling(factor: scale)
     }
 
     /// Starts on an ephemeral port, runs `body` with the base URL, and shuts the server
@@ -81,7 +84,10 @@ public final class FixtureServer: Sendable {
         let inner = FixtureRequest(path: "/" + (segments.count > 1 ? segments[1] : ""), query: query,
                                    baseURL: baseURL.appendingPathComponent(route), headers: headers)
         var answer = upstream?.respond(to: inner) ?? .notFound
-        if answer.status == 200 { answer.body = DataEdit.apply(control.edits(for: route), to: answer.body) }
+        if answer.status == 200 {
+            answer.body = scaling.apply(to: answer.body, key: "\(request.uri)")
+            answer.body = DataEdit.apply(control.edits(for: route), to: answer.body)
+        }
         let response = await FaultInjector(fault: fault, request: headers, requestURI: "\(request.uri)")
             .apply(to: answer) { [control] status in
                 control.record(LoggedRequest(route: route, path: path, query: request.uri.query, headers: headers,

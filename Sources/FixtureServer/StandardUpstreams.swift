@@ -4,8 +4,8 @@ import Foundation
 extension FixtureServer {
     /// Every upstream that `sources` use, from their recorded snapshots.
     public static func standard(_ sources: [any BuiltinSource.Type], control: FixtureControl = FixtureControl(),
-                                options: FixtureOptions = FixtureOptions()) -> FixtureServer {
-        FixtureServer(upstreams: sources.map { $0.fixture(options) }, control: control)
+                                options: FixtureOptions = FixtureOptions(), scale: Int = 1) -> FixtureServer {
+        FixtureServer(upstreams: sources.map { $0.fixture(options) }, control: control, scale: scale)
     }
 
     /// The Sources.yml entries of `sources`, one or more per source, each pointed at its route.

@@ -29,6 +29,13 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write a Sources.yml that points every source at this server.", valueName: "file"))
     var writeSources: String?
 
+    @Option(help: ArgumentHelp("Replicate every list N-fold with distinct ids and prices (for benchmarks).", valueName: "N"))
+    var scale = 1
+
+    func validate() throws {
+        guard (1...100_000).contains(scale) else { throw ValidationError("--scale must be between 1 and 100000, got \(scale)") }
+    }
+
     func run() async throws {
         var scenarios: [String: [Fault]] = [:]
         if let scenario {
@@ -48,7 +55,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         }
         let sources = SourceCatalogue.sources
         let server = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
-                                            options: FixtureOptions(requiredKeys: keys))
+                                            options: FixtureOptions(requiredKeys: keys), scale: scale)
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {

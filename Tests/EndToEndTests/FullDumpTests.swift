@@ -2,10 +2,11 @@ import FeedCore
 import FeedSourceTesting
 import FixtureServer
 import Foundation
+import SourceCatalogue
 import Testing
 
-/// `--all` (every card, not a page) and `max_body` (a per-source body cap), the first
-/// parts of issue 14.
+/// `--all` (every card, not a page), `max_body` (a per-source body cap) and the fixture
+/// server's `--scale` that the benchmark runs on: the first parts of issue 14.
 @Suite(.serialized) struct FullDumpTests {
     static func cards(_ run: Binary.Run) throws -> [Card] {
         try run.stdoutLines.map { try JSONDecoder().decode(Card.self, from: Data($0.utf8)) }
@@ -61,5 +62,21 @@ import Testing
             "Sources.yml:5:15: sources[0].max_body: expected a size such as 64MiB, 512KiB or 1048576 (bytes), got \"64 MB please\"",
             "Sources.yml:9:15: sources[1].max_body: must be from 1 KiB to 4 GiB, got 10B",
         ])
+    }
+
+    @Test func aScaledServerReplicatesEveryListWithDistinctIDsAndPrices() async throws {
+        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 3)
+        try await server.withRunning { base in
+            let entries = FixtureWorld.sources.filter { ["target", "users", "cabify"].contains($0.id) }
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))
+            let run = try await workspace.run("--all", "--format", "jsonl")
+            #expect(run.status == 0)
+            let cards = try Self.cards(run)
+            #expect(Dictionary(grouping: cards, by: \.source).mapValues(\.count) == ["target": 60, "users": 36, "cabify": 9])
+            #expect(Set(cards.map(\.id)).count == cards.count)
+            let first = try #require(cards.first { $0.id == "target:1" }?.price?.amount)
+            #expect(cards.first { $0.id == "target:1000001" }?.price?.amount == first + Decimal(string: "0.01")!)
+            #expect(cards.first { $0.id == "target:2000001" }?.price?.amount == first + Decimal(string: "0.02")!)
+        }
     }
 }
