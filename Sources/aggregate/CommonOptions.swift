@@ -5,21 +5,38 @@ import Foundation
 import Logging
 import SourceCatalogue
 
-extension OutputFormat: ExpressibleByArgument {}
 extension SortKey: ExpressibleByArgument {}
 extension SortDirection: ExpressibleByArgument {}
 extension Card.Kind: ExpressibleByArgument {}
 
+/// A `--format` value: a name from the one list of formats, ``CardFormats``.
+struct FormatChoice: ExpressibleByArgument {
+    let type: any CardFormat.Type
+
+    init?(argument: String) {
+        guard let type = CardFormats.named(argument) else { return nil }
+        self.type = type
+    }
+
+    static var allValueStrings: [String] { CardFormats.names }
+    var name: String { type.name }
+}
+
 /// How cards are printed: `feed`, `show` and `sources` take it.
 struct CardFormatOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Output format: jsonl, text, csv or tsv (default: text on a terminal, jsonl otherwise).",
+    @Option(help: ArgumentHelp("Output format: \(CardFormats.names.joined(separator: ", ")) (default: text on a terminal, jsonl otherwise).",
                                valueName: "format"))
-    var format: OutputFormat?
+    var format: FormatChoice?
 
-    var outputFormat: OutputFormat { format ?? (Terminal.stdoutIsTerminal ? .text : .jsonl) }
+    var formatType: any CardFormat.Type { format?.type ?? (Terminal.stdoutIsTerminal ? TextFormat.self : JSONLinesFormat.self) }
 
-    var writer: CardWriter {
-        CardWriter(format: outputFormat, width: Terminal.width, color: Terminal.useColor)
+    /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
+    func print(_ cards: [Card], info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
+        let document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
+                                    firstSeen: firstSeen)
+        var out = FormattedOutput(sink: Terminal.write(bytes:))
+        formatType.init().write(document, to: &out)
+        out.finish()
     }
 }
 

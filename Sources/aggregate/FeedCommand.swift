@@ -53,7 +53,7 @@ struct FeedCommand: AsyncParsableCommand {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
         let result = try await common.withRunner { try await $0.run(query) }
-        Terminal.write(output.writer.render(result.cards))
+        output.print(result.cards)
         common.report(result.outcomes)
         if result.duplicatesDropped > 0 && common.verbose {
             Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")

@@ -17,7 +17,7 @@ struct ShowCommand: AsyncParsableCommand {
         let result = try await common.withRunner { try await $0.show(cardID) }
         switch result {
         case .found(let card, let outcome):
-            Terminal.write(output.writer.render([card]))
+            output.print([card])
             common.report([outcome])
             if outcome.isDegraded || (common.strict && outcome.origin != nil) { throw ExitStatus.partial.code }
         case .notFound(let message, let outcome):

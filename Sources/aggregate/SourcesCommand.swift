@@ -31,24 +31,27 @@ struct SourcesCommand: AsyncParsableCommand {
             Row(id: $0.id, plugin: $0.plugin, enabled: $0.enabled, url: $0.url.redactedString,
                 fallback: $0.fallback.rawValue, headers: $0.headers.keys.sorted())
         }
-        switch output.outputFormat {
-        case .csv:
+        switch output.formatType.name {
+        case CSVFormat.name:
             Terminal.write(DelimitedTable.csv(header: Row.header, rows: rows.map(\.cells)))
-        case .tsv:
+        case TSVFormat.name:
             Terminal.write(DelimitedTable.tsv(header: Row.header, rows: rows.map(\.cells)))
-        case .jsonl:
+        case JSONLinesFormat.name:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for row in rows {
                 Terminal.write(String(decoding: try encoder.encode(row), as: UTF8.self) + "\n")
             }
-        case .text:
+        case TextFormat.name:
             let idWidth = rows.map(\.id.count).max() ?? 0
             let pluginWidth = rows.map(\.plugin.count).max() ?? 0
             for row in rows {
                 let state = row.enabled ? "enabled " : "disabled"
                 Terminal.write("\(row.id.padding(toLength: idWidth, withPad: " ", startingAt: 0))  \(row.plugin.padding(toLength: pluginWidth, withPad: " ", startingAt: 0))  \(state)  \(row.url)\n")
             }
+        default:
+            Terminal.writeError("aggregate: sources prints jsonl, text, csv or tsv, not \(output.formatType.name)")
+            throw ExitStatus.usage.code
         }
     }
 }

@@ -31,6 +31,11 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    static func write(bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }

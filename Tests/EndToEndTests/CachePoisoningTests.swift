@@ -36,15 +36,16 @@ import Testing
         }
     }
 
-    /// A stored body the source can no longer read (here: edited to be broken) is
-    /// dropped, not served again after a 304 or while fresh.
+    /// A stored body the source can no longer read (here: edited to be broken, and the
+    /// pages mapped from it dropped, so the source reads the body) is dropped, not served
+    /// again after a 304 or while fresh.
     @Test func aStoredBodyThatNoLongerParsesIsForgotten() async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
             #expect(try await session.run().status == 0)
             let database = session.workspace.url.appendingPathComponent("state/cache.sqlite").path
             let sqlite = Process()
             sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            sqlite.arguments = [database, "UPDATE http_cache SET body = CAST('not json' AS BLOB)"]
+            sqlite.arguments = [database, "UPDATE http_cache SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page"]
             try await sqlite.runUntilExit()
             let broken = try await session.run()
             #expect(broken.status == 1)

@@ -15,11 +15,25 @@ public enum ShippedConfig {
     }
 
     public static func offlineExpectation() async throws -> Expectation {
+        var counts: [String: Int] = [:]
+        var firstIDs: [String] = []
+        for (entry, cards) in try await offlineCardsBySource() {
+            counts[entry.id] = min(cards.count, entry.maxItems)
+            if let first = cards.first { firstIDs.append(first.id) }
+        }
+        return Expectation(counts: counts, firstIDs: firstIDs)
+    }
+
+    /// Every card each enabled shipped source makes from its recordings, in config order.
+    public static func offlineCards() async throws -> [Card] {
+        try await offlineCardsBySource().flatMap(\.cards)
+    }
+
+    static func offlineCardsBySource() async throws -> [(entry: SourceConfig, cards: [Card])] {
         let text = try Workspace.shippedSourcesYml
         let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.feedSources), environment: [:])
             .load(text: text, file: "Sources.yml")
-        var counts: [String: Int] = [:]
-        var firstIDs: [String] = []
+        var result: [(entry: SourceConfig, cards: [Card])] = []
         for entry in config.sources where entry.enabled {
             guard let type = SourceCatalogue.sources.first(where: { $0.plugin == entry.plugin }) else { continue }
             let source = try type.init(settings: entry.settings, http: RecordedUpstream(snapshotsOf: type))
@@ -32,9 +46,8 @@ public enum ShippedConfig {
                 cards += page.cards
                 guard try trail.advance(to: page.next) else { break }
             }
-            counts[entry.id] = min(cards.count, entry.maxItems)
-            if let first = cards.first { firstIDs.append(first.id) }
+            result.append((entry, cards))
         }
-        return Expectation(counts: counts, firstIDs: firstIDs)
+        return result
     }
 }

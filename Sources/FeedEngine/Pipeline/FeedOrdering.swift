@@ -26,39 +26,64 @@ enum FeedOrdering {
     }
 
     /// A stable sort of `cards` (already in feed order, which breaks ties). Cards
-    /// without the key go last in either order.
+    /// without the key go last in either order. Sorts indices by keys worked out once,
+    /// so no card is copied and no key is derived twice while sorting.
     static func sort(_ cards: [Card], by key: SortKey, order: SortDirection) -> [Card] {
         switch key {
         case .feed:
             return order == .ascending ? cards : cards.reversed()
         case .date:
-            return stableSort(cards, order: order) { $0.published }
+            return stableSort(cards, order: order, keys: cards.map { $0.published })
         case .price:
-            return stableSort(cards, order: order) { $0.price?.amount }
+            return stableSort(cards, order: order, keys: cards.map { $0.price.map(PriceKey.init) })
         case .title:
-            return stableSort(cards, order: order) {
+            return stableSort(cards, order: order, keys: cards.map {
                 $0.title.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            }
+            })
         case .source:
-            return stableSort(cards, order: order) { $0.source }
+            return stableSort(cards, order: order, keys: cards.map { $0.source })
         }
     }
 
-    private static func stableSort<Key: Comparable>(
-        _ cards: [Card], order: SortDirection, key: (Card) -> Key?
-    ) -> [Card] {
-        let keyed = cards.enumerated().map { (offset: $0.offset, key: key($0.element), card: $0.element) }
-        return keyed.sorted { a, b in
-            switch (a.key, b.key) {
+    private static func stableSort<Key: Comparable>(_ cards: [Card], order: SortDirection, keys: [Key?]) -> [Card] {
+        let ascending = order == .ascending
+        let sorted = cards.indices.sorted { a, b in
+            switch (keys[a], keys[b]) {
             case let (x?, y?) where x != y:
-                return order == .ascending ? x < y : x > y
+                return ascending ? x < y : x > y
             case (_?, nil):
                 return true
             case (nil, _?):
                 return false
             default:
-                return a.offset < b.offset
+                return a < b
             }
-        }.map(\.card)
+        }
+        return sorted.map { cards[$0] }
+    }
+}
+
+/// A price amount as a whole number of millionths when it is exactly that (every real
+/// price is), so the sort's hot loop compares integers; other amounts compare as the
+/// exact `Decimal`. Both stand for the exact value, so mixing them keeps the order exact.
+struct PriceKey: Comparable {
+    let micros: Int64?
+    let exact: Decimal
+
+    init(_ price: Price) {
+        exact = price.amount
+        let scaled = price.amount * 1_000_000
+        let whole = NSDecimalNumber(decimal: scaled).int64Value
+        micros = Decimal(whole) == scaled ? whole : nil
+    }
+
+    static func < (a: PriceKey, b: PriceKey) -> Bool {
+        if let x = a.micros, let y = b.micros { return x < y }
+        return a.exact < b.exact
+    }
+
+    static func == (a: PriceKey, b: PriceKey) -> Bool {
+        if let x = a.micros, let y = b.micros { return x == y }
+        return a.exact == b.exact
     }
 }

@@ -10,6 +10,7 @@ struct SourcePager: Sendable {
         var tracker: RequestTracker
         var describe: @Sendable () -> String
         var settle: @Sendable (Bool) async -> Void
+        var memo: PageMemo?
     }
 
     let config: SourceConfig
@@ -36,7 +37,7 @@ struct SourcePager: Sendable {
             self.tiers = try tiers.map { tier in
                 let tracker = RequestTracker(tier.transport)
                 return Tier(origin: tier.origin, source: try type.init(settings: config.settings, http: tracker),
-                            tracker: tracker, describe: tier.describe, settle: tier.settle)
+                            tracker: tracker, describe: tier.describe, settle: tier.settle, memo: tier.memo)
             }
         } catch {
             fail("cannot start: \(PlainWords.describe(error))")
@@ -103,7 +104,7 @@ struct SourcePager: Sendable {
             return
         }
         let cursor = trail.current
-        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
+        guard let (page, origin) = await nextPage(after: cursor) else { return }
         outcome.pages += 1
         outcome.skipped += page.skipped
         outcome.notes += page.notes
@@ -123,6 +124,16 @@ struct SourcePager: Sendable {
         } catch {
             fail("\(error)")
         }
+    }
+
+    /// The live tier's remembered page while it is fresh, else the page from the first
+    /// tier that can serve it (remembered when the live tier served it).
+    private mutating func nextPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
+        let memo = tierIndex == 0 ? tiers.first?.memo : nil
+        if let memo, let page = await memo.lookup(cursor: cursor) { return (page, nil) }
+        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
+        if origin == nil, let memo { await memo.remember(page, cursor: cursor) }
+        return (page, origin)
     }
 
     /// Reads pages until the source is exhausted.

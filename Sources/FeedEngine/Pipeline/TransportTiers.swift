@@ -15,6 +15,8 @@ public struct TransportTier: Sendable {
     /// Told after every call of the source whether it could read what this tier served
     /// (the cache stores a response only then).
     public var settle: @Sendable (_ parsed: Bool) async -> Void
+    /// Pages this tier's source mapped before, served while their responses are fresh.
+    var memo: PageMemo?
 
     public init(origin: Card.Origin?, transport: any HTTPTransport,
                 describe: @escaping @Sendable () -> String = { "live response" },
@@ -68,13 +70,17 @@ public struct StandardTransports: TransportProvider {
                 base: upstream, sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
             var settle: @Sendable (Bool) async -> Void = { _ in }
+            var memo: PageMemo?
             if let store {
                 let cache = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
                                              refresh: refresh, logger: logger)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
+                memo = PageMemo(cache: cache, source: source)
             }
-            tiers.append(TransportTier(origin: nil, transport: network, settle: settle))
+            var tier = TransportTier(origin: nil, transport: network, settle: settle)
+            tier.memo = memo
+            tiers.append(tier)
         }
         if let store, live == nil || source.fallback != .none {
             let stale = StaleCacheTransport(store: store)

@@ -95,6 +95,18 @@ public final class StateStore: Sendable {
         migrator.registerMigration("v2: link header") { db in
             try db.alter(table: "http_cache") { table in table.add(column: "link", .text) }
         }
+        // Pages as their source mapped them (PageMemo), valid while the body they came
+        // from is the one stored: `stored_at` changes with a new body, not with a 304.
+        migrator.registerMigration("v3: mapped pages") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "stored_at", .double) }
+            try db.execute(sql: "UPDATE http_cache SET stored_at = fetched_at")
+            try db.create(table: "mapped_page") { table in
+                table.primaryKey("key", .text)
+                table.column("responses", .text).notNull()
+                table.column("page", .blob).notNull()
+                table.column("created", .double).notNull()
+            }
+        }
         return migrator
     }
 
@@ -239,14 +251,14 @@ extension StateStore {
         let maxAge = CacheControl.maxAge(response.headers["cache-control"])
         try await pool.write { db in
             try db.execute(sql: """
-                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
                   last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
-                  fetched_at = excluded.fetched_at, link = excluded.link
+                  fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at
                 """, arguments: [key, url.redactedString, response.status, response.headers["etag"],
                                  response.headers["last-modified"], maxAge, response.body, date.timeIntervalSince1970,
-                                 response.headers["link"]])
+                                 response.headers["link"], date.timeIntervalSince1970])
         }
     }
 
@@ -265,6 +277,42 @@ extension StateStore {
         try await pool.write { db in
             try db.execute(sql: "UPDATE http_cache SET fetched_at = ?, max_age = ? WHERE key = ?",
                            arguments: [date.timeIntervalSince1970, maxAge, key])
+        }
+    }
+}
+
+extension StateStore {
+    /// When the body under `key` was stored and last confirmed, without reading the body.
+    func cacheStamp(key: String) async throws -> (storedAt: Double, fetchedAt: Double, maxAge: Double?)? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?",
+                             arguments: [key]).map { row in
+                (row["stored_at"] ?? row["fetched_at"], row["fetched_at"], row["max_age"])
+            }
+        }
+    }
+
+    /// A remembered mapped page and the stamps of the responses it was mapped from.
+    func mappedPage(key: String) async throws -> (responses: [String: Double], page: Data)? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT responses, page FROM mapped_page WHERE key = ?", arguments: [key]),
+                  let responses = try? JSONDecoder().decode([String: Double].self, from: Data((row["responses"] as String).utf8))
+            else { return nil }
+            return (responses, row["page"])
+        }
+    }
+
+    /// Stores a mapped page, and drops pages not rewritten for a week (those of an old
+    /// build or of a source no longer configured would otherwise stay forever).
+    func storeMappedPage(key: String, responses: [String: Double], page: Data, at date: Date = Date()) async throws {
+        let stamps = String(decoding: try JSONEncoder().encode(responses), as: UTF8.self)
+        let now = date.timeIntervalSince1970
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO mapped_page (key, responses, page, created) VALUES (?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
+                """, arguments: [key, stamps, page, now])
+            try db.execute(sql: "DELETE FROM mapped_page WHERE created < ?", arguments: [now - 7 * 86_400])
         }
     }
 }

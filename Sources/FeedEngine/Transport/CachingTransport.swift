@@ -25,6 +25,7 @@ final class CachingTransport: HTTPTransport {
     let refresh: Bool
     let logger: Logger
     private let pending = Mutex<[Pending]>([])
+    private let lastRead = Mutex<[String]>([])
 
     init(network: any HTTPTransport, store: StateStore, ttl: Double, refresh: Bool, logger: Logger) {
         self.network = network
@@ -63,6 +64,13 @@ final class CachingTransport: HTTPTransport {
             defer { list = [] }
             return list
         }
+        lastRead.withLock { keys in
+            keys = parsed ? touched.map { item in
+                switch item {
+                case .fetched(let url, _), .revalidated(let url, _), .servedFromCache(let url): StateStore.cacheKey(for: url)
+                }
+            } : []
+        }
         for item in touched {
             switch item {
             case .fetched(let url, let response) where parsed:
@@ -75,6 +83,17 @@ final class CachingTransport: HTTPTransport {
                 break
             }
         }
+    }
+
+    /// The cache keys of the responses the last settled call read and could parse.
+    var lastReadKeys: [String] { lastRead.withLock { $0 } }
+
+    /// When the body cached under `key` was stored, if it is still fresh (a page mapped
+    /// from that very body may then be served instead of the body).
+    func freshStamp(key: String) async -> Double? {
+        guard let stamp = try? await store.cacheStamp(key: key),
+              Date().timeIntervalSince1970 - stamp.fetchedAt < min(ttl, stamp.maxAge ?? ttl) else { return nil }
+        return stamp.storedAt
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {

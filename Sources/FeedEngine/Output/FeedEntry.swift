@@ -1,0 +1,104 @@
+import FeedCore
+import Foundation
+
+/// What the three feed formats (Atom, JSON Feed, RSS) say about one card, worked out once.
+struct FeedEntry {
+    let card: Card
+    /// Stable across runs: a `tag:` URI (RFC 4151) of the card id.
+    let id: String
+    /// `published`, else when this state first saw the card, else the feed's date: never
+    /// "now" on every run, so readers do not show old cards as new.
+    let date: Date
+    let priceText: String?
+
+    init(_ card: Card, in document: FeedDocument, feedDate: Date) {
+        self.card = card
+        id = FeedEntry.tagURI("card/" + FeedEntry.encodedSegment(card.id))
+        date = card.published ?? document.firstSeen[card.id] ?? feedDate
+        priceText = card.price.map { price in
+            var text = price.label
+            if let regular = price.regular, regular != price.amount {
+                text += " (was \(Money.format(regular, currency: price.currency)))"
+            }
+            return text
+        }
+    }
+
+    static func tagURI(_ specific: String) -> String {
+        "tag:aggregate,2026:\(specific)"
+    }
+
+    /// RFC 3986 `pchar`s kept (`:` and `@` included), everything else percent-encoded.
+    static func encodedSegment(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// The entry's body as HTML: summary, price, tags, image.
+    var html: String {
+        var parts: [String] = []
+        if let summary = card.summary { parts.append("<p>\(XMLText.escape(summary))</p>") }
+        if let priceText { parts.append("<p><strong>\(XMLText.escape(priceText))</strong></p>") }
+        if !card.tags.isEmpty { parts.append("<p>\(card.tags.map(XMLText.escape).joined(separator: " · "))</p>") }
+        if let image = card.image { parts.append("<p><img src=\"\(XMLText.escape(image.absoluteString))\" alt=\"\"></p>") }
+        return parts.isEmpty ? "<p>\(XMLText.escape(card.title))</p>" : parts.joined()
+    }
+
+    /// The same as plain text.
+    var text: String {
+        ([card.summary, priceText, card.tags.isEmpty ? nil : card.tags.joined(separator: " · ")].compactMap { $0 })
+            .joined(separator: "\n").nonEmpty ?? card.title
+    }
+
+    /// A guess at the image's media type from its extension (enclosures must state one).
+    var imageType: String {
+        switch card.image?.pathExtension.lowercased() {
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "svg": "image/svg+xml"
+        case "avif": "image/avif"
+        default: "image/jpeg"
+        }
+    }
+
+    /// The feed's date: `updated` if set, else the newest entry date, else a fixed epoch
+    /// (an empty feed must still be byte-stable for conditional GETs).
+    static func feedDate(_ document: FeedDocument) -> Date {
+        document.info.updated
+            ?? document.cards.compactMap { $0.published ?? document.firstSeen[$0.id] }.max()
+            ?? Date(timeIntervalSince1970: 0)
+    }
+
+    static func feedID(_ info: FeedInfo) -> String {
+        info.id ?? tagURI("feed/" + encodedSegment(info.title))
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+/// Text inside XML: escaped, and stripped of characters XML 1.0 cannot carry at all.
+enum XMLText {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            default:
+                let value = scalar.value
+                if value < 0x20 || value == 0xFFFE || value == 0xFFFF { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,127 @@
+import FeedCore
+import Foundation
+import Synchronization
+
+/// A source's pages as the source mapped them, remembered beside the cached responses
+/// they were mapped from, so a warm run reads cards instead of decoding upstream JSON.
+///
+/// A remembered page is served only while every response it was read from is still the
+/// very body in the cache (same `stored_at`: a 304 keeps it, a new 200 replaces it) and
+/// still fresh; and only to a source with the same code and settings (``fingerprint``:
+/// the binary, the plugin, the id, the URL and the options as written, which hold
+/// `${VAR}` references rather than secret values).
+struct PageMemo: Sendable {
+    let cache: CachingTransport
+    let fingerprint: String
+
+    init(cache: CachingTransport, source: SourceConfig) {
+        self.cache = cache
+        var text = "\(BuildIdentity.current) \(CardBinaryCoding.layoutVersion)\n\(source.plugin)\n\(source.id)\n\(source.url.redactedString)\n"
+        if let options = source.options { ConfigText.append(options, to: &text) }
+        fingerprint = String(FNV1a.hash(text), radix: 16)
+    }
+
+    func key(cursor: String?) -> String {
+        "\(fingerprint) \(cursor.map { "after \($0)" } ?? "first")"
+    }
+
+    /// The remembered page after `cursor`, when it is still valid.
+    func lookup(cursor: String?) async -> SourcePage? {
+        guard !cache.refresh, let memo = try? await cache.store.mappedPage(key: key(cursor: cursor)) else { return nil }
+        for (responseKey, storedAt) in memo.responses {
+            guard let stamp = await cache.freshStamp(key: responseKey), stamp == storedAt else { return nil }
+        }
+        return try? MappedPageCoding.decode(memo.page)
+    }
+
+    /// Remembers `page`, mapped from the responses the source's last call read.
+    func remember(_ page: SourcePage, cursor: String?) async {
+        let keys = cache.lastReadKeys
+        guard !keys.isEmpty else { return }
+        var stamps: [String: Double] = [:]
+        for responseKey in keys {
+            guard let stamp = await cache.freshStamp(key: responseKey) else { return }
+            stamps[responseKey] = stamp
+        }
+        try? await cache.store.storeMappedPage(key: key(cursor: cursor), responses: stamps,
+                                               page: MappedPageCoding.encode(page))
+    }
+}
+
+/// Which build of `aggregate` is running: its version and the executable's size and
+/// modification time, so any rebuild forgets pages mapped by the old code.
+enum BuildIdentity {
+    static let current: String = {
+        // /proc/self/exe is a link made when the process started: read the file it names.
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? ""
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(AggregateVersion.current) \(path) \(size) \(modified)"
+    }()
+}
+
+/// A configuration value as canonical text, for fingerprints.
+enum ConfigText {
+    static func append(_ node: ConfigNode, to text: inout String) {
+        switch node.value {
+        case .scalar(let scalar): text += "s\(scalar.text.utf8.count):\(scalar.text)"
+        case .list(let items):
+            text += "["
+            for item in items { append(item, to: &text) }
+            text += "]"
+        case .map(let entries):
+            text += "{"
+            for entry in entries {
+                text += "k\(entry.key.utf8.count):\(entry.key)"
+                append(entry.value, to: &text)
+            }
+            text += "}"
+        }
+    }
+}
+
+/// 64-bit FNV-1a: a stable, fast, non-cryptographic hash for cache fingerprints.
+enum FNV1a {
+    static func hash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}
+
+/// A ``SourcePage`` as stored: the cards in ``CardBinaryCoding``'s layout, then the rest.
+enum MappedPageCoding {
+    static func encode(_ page: SourcePage) -> Data {
+        var writer = BinaryWriter()
+        CardBinaryCoding.encode(page.cards, into: &writer)
+        writer.optionalString(page.next)
+        writer.flag(page.total != nil)
+        if let total = page.total { writer.int(total) }
+        writer.int(page.skipped.count)
+        for record in page.skipped {
+            writer.string(record.path)
+            writer.string(record.reason)
+        }
+        writer.int(page.notes.count)
+        for note in page.notes { writer.string(note) }
+        return Data(writer.bytes)
+    }
+
+    static func decode(_ data: Data) throws(BinaryReader.Malformed) -> SourcePage {
+        var reader = BinaryReader(Array(data))
+        let cards = try CardBinaryCoding.decodeCards(from: &reader)
+        let next = try reader.optionalString()
+        let total = try reader.flag() ? try reader.int() : nil
+        var skipped: [SkippedRecord] = []
+        for _ in 0..<(try reader.count()) { skipped.append(SkippedRecord(path: try reader.string(), reason: try reader.string())) }
+        var notes: [String] = []
+        for _ in 0..<(try reader.count()) { notes.append(try reader.string()) }
+        guard reader.remaining == 0 else { throw .malformed }
+        return SourcePage(cards: cards, next: next, total: total, skipped: skipped, notes: notes)
+    }
+}

@@ -1,0 +1,43 @@
+import FeedCore
+import FeedEngine
+import FeedSourceTesting
+import Foundation
+import SourceCatalogue
+import Testing
+
+/// The hand-written JSON Lines writer must print what `JSONEncoder` prints, byte for byte:
+/// over every card the shipped sources make from their recordings, and over hostile text.
+@Suite struct JSONLinesTests {
+    static func encoderLine(_ card: Card) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(card), as: UTF8.self)
+    }
+
+    @Test func everyRecordedCardEncodesAsJSONEncoderWould() async throws {
+        let cards = try await ShippedConfig.offlineCards()
+        #expect(cards.count > 100)
+        for card in cards {
+            #expect(JSONLines.line(for: card) == (try Self.encoderLine(card)))
+        }
+    }
+
+    @Test func hostileTextAndKeysEncodeAsJSONEncoderWould() throws {
+        var card = Card(source: "s", upstreamID: "a\"b\\c/d", kind: .item,
+                        title: "quote \" backslash \\ slash / tab \t nl \n cr \r bell \u{7} esc \u{1B} \u{1F} del \u{7F} ls \u{2028} é 😀",
+                        summary: "", price: Price(amount: Decimal(string: "-0.50") ?? 0, currency: "EUR", display: "€ -0,50",
+                                                   regular: Decimal(string: "1e3"), min: 0, max: Decimal(string: "24.990")),
+                        image: URL(string: "https://x.test/a%20b?q=1&r=é"), url: URL(string: "http://x.test/"),
+                        author: Card.Author(name: "Ω", image: URL(string: "https://x.test/i.png"), url: nil),
+                        published: Date(timeIntervalSince1970: 1_650_295_443.25), tags: ["2 for 1", "", "\u{0}"],
+                        details: ["a10": 1, "a9": 2, "B": true, "_x": .null, "é": ["nested": ["z": 1, "A": [1, "x", false]]],
+                                  "": "empty key", "Z1": .number(Decimal(string: "3.14159") ?? 0)],
+                        origin: .snapshot)
+        #expect(JSONLines.line(for: card) == (try Self.encoderLine(card)))
+        card.author = nil
+        card.price = nil
+        card.details = [:]
+        card.tags = []
+        #expect(JSONLines.line(for: card) == (try Self.encoderLine(card)))
+    }
+}

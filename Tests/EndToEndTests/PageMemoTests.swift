@@ -1,0 +1,62 @@
+import FeedCore
+import FeedSourceTesting
+import Foundation
+import FixtureServer
+import Testing
+
+/// Warm runs read the pages a source mapped before, not the upstream JSON again (issue 14),
+/// and only while that is the same body, the same build and the same settings.
+@Suite struct PageMemoTests {
+    static let cabify = FixtureWorld.only("cabify")
+
+    static func sql(_ workspace: Workspace, _ statement: String) async throws -> String {
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [workspace.url.appendingPathComponent("state/cache.sqlite").path, statement]
+        let pipe = Pipe()
+        sqlite.standardOutput = pipe
+        try await sqlite.runUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// The cached body is made unreadable behind the memo's back: a fresh memo still serves
+    /// the same cards (so the body was not read); once the body's stamp changes (a new 200
+    /// was stored) the memo no longer counts and the body is read, and fails.
+    @Test func aWarmRunReadsTheMappedPageWhileItsBodyIsTheStoredOne() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
+            let first = try await session.run()
+            #expect(first.status == 0)
+            #expect(first.stdoutLines.count == 3)
+            #expect(try await Self.sql(session.workspace, "SELECT count(*) FROM mapped_page") == "1\n")
+
+            _ = try await Self.sql(session.workspace, "UPDATE http_cache SET body = CAST('not json' AS BLOB)")
+            let warm = try await session.run()
+            #expect(warm.status == 0)
+            #expect(warm.stdout == first.stdout)
+            #expect(warm.stderr == "")
+            #expect(session.server.control.requests(to: "cabify").count == 1)
+
+            _ = try await Self.sql(session.workspace, "UPDATE http_cache SET stored_at = stored_at + 1")
+            let reread = try await session.run()
+            #expect(reread.status == 1)
+            #expect(reread.stderrLines.first?.hasPrefix("cabify: unreadable response: the body is not JSON") == true)
+        }
+    }
+
+    /// Changed options map the same body differently: the old mapping is never served.
+    @Test func changedOptionsNeverReadTheOldMapping() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            let first = try await session.run()
+            #expect(first.stdout.contains(#""currency":"EUR""#))
+            try session.workspace.write("Sources.yml", FixtureWorld.sourcesYml(
+                base: session.base, sources: Self.cabify, extra: ["cabify": "    options:\n      currency: USD\n"]))
+            let changed = try await session.run()
+            #expect(changed.status == 0)
+            #expect(changed.stdoutLines.count == 3)
+            #expect(changed.stdout.contains(#""currency":"USD""#))
+            #expect(!changed.stdout.contains(#""currency":"EUR""#))
+            #expect(session.server.control.requests(to: "cabify").count == 1)
+            #expect(try await Self.sql(session.workspace, "SELECT count(*) FROM mapped_page") == "2\n")
+        }
+    }
+}

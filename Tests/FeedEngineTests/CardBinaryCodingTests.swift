@@ -1,0 +1,46 @@
+@testable import FeedEngine
+import FeedCore
+import Foundation
+import Testing
+
+/// The page memo's layout round-trips every card field exactly, and a damaged blob is a
+/// miss (an error), never a crash.
+@Suite struct CardBinaryCodingTests {
+    static let card = Card(
+        source: "s", upstreamID: "a/b é", kind: .deal, title: "Title \u{0} \"q\" 😀", summary: "sum",
+        price: Price(amount: Decimal(string: "-24.99") ?? 0, currency: "EUR", display: "€24.99", regular: Decimal(string: "1e30"),
+                     min: Decimal(string: "123456789012345678901234567890.5"), max: 0),
+        image: URL(string: "https://x.test/i%20.png?q=é"), url: URL(string: "http://x.test/"),
+        author: Card.Author(name: "Ω", image: nil, url: URL(string: "https://x.test/a")),
+        published: Date(timeIntervalSince1970: 1_650_295_443.125), tags: ["a", "", "c"],
+        details: ["n": .number(Decimal(string: "0.001") ?? 0), "list": [1, "x", true, .null, ["k": false]], "": "empty"])
+
+    @Test func everyFieldRoundTripsExactly() throws {
+        let page = SourcePage(cards: [Self.card, Card(source: "t", upstreamID: "1", kind: .item, title: "bare")],
+                              next: "cursor 2", total: 42, skipped: [SkippedRecord(path: "items[3]", reason: "id is missing")],
+                              notes: ["a note"])
+        let decoded = try MappedPageCoding.decode(MappedPageCoding.encode(page))
+        #expect(decoded.cards == page.cards)
+        #expect(decoded.next == "cursor 2")
+        #expect(decoded.total == 42)
+        #expect(decoded.skipped == page.skipped)
+        #expect(decoded.notes == ["a note"])
+    }
+
+    @Test func everyTruncationOfABlobIsAMissNotACrash() {
+        let bytes = MappedPageCoding.encode(SourcePage(cards: [Self.card], next: nil))
+        for length in 0..<bytes.count {
+            #expect(throws: BinaryReader.Malformed.self) { try MappedPageCoding.decode(bytes.prefix(length)) }
+        }
+        var flipped = bytes
+        flipped[0] = 0xFF
+        #expect(throws: BinaryReader.Malformed.self) { try MappedPageCoding.decode(flipped) }
+    }
+
+    @Test(arguments: ["0", "-0", "1000", "24.99", "-0.5", "0.001", "123456789.123456789", "18446744073709551615",
+                      "18446744073709551616.5", "1e-30", "7.50", "100"])
+    func decimalTextIsDecimalsOwnDescription(_ text: String) throws {
+        let value = try #require(Decimal(string: text))
+        #expect(DecimalText.string(value) == value.description)
+    }
+}
