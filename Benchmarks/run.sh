@@ -48,3 +48,18 @@ $agg --all > /dev/null
 python3 Benchmarks/measure.py "$runs" \
     "aggregate --version=$bin/aggregate --version" \
     "aggregate --page 1 (warm)=$agg --page 1"
+
+echo
+echo "# fan-out: every upstream answers after 300 ms; five sources against one (recorded sizes)"
+echo '{"target": [{"latencyMs": 300}], "ltk": [{"latencyMs": 300}], "reqres": [{"latencyMs": 300}], "dishwasher": [{"latencyMs": 300}], "cabify": [{"latencyMs": 300}]}' > "$work/slow.json"
+"$bin/fixture-server" --port 0 --scenario "$work/slow.json" --write-sources "$work/Slow.yml" > "$work/slow.log" &
+slow=$!
+trap 'kill $server $slow 2>/dev/null; rm -rf "$work"' EXIT
+until grep -q listening "$work/slow.log" 2>/dev/null && [ -s "$work/Slow.yml" ]; do sleep 0.1; done
+# At most 4 requests are in flight per host (README, "Network"): real upstreams are five
+# hosts, so one source here goes through the name localhost.
+sed -i '/id: cabify/,/url:/ s|http://127.0.0.1|http://localhost|' "$work/Slow.yml"
+slowagg="$bin/aggregate --config $work/Slow.yml --state-dir $work/slow-state"
+python3 Benchmarks/measure.py "$runs" \
+    "one slow source=rm -rf $work/slow-state; $slowagg --source cabify" \
+    "five slow sources=rm -rf $work/slow-state; $slowagg --source target --source ltk --source users --source dishwashers --source cabify"
