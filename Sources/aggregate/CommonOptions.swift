@@ -30,6 +30,18 @@ struct CardFormatOptions: ParsableArguments {
 
     var formatType: any CardFormat.Type { format?.type ?? (Terminal.stdoutIsTerminal ? TextFormat.self : JSONLinesFormat.self) }
 
+    /// For a feed format, when `store` first saw each undated card (feed readers need a
+    /// date that does not move); nothing for the other formats.
+    func firstSeen(_ cards: [Card], store: StateStore?) -> [String: Date] {
+        guard formatType.isFeed, let store else { return [:] }
+        do {
+            return try store.firstSeen(cards.filter { $0.published == nil }.map(\.id))
+        } catch {
+            Terminal.writeError("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
+            return [:]
+        }
+    }
+
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
     func print(_ cards: [Card], info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
         let document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,

@@ -52,8 +52,9 @@ struct FeedCommand: AsyncParsableCommand {
     func run() async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
-        let result = try await common.withRunner { try await $0.run(query) }
-        output.print(result.cards)
+        let store = common.openStore()
+        let (result, config) = try await common.withRunner(store: store) { runner, config in (try await runner.run(query), config) }
+        output.print(result.cards, info: config.feed, firstSeen: output.firstSeen(result.cards, store: store))
         common.report(result.outcomes)
         if result.duplicatesDropped > 0 && common.verbose {
             Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")

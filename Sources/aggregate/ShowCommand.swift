@@ -5,7 +5,8 @@ import FeedEngine
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print one card, with its source's detail data when the source has a detail endpoint.")
+        abstract: "Print one card, with its source's detail data when the source has a detail endpoint.",
+        discussion: "On a terminal (or with --format text) the card is a readable block: every field, then its details.")
 
     @Argument(help: ArgumentHelp("The card id, SOURCE:ID (e.g. cabify:MUG).", valueName: "card-id"))
     var cardID: String
@@ -17,7 +18,11 @@ struct ShowCommand: AsyncParsableCommand {
         let result = try await common.withRunner { try await $0.show(cardID) }
         switch result {
         case .found(let card, let outcome):
-            output.print([card])
+            if output.formatType == TextFormat.self {
+                Terminal.write(CardDetailText.render(card, width: Terminal.width))
+            } else {
+                output.print([card])
+            }
             common.report([outcome])
             if outcome.isDegraded || (common.strict && outcome.origin != nil) { throw ExitStatus.partial.code }
         case .notFound(let message, let outcome):

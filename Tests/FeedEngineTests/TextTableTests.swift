@@ -18,9 +18,28 @@ import Testing
             Card(source: "a", upstreamID: "3", kind: .post, title: "Plain title", tags: ["#y"]),
         ]
         let lines = TextTable(width: nil, color: false).render(cards).split(separator: "\n").map(String.init)
-        #expect(lines == ["a:1  Airport outfit ✈️", "a:2  東京 trip          #x", "a:3  Plain title        #y"])
+        #expect(lines == ["a  Airport outfit ✈️  1", "a  東京 trip          2  #x", "a  Plain title        3  #y"])
         let narrow = TextTable(width: 16, color: false).render(cards).split(separator: "\n").map(String.init)
-        #expect(narrow.allSatisfy { DisplayWidth.of($0) <= 16 + 3 })
-        #expect(narrow[1].hasPrefix("a:2  東京 trip"))
+        #expect(narrow.allSatisfy { DisplayWidth.of($0) <= 16 })
+        #expect(narrow[1].hasPrefix("a  東京 trip"))
+    }
+
+    /// Every width from 40 to 160 columns: no line is wider, the marker is never cut, and a
+    /// long LTK-style id is shortened rather than widening the table.
+    @Test func everyWidthFitsAndTheMarkerSurvives() {
+        var cards = [
+            Card(source: "dishwashers", upstreamID: "c70ee072-b8f8-11ec-a4b0-0242ac110004", kind: .product,
+                 title: "Neff S513M60X1G Integrated Dishwasher, Stainless Steel ✈️ 東京", price: Price(amount: 660, currency: "GBP"),
+                 tags: ["Claim £50 cashback", "out of stock"], origin: .snapshot),
+            Card(source: "a", upstreamID: "1", kind: .item, title: "Short", origin: .cache),
+        ]
+        cards.append(Card(source: "users", upstreamID: "2", kind: .person, title: "Janet Weaver"))
+        for width in 40...160 {
+            let lines = TextTable(width: width, color: false).render(cards).split(separator: "\n").map(String.init)
+            #expect(lines.allSatisfy { DisplayWidth.of($0) <= width }, "width \(width)")
+            #expect(lines[0].contains("[snapshot]") && lines[1].contains("[cache]"), "width \(width)")
+            #expect(!lines[0].contains("c70ee072-b8f8-11ec"), "width \(width)")
+        }
+        #expect(TextTable.shortID("c70ee072-b8f8-11ec-a4b0-0242ac110004") == "c70ee072-b8f8…0004")
     }
 }

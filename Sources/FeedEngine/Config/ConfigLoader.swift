@@ -64,7 +64,7 @@ public struct ConfigLoader: Sendable {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests"])
+        top.rejectUnknownKeys(["sources", "digests", "feed"])
         var sources: [SourceConfig] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
@@ -82,8 +82,15 @@ public struct ConfigLoader: Sendable {
             top.report("sources", "is required: a list of sources")
         }
         let digests = DigestConfig.read(top.mapList("digests") ?? [], sourceIDs: sources.map(\.id), directory: directory)
+        var feed = FeedInfo()
+        if let block = top.map("feed") {
+            block.rejectUnknownKeys(["title", "link", "id"])
+            feed.title = block.string("title") ?? feed.title
+            feed.link = block.url("link")
+            feed.id = block.string("id")
+        }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
-        return FeedConfig(file: file, sources: sources, digests: digests)
+        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed)
     }
 
     /// The source, when valid, and its id, when it has a valid one.

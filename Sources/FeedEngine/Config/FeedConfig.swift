@@ -9,11 +9,14 @@ public struct FeedConfig: Sendable {
     public var sources: [SourceConfig]
     /// Declared digests (`digests:`).
     public var digests: [DigestConfig]
+    /// The optional `feed:` block: what feed readers see as the feed's title, link and id.
+    public var feed: FeedInfo
 
-    public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = []) {
+    public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = [], feed: FeedInfo = FeedInfo()) {
         self.file = file
         self.sources = sources
         self.digests = digests
+        self.feed = feed
     }
 
     public func digest(named name: String) -> DigestConfig? {

@@ -7,6 +7,8 @@ public struct AtomFormat: CardFormat {
     public static let mediaType = "application/atom+xml; charset=utf-8"
     public static let summary = "Atom 1.0 feed (RFC 4287)"
 
+    public static let isFeed = true
+
     public init() {}
 
     public func write(_ document: FeedDocument, to out: inout FormattedOutput) {

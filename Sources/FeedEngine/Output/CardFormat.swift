@@ -11,11 +11,19 @@ public protocol CardFormat: Sendable {
     /// A few words for `--help`.
     static var summary: String { get }
 
+    /// Whether this is a feed for feed readers (Atom, JSON Feed, RSS): its entries need a
+    /// stable date, so cards without `published` are given the time they were first seen.
+    static var isFeed: Bool { get }
+
     init()
 
     /// Writes `document` to `out`. Formats that can write card by card do, so that `out`
     /// streams a large feed in chunks instead of holding all of it.
     func write(_ document: FeedDocument, to out: inout FormattedOutput)
+}
+
+extension CardFormat {
+    public static var isFeed: Bool { false }
 }
 
 /// What a format is asked to print: the cards and what surrounds them.

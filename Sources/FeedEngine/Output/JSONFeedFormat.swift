@@ -8,6 +8,8 @@ public struct JSONFeedFormat: CardFormat {
     public static let mediaType = "application/feed+json; charset=utf-8"
     public static let summary = "JSON Feed 1.1"
 
+    public static let isFeed = true
+
     public init() {}
 
     private struct Feed: Encodable {

@@ -7,6 +7,8 @@ public struct RSSFormat: CardFormat {
     public static let mediaType = "application/rss+xml; charset=utf-8"
     public static let summary = "RSS 2.0 feed"
 
+    public static let isFeed = true
+
     public init() {}
 
     /// RSS requires a channel link; this one stands in when Sources.yml's `feed.link` is unset.

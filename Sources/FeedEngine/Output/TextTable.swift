@@ -1,49 +1,80 @@
 import FeedCore
 
-/// Cards as aligned columns for a person: id, title, price, then tags and where the
-/// card came from when it was not live. Titles shrink to fit the terminal width.
+/// Cards as aligned columns for a person, in the order a person scans: source, title,
+/// price, the marker of data that is not live (`[snapshot]`, `[cache]`: never cut), the
+/// id (long ones shortened: `ltk:3f2a3b…c91e`), then tags with what room is left. Every
+/// line fits the terminal width (or `COLUMNS`), down to 40 columns; only the title, the
+/// tags and, below 100 columns, the id give way.
 struct TextTable {
     var width: Int?
     var color: Bool
 
     private static let gap = "  "
-    private static let minimumTitle = 12
+    private static let minimumTitle = 10
+    /// Ids longer than this are shortened (full ids: `--format jsonl`).
+    private static let idLimit = 18
+    /// Narrower terminals leave out the id column.
+    private static let idColumnFrom = 100
+
+    private struct Row {
+        var source: String
+        var title: String
+        var price: String
+        var marker: String
+        var id: String
+        var tags: String
+    }
 
     func render(_ cards: [Card]) -> String {
         guard !cards.isEmpty else { return "" }
         let rows = cards.map { card in
-            (id: card.id, title: card.title, price: card.price?.label ?? "",
-             extra: (card.tags + (card.origin.map { ["[\($0.rawValue)]"] } ?? [])).joined(separator: ", "))
+            Row(source: card.source, title: card.title.split(whereSeparator: \.isNewline).joined(separator: " "),
+                price: card.price?.label ?? "", marker: card.origin.map { "[\($0.rawValue)]" } ?? "",
+                id: Self.shortID(card.upstreamID), tags: card.tags.joined(separator: ", "))
         }
-        let idWidth = rows.map { DisplayWidth.of($0.id) }.max() ?? 0
-        let priceWidth = rows.map { DisplayWidth.of($0.price) }.max() ?? 0
-        var titleWidth = rows.map { DisplayWidth.of($0.title) }.max() ?? 0
-        let fixed = idWidth + priceWidth + 2 * Self.gap.count
-        if let width, fixed + titleWidth > width {
-            titleWidth = max(Self.minimumTitle, width - fixed)
+        func widest(_ column: (Row) -> String) -> Int { rows.map { DisplayWidth.of(column($0)) }.max() ?? 0 }
+        var sourceWidth = widest(\.source)
+        let priceWidth = widest(\.price)
+        let markerWidth = widest(\.marker)
+        var idWidth = width.map { $0 >= Self.idColumnFrom } ?? true ? widest(\.id) : 0
+        var titleWidth = widest(\.title)
+        let gaps = [priceWidth, markerWidth, idWidth].filter { $0 > 0 }.count * Self.gap.count + Self.gap.count
+        if let width {
+            // Give way in this order: the title down to its minimum, then the source id.
+            let fixed = sourceWidth + priceWidth + markerWidth + idWidth + gaps
+            titleWidth = min(titleWidth, max(Self.minimumTitle, width - fixed))
+            if fixed + titleWidth > width { sourceWidth = max(4, width - titleWidth - (fixed - sourceWidth)) }
+            if idWidth > 0, sourceWidth + titleWidth + priceWidth + markerWidth + idWidth + gaps > width { idWidth = 0 }
         }
         return rows.map { row in
-            var line = paint(pad(row.id, idWidth), "2") + Self.gap + pad(fit(row.title, titleWidth), titleWidth)
+            var line = paint(pad(fit(row.source, sourceWidth), sourceWidth), "2") + Self.gap + pad(fit(row.title, titleWidth), titleWidth)
             if priceWidth > 0 { line += Self.gap + paint(pad(row.price, priceWidth, right: true), "32") }
-            if !row.extra.isEmpty {
-                let used = idWidth + titleWidth + priceWidth + 3 * Self.gap.count
+            if markerWidth > 0 { line += Self.gap + paint(pad(row.marker, markerWidth), "31") }
+            if idWidth > 0 { line += Self.gap + paint(pad(row.id, idWidth), "2") }
+            if !row.tags.isEmpty {
+                let used = DisplayWidth.of(strip(line)) + Self.gap.count
                 if let width {
                     // Only what fits, and only if something useful fits.
-                    if width - used > 3 { line += Self.gap + paint(fit(row.extra, width - used), "33") }
+                    if width - used > 3 { line += Self.gap + paint(fit(row.tags, width - used), "33") }
                 } else {
-                    line += Self.gap + paint(row.extra, "33")
+                    line += Self.gap + paint(row.tags, "33")
                 }
             }
             return trimTrailing(line) + "\n"
         }.joined()
     }
 
+    /// `3f2a3b4c-…-c91e` → `3f2a3b4c…c91e`: enough to tell cards apart at a glance.
+    static func shortID(_ id: String) -> String {
+        guard id.count > idLimit else { return id }
+        return String(id.prefix(idLimit - 5)) + "…" + String(id.suffix(4))
+    }
+
     private func fit(_ text: String, _ width: Int) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        guard DisplayWidth.of(flat) > width else { return flat }
+        guard DisplayWidth.of(text) > width else { return text }
         var kept = ""
         var used = 0
-        for character in flat {
+        for character in text {
             let next = DisplayWidth.of(character)
             if used + next > width - 1 { break }
             kept.append(character)
@@ -59,6 +90,12 @@ struct TextTable {
 
     private func paint(_ text: String, _ code: String) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// The line without colour codes, to measure it.
+    private func strip(_ line: String) -> String {
+        guard color else { return line }
+        return line.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
     }
 
     private func trimTrailing(_ line: String) -> String {

@@ -202,7 +202,32 @@ extension StateStore {
                 table.column("created", .double).notNull()
             }
         }
+        // When a card was first seen, for feed entries that have no date of their own.
+        migrator.registerMigration("v4: first seen") { db in
+            try db.create(table: "first_seen") { table in
+                table.primaryKey("card_id", .text)
+                table.column("seen_at", .double).notNull()
+            }
+        }
         return migrator
+    }
+}
+
+extension StateStore {
+    /// When this state first saw each card of `ids`, recording now for the ones it had
+    /// not seen: the date a feed entry without `published` keeps from run to run.
+    public func firstSeen(_ ids: [String], now: Date = Date()) throws -> [String: Date] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.write { db in
+            var seen: [String: Date] = [:]
+            let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO first_seen (card_id, seen_at) VALUES (?, ?)")
+            let select = try db.makeStatement(sql: "SELECT seen_at FROM first_seen WHERE card_id = ?")
+            for id in ids {
+                try insert.execute(arguments: [id, now.timeIntervalSince1970.rounded(.down)])
+                if let seconds = try Double.fetchOne(select, arguments: [id]) { seen[id] = Date(timeIntervalSince1970: seconds) }
+            }
+            return seen
+        }
     }
 }
 
