@@ -99,6 +99,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         .target(name: "FeedCore"),
@@ -127,10 +128,23 @@ let package = Package(
         ),
         /// The one list of built-in sources: the only target that imports source modules.
         .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceFolders.map { .target(name: $0.name) }),
+        /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
+        .target(
+            name: "FeedServer",
+            dependencies: [
+                "FeedCore", "FeedEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "aggregate",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "SourceCatalogue",
+                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -40,7 +40,7 @@ struct Aggregate: AsyncParsableCommand {
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
-                      RecordCommand.self],
+                      RecordCommand.self, ServeCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

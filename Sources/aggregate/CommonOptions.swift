@@ -110,11 +110,13 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// The same, for commands that need the store themselves.
-    func withRunner<T>(store: StateStore?, _ body: (FeedRunner, FeedConfig) async throws -> T) async throws -> T {
+    func withRunner<T>(store: StateStore?, sharedRequests: SharedRequests? = nil,
+                       _ body: (FeedRunner, FeedConfig) async throws -> T) async throws -> T {
         let config = try loadConfig()
         let live = offline ? nil : LiveHTTPTransport()
         let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger,
-                                            sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } })
+                                            sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } },
+                                            sharedRequests: sharedRequests)
         let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
         do {
             let result = try await body(runner, config)

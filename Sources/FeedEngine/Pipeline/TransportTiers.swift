@@ -48,17 +48,21 @@ public struct StandardTransports: TransportProvider {
     /// recording answers only the exact URL it was recorded from, so `users-json` pointed
     /// at reqres.in is served reqres.in's recorded pages offline, and nothing else.
     public let sharedSnapshots: @Sendable () -> [RecordedResponse]
+    /// When set (`serve`), concurrent runs share identical upstream requests.
+    public let sharedRequests: SharedRequests?
 
     /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
     /// without a cache.
     public init(live: LiveHTTPTransport?, store: StateStore?, refresh: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
-                sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] }) {
+                sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
+                sharedRequests: SharedRequests? = nil) {
         self.live = live
         self.store = store
         self.refresh = refresh
         self.logger = logger
         self.sharedSnapshots = sharedSnapshots
+        self.sharedRequests = sharedRequests
     }
 
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
@@ -69,6 +73,7 @@ public struct StandardTransports: TransportProvider {
             var network: any HTTPTransport = RetryingTransport(
                 base: upstream, sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
+            if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> Void = { _ in }
             var memo: PageMemo?
             if let store {

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// An RFC 9457 problem: what a bad request or a missing card is answered with.
+struct Problem: Encodable {
+    struct InvalidParameter: Encodable {
+        var name: String
+        var reason: String
+    }
+
+    var type = "about:blank"
+    var title: String
+    var status: Int
+    var detail: String
+    var invalidParams: [InvalidParameter]?
+
+    enum CodingKeys: String, CodingKey {
+        case type, title, status, detail
+        case invalidParams = "invalid-params"
+    }
+
+    static func badParameter(_ name: String, _ reason: String) -> Problem {
+        Problem(title: "Bad Request", status: 400, detail: "\(name): \(reason)",
+                invalidParams: [InvalidParameter(name: name, reason: reason)])
+    }
+
+    static func notFound(_ detail: String) -> Problem {
+        Problem(title: "Not Found", status: 404, detail: detail)
+    }
+
+    var response: Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(self)) ?? Data()
+        return Response(status: .init(code: status), headers: [.contentType: "application/problem+json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// A request that cannot be answered as asked; carries its problem.
+struct ProblemError: Error {
+    var problem: Problem
+}
