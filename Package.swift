@@ -195,7 +195,8 @@ let package = Package(
         .testTarget(name: "ScaffoldTests", dependencies: ["FeedSourceTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue"]
+            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
     ] + sourceFolders.flatMap(\.targets),
     swiftLanguageModes: [.v6]

@@ -1,0 +1,235 @@
+import AsyncHTTPClient
+import FeedCore
+import FeedSourceTesting
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import FixtureServer
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// `aggregate serve`, the built binary, against the fixture server (issue 13).
+@Suite(.serialized) struct ServeTests {
+    static let sources = FixtureWorld.only("cabify") + FixtureWorld.only("target")
+
+    /// A running `aggregate serve --port 0` in `session`'s workspace; stopped with SIGTERM.
+    struct Served {
+        let process: Process
+        let exited: AsyncStream<Void>
+        let stderr: URL
+        let base: String
+
+        static func start(_ session: FixtureSession) async throws -> Served {
+            let stderr = session.workspace.url.appendingPathComponent("serve.err")
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            let process = Process()
+            process.executableURL = Binary.aggregate.url
+            process.arguments = ["serve", "--port", "0"] + Workspace.stateArguments
+            process.currentDirectoryURL = session.workspace.url
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            process.standardInput = FileHandle.nullDevice
+            let exited = try process.start()
+            for _ in 0..<200 {
+                let text = String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self)
+                if let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                    return Served(process: process, exited: exited, stderr: stderr, base: String(text[range]))
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            process.terminate()
+            throw ServeTestError.didNotStart
+        }
+
+        var log: String { String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self) }
+
+        func stop() async {
+            process.terminate()
+            for await _ in exited {}
+        }
+    }
+
+    enum ServeTestError: Error { case didNotStart }
+
+    struct Answer {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: String
+        var bytes: [UInt8]
+    }
+
+    static func get(_ url: String, headers: [(String, String)] = []) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let buffer = try await response.body.collect(upTo: 50 << 20)
+        let bytes = Array(buffer.readableBytesView)
+        return Answer(status: Int(response.status.code), headers: response.headers, body: String(decoding: bytes, as: UTF8.self),
+                      bytes: bytes)
+    }
+
+    static func withServe(extra: [String: String] = [:], faults: [String: [Fault]] = [:],
+                          _ body: (FixtureSession, Served) async throws -> Void) async throws {
+        try await FixtureWorld.withSession(sources: sources, extra: extra, faults: faults) { session in
+            let served = try await Served.start(session)
+            do {
+                try await body(session, served)
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+        }
+    }
+
+    /// The names of every element of an XML document, and how often each occurs.
+    final class ElementCounter: NSObject, XMLParserDelegate {
+        var counts: [String: Int] = [:]
+        var root: String?
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            if root == nil { root = name }
+            counts[name, default: 0] += 1
+        }
+    }
+
+    static func parseXML(_ text: String) -> ElementCounter? {
+        let parser = XMLParser(data: Data(text.utf8))
+        let counter = ElementCounter()
+        parser.delegate = counter
+        return parser.parse() ? counter : nil
+    }
+
+    @Test func everyRouteAndFormat() async throws {
+        try await Self.withServe { session, served in
+            let cli = try await session.run("--format", "jsonl")
+            #expect(cli.status == 0)
+            let cards = cli.stdoutLines.count
+            #expect(cards == 20)
+
+            let jsonl = try await Self.get(served.base + "/feed.jsonl")
+            #expect(jsonl.status == 200)
+            #expect(jsonl.body == cli.stdout)
+            #expect(jsonl.headers.first(name: "content-type") == "application/jsonl; charset=utf-8")
+            #expect(jsonl.headers.first(name: "cache-control") == "max-age=300")
+
+            let atom = try await Self.get(served.base + "/feed.atom")
+            #expect(atom.headers.first(name: "content-type") == "application/atom+xml; charset=utf-8")
+            let atomXML = try #require(Self.parseXML(atom.body), "Atom is not well-formed XML")
+            #expect(atomXML.root == "feed")
+            #expect(atomXML.counts["entry"] == cards)
+            #expect(atomXML.counts["id"] == cards + 1 && atomXML.counts["updated"] == cards + 1)
+            #expect(atom.body.contains("<id>tag:aggregate,2026:card/cabify:MUG</id>"))
+            #expect(atom.body.contains(#"<link rel="self" type="application/atom+xml" href="\#(served.base)/feed.atom"/>"#))
+
+            let rss = try await Self.get(served.base + "/feed.rss?source=cabify")
+            let rssXML = try #require(Self.parseXML(rss.body), "RSS is not well-formed XML")
+            #expect(rssXML.root == "rss")
+            #expect(rssXML.counts["item"] == 3 && rssXML.counts["guid"] == 3 && rssXML.counts["pubDate"] == 3)
+            #expect(rssXML.counts["channel"] == 1 && rssXML.counts["link"] == 1 && rssXML.counts["description"] == 4)
+
+            let feed = try await Self.get(served.base + "/feed.json?source=target&sort=price&per_page=5")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(feed.bytes)) as? [String: Any])
+            #expect(object["version"] as? String == "https://jsonfeed.org/version/1.1")
+            let items = try #require(object["items"] as? [[String: Any]])
+            #expect(items.count == 5)
+            #expect(items.allSatisfy { $0["id"] is String && $0["content_html"] is String && $0["date_published"] is String })
+
+            let card = try await Self.get(served.base + "/cards/cabify:MUG")
+            #expect(card.status == 200)
+            #expect(card.body == #"{"id":"cabify:MUG","kind":"item","price":{"amount":7.5,"currency":"EUR"},"source":"cabify","tags":[],"title":"Cabify Coffee Mug","v":1}"# + "\n")
+            let missing = try await Self.get(served.base + "/cards/cabify:NOPE")
+            #expect(missing.status == 404)
+            #expect(missing.headers.first(name: "content-type") == "application/problem+json")
+            #expect(missing.body == #"{"detail":"cabify: no item \"NOPE\"","status":404,"title":"Not Found","type":"about:blank"}"#)
+
+            let bad = try await Self.get(served.base + "/feed.atom?per_page=0")
+            #expect(bad.status == 400)
+            #expect(bad.body == #"{"detail":"per_page: must be a whole number from 1 to 1000, got \"0\"","invalid-params":[{"name":"per_page","reason":"must be a whole number from 1 to 1000, got \"0\""}],"status":400,"title":"Bad Request","type":"about:blank"}"#)
+            let unknown = try await Self.get(served.base + "/feed.atom?sortt=price")
+            #expect(unknown.status == 400)
+            #expect(unknown.body.contains(#""name":"sortt""#))
+            let badSource = try await Self.get(served.base + "/feed.rss?source=nope")
+            #expect(badSource.status == 400)
+            #expect(badSource.body.contains(#"unknown source \"nope\" (known: cabify, target)"#))
+
+            let sources = try await Self.get(served.base + "/sources")
+            #expect(sources.body.hasPrefix(#"[{"enabled":true,"fallback":"cache","headers":[],"id":"cabify","plugin":"cabify","url":"\#(session.base)/cabify/Products.json"}"#))
+            let health = try await Self.get(served.base + "/healthz")
+            #expect(health.body.contains(#""status":"ok""#))
+            let index = try await Self.get(served.base + "/")
+            #expect(index.body.contains(#"<a href="/feed.atom">/feed.atom</a>"#))
+
+            // Every source fresh: no request reaches an upstream.
+            session.clearLog()
+            #expect(try await Self.get(served.base + "/feed.atom?sort=title").status == 200)
+            #expect(session.requests.isEmpty)
+
+            // Conditional GET.
+            let etag = try #require(atom.headers.first(name: "etag"))
+            let again = try await Self.get(served.base + "/feed.atom", headers: [("If-None-Match", etag)])
+            #expect(again.status == 304 && again.bytes.isEmpty)
+            let lastModified = try #require(atom.headers.first(name: "last-modified"))
+            #expect(try await Self.get(served.base + "/feed.atom", headers: [("If-Modified-Since", lastModified)]).status == 304)
+            #expect(try await Self.get(served.base + "/feed.atom", headers: [("If-None-Match", "\"other\"")]).status == 200)
+
+            // gzip when asked for.
+            let zipped = try await Self.get(served.base + "/feed.atom", headers: [("Accept-Encoding", "gzip")])
+            #expect(zipped.headers.first(name: "content-encoding") == "gzip")
+            // The client inflates it again: the same feed, in fewer than half the bytes on the wire.
+            #expect(zipped.body == atom.body)
+            #expect((zipped.headers.first(name: "content-length").flatMap(Int.init) ?? .max) < atom.bytes.count / 2)
+
+            #expect(served.log.contains("GET /feed.atom?per_page=0 400 "))
+        }
+    }
+
+    /// Fifty readers arriving at once on a cold cache: one upstream request per page.
+    @Test func fiftyConcurrentColdRequestsShareOneUpstreamRequestPerPage() async throws {
+        try await Self.withServe(faults: ["cabify": [Fault(latencyMs: 500)], "target": [Fault(latencyMs: 500)]]) { session, served in
+            let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
+                for _ in 0..<50 { group.addTask { try await Self.get(served.base + "/feed.jsonl") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 50)
+            #expect(answers.allSatisfy { $0.status == 200 && $0.body == answers[0].body })
+            #expect(answers[0].body.split(separator: "\n").count == 20)
+            #expect(session.server.control.requests(to: "cabify").count == 1)
+            #expect(session.server.control.requests(to: "target").count == 1)
+        }
+    }
+
+    /// A failing source is served from its fallback, said in a header and on /healthz.
+    @Test func aFailingSourceIsServedFromItsFallback() async throws {
+        try await Self.withServe(extra: ["cabify": "    cache_ttl: 0\n    retries: 1\n"]) { session, served in
+            #expect(try await Self.get(served.base + "/feed.jsonl?source=cabify").status == 200)
+            session.server.control.set("cabify", [Fault(status: 500)])
+            let degraded = try await Self.get(served.base + "/feed.jsonl?source=cabify")
+            #expect(degraded.status == 200)
+            #expect(degraded.headers.first(name: "x-aggregate-degraded") == "cabify=cache")
+            #expect(degraded.body.split(separator: "\n").count == 3)
+            #expect(degraded.body.split(separator: "\n").allSatisfy { $0.contains(#""origin":"cache""#) })
+            let health = try await Self.get(served.base + "/healthz")
+            #expect(health.body.contains(#""status":"degraded""#))
+            #expect(health.body.contains(#""cabify":{"checked":"#))
+            #expect(health.body.contains(#""status":"cache""#))
+        }
+    }
+
+    /// SIGTERM while a request is in flight: it finishes, then the server stops.
+    @Test func sigtermLetsTheRequestInFlightFinish() async throws {
+        try await Self.withServe(faults: ["cabify": [Fault(latencyMs: 1500)]]) { session, served in
+            async let slow = Self.get(served.base + "/feed.jsonl?source=cabify")
+            try await Task.sleep(for: .milliseconds(500))
+            served.process.terminate()
+            let answer = try await slow
+            #expect(answer.status == 200)
+            #expect(answer.body.split(separator: "\n").count == 3)
+            for await _ in served.exited {}
+            #expect(served.process.terminationStatus == 0)
+            #expect(served.log.hasSuffix("aggregate: stopped\n"))
+        }
+    }
+}
