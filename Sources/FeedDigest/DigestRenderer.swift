@@ -5,12 +5,17 @@ import Mustache
 
 /// Renders a ``DigestReport`` in one format, or through a Mustache template.
 public enum DigestRenderer {
-    public static func render(_ report: DigestReport, format: DigestConfig.Format) -> String {
+    public static func render(_ report: DigestReport, format: DigestConfig.Format, feed: FeedInfo = FeedInfo()) -> String {
+        if let cardFormat = format.cardFormat {
+            var info = feed
+            info.title = "\(feed.title): \(report.name)"
+            return CardFormats.render(FeedDocument(cards: report.items.map(\.card), info: info), as: cardFormat)
+        }
         switch format {
-        case .markdown: markdown(report)
-        case .text: text(report)
-        case .html: html(report)
-        case .jsonl: jsonl(report)
+        case .markdown: return markdown(report)
+        case .text: return text(report)
+        case .html: return html(report)
+        default: return jsonl(report)
         }
     }
 

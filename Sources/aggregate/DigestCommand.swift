@@ -32,7 +32,7 @@ struct DigestCommand: AsyncParsableCommand {
     @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable).", valueName: "id"))
     var sources: [String] = []
 
-    @Option(help: "markdown (default), text, html or jsonl.")
+    @Option(help: "markdown (default), text, html or jsonl; or a card format (atom, rss, jsonfeed, csv, tsv) of the changed cards.")
     var format: DigestConfig.Format?
 
     @Option(help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))

@@ -115,6 +115,12 @@ import Glibc
                 - **New:** Cabify Hoodie — €30.00
 
                 """)
+            // Any card format of the one registry renders the changed cards: a feed of news.
+            let atom = try await digest(workspace, "--name", "daily", "--dry-run", "--format", "atom")
+            #expect(atom.status == 0)
+            #expect(atom.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title type=\"text\">aggregate: daily</title>"))
+            #expect(atom.stdout.components(separatedBy: "<entry>").count == 4)
+            #expect(atom.stdout.contains("<id>tag:aggregate,2026:card/cabify:HOODIE</id>"))
             let html = try await digest(workspace, "--name", "daily", "--dry-run", "--format", "html")
             #expect(html.stdout == """
                 <!DOCTYPE html>

@@ -3,8 +3,36 @@ import Foundation
 
 /// One entry of `digests:` in Sources.yml: a named, scheduled "what is new" report.
 public struct DigestConfig: Sendable {
-    public enum Format: String, Sendable, CaseIterable {
-        case markdown, text, html, jsonl
+    /// How a digest is rendered: one of its own report formats (grouped by source, with
+    /// the change spelled out), or any card format of ``CardFormats`` (`atom`, `rss`,
+    /// `jsonfeed`, `csv`, …), which prints the changed cards in that format.
+    public struct Format: RawRepresentable, Hashable, Sendable, CaseIterable {
+        public let rawValue: String
+
+        public init?(rawValue: String) {
+            guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+            self.rawValue = rawValue
+        }
+
+        private init(known: String) {
+            rawValue = known
+        }
+
+        public static let markdown = Format(known: "markdown")
+        public static let text = Format(known: "text")
+        public static let html = Format(known: "html")
+        public static let jsonl = Format(known: "jsonl")
+        /// The formats that render a report of changes.
+        public static let reportFormats: [Format] = [.markdown, .text, .html, .jsonl]
+
+        public static var allCases: [Format] {
+            reportFormats + CardFormats.names.filter { name in !reportFormats.contains { $0.rawValue == name } }.map(Format.init(known:))
+        }
+
+        /// The card format to print with, when this is not a report format.
+        public var cardFormat: (any CardFormat.Type)? {
+            Self.reportFormats.contains(self) ? nil : CardFormats.named(rawValue)
+        }
     }
 
     public var name: String
