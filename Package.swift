@@ -159,6 +159,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         .executableTarget(

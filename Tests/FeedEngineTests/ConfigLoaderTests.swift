@@ -1,4 +1,5 @@
 import FeedCore
+import Foundation
 @testable import FeedEngine
 import Testing
 
@@ -146,7 +147,7 @@ import Testing
         #expect(found == [
             "Sources.yml:7:21: digests[0].sources[1]: unknown source \"shoop\" (known: shop)",
             "Sources.yml:8:12: digests[0].every: expected a duration such as 30m, 6h or 1d, got \"often\"",
-            "Sources.yml:9:13: digests[0].format: must be one of markdown, text, html, jsonl, got \"pdf\"",
+            "Sources.yml:9:13: digests[0].format: must be one of markdown, text, html, jsonl, csv, tsv, atom, jsonfeed, rss, got \"pdf\"",
             "Sources.yml:10:11: digests[1].name: duplicate digest name \"daily\"",
             "Sources.yml:11:16: digests[1].max_items: must be at least 1, got 0",
             "Sources.yml:12:5: digests[2].name: is required",
@@ -176,5 +177,17 @@ import Testing
         #expect(throws: EnvironmentInterpolation.Failure.malformed) {
             try EnvironmentInterpolation.expand("${1 2}", environment: env)
         }
+    }
+
+    /// The `feed:` block: what feed readers see; defaults when absent, positions when wrong.
+    @Test func theFeedBlockIsReadAndChecked() throws {
+        #expect(try loader.load(text: Self.good, file: "Sources.yml").feed == FeedInfo())
+        let config = try loader.load(text: Self.good + "\nfeed:\n  title: Deals\n  link: https://example.test/deals\n  id: urn:x\n",
+                                     file: "Sources.yml")
+        #expect(config.feed == FeedInfo(title: "Deals", link: URL(string: "https://example.test/deals"), id: "urn:x"))
+        #expect(problems(Self.good + "\nfeed:\n  titel: Deals\n  link: deals.html\n") == [
+            "Sources.yml:6:3: feed.titel: unknown key (known: id, link, title)",
+            "Sources.yml:7:9: feed.link: expected an absolute http(s) URL, got \"deals.html\"",
+        ])
     }
 }
