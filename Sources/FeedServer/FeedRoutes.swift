@@ -85,20 +85,8 @@ struct FeedRoutes: Sendable {
         }
     }
 
-    private struct SourceRow: Encodable {
-        var id: String
-        var plugin: String
-        var enabled: Bool
-        var url: String
-        var fallback: String
-        var headers: [String]
-    }
-
     private func sources(_ request: Request) -> Response {
-        let rows = config.sources.map {
-            SourceRow(id: $0.id, plugin: $0.plugin, enabled: $0.enabled, url: $0.url.redactedString,
-                      fallback: $0.fallback.rawValue, headers: $0.headers.keys.sorted())
-        }
+        let rows = config.sources.map(SourceListing.init)
         return HTTPAnswer(body: Self.json(rows), contentType: "application/json", lastModified: nil, maxAge: nil)
             .response(to: request)
     }
@@ -164,14 +152,7 @@ struct HTTPAnswer {
     var maxAge: Int?
 
     /// A strong validator of the exact bytes (FNV-1a 64 of the body).
-    var etag: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return "\"\(String(hash, radix: 16))\""
-    }
+    var etag: String { "\"\(String(FNV1a.hash(body), radix: 16))\"" }
 
     func response(to request: Request) -> Response {
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag, .vary: "Accept-Encoding"]

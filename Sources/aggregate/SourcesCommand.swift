@@ -13,29 +13,14 @@ struct SourcesCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var output: CardFormatOptions
 
-    private struct Row: Encodable {
-        var id: String
-        var plugin: String
-        var enabled: Bool
-        var url: String
-        var fallback: String
-        var headers: [String]
-
-        static let header = ["id", "plugin", "enabled", "url", "fallback", "headers"]
-        var cells: [String] { [id, plugin, "\(enabled)", url, fallback, headers.joined(separator: "; ")] }
-    }
-
     func run() async throws {
         let config = try common.loadConfig()
-        let rows = config.sources.map {
-            Row(id: $0.id, plugin: $0.plugin, enabled: $0.enabled, url: $0.url.redactedString,
-                fallback: $0.fallback.rawValue, headers: $0.headers.keys.sorted())
-        }
+        let rows = config.sources.map(SourceListing.init)
         switch output.formatType.name {
         case CSVFormat.name:
-            Terminal.write(DelimitedTable.csv(header: Row.header, rows: rows.map(\.cells)))
+            Terminal.write(DelimitedTable.csv(header: SourceListing.header, rows: rows.map(\.cells)))
         case TSVFormat.name:
-            Terminal.write(DelimitedTable.tsv(header: Row.header, rows: rows.map(\.cells)))
+            Terminal.write(DelimitedTable.tsv(header: SourceListing.header, rows: rows.map(\.cells)))
         case JSONLinesFormat.name:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -82,15 +82,19 @@ enum ConfigText {
     }
 }
 
-/// 64-bit FNV-1a: a stable, fast, non-cryptographic hash for cache fingerprints.
-enum FNV1a {
-    static func hash(_ text: String) -> UInt64 {
+/// 64-bit FNV-1a: a stable, fast, non-cryptographic hash for cache fingerprints and ETags.
+public enum FNV1a {
+    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }
         return hash
+    }
+
+    public static func hash(_ text: String) -> UInt64 {
+        hash(text.utf8)
     }
 }
 
