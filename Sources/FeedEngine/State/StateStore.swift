@@ -218,17 +218,29 @@ extension StateStore {
     /// not seen: the date a feed entry without `published` keeps from run to run.
     public func firstSeen(_ ids: [String], now: Date = Date()) throws -> [String: Date] {
         guard !ids.isEmpty else { return [:] }
-        return try database.write { db in
-            var seen: [String: Date] = [:]
+        let pool = try database
+        // Read first: on a warm feed every id is known, and readers must not queue for
+        // the single writer (`serve` asks on every request).
+        var seen = try pool.read { db in try Self.seen(ids, in: db) }
+        let missing = ids.filter { seen[$0] == nil }
+        guard !missing.isEmpty else { return seen }
+        try pool.write { db in
             let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO first_seen (card_id, seen_at) VALUES (?, ?)")
-            let select = try db.makeStatement(sql: "SELECT seen_at FROM first_seen WHERE card_id = ?")
-            for id in ids {
-                try insert.execute(arguments: [id, now.timeIntervalSince1970.rounded(.down)])
-                if let seconds = try Double.fetchOne(select, arguments: [id]) { seen[id] = Date(timeIntervalSince1970: seconds) }
-            }
-            return seen
+            for id in missing { try insert.execute(arguments: [id, now.timeIntervalSince1970.rounded(.down)]) }
+            seen.merge(try Self.seen(missing, in: db)) { _, stored in stored }
         }
+        return seen
     }
+
+    private static func seen(_ ids: [String], in db: Database) throws -> [String: Date] {
+        let select = try db.makeStatement(sql: "SELECT seen_at FROM first_seen WHERE card_id = ?")
+        var seen: [String: Date] = [:]
+        for id in ids {
+            if let seconds = try Double.fetchOne(select, arguments: [id]) { seen[id] = Date(timeIntervalSince1970: seconds) }
+        }
+        return seen
+    }
+
 }
 
 /// A stored response and what is needed to revalidate it.
