@@ -51,7 +51,14 @@ struct FeedRoutes: Sendable {
         }
         var info = config.feed
         info.selfURL = Self.selfURL(request)
-        let firstSeen = format.isFeed ? ((try? store?.firstSeen(result.cards.filter { $0.published == nil }.map(\.id))) ?? [:]) : [:]
+        var firstSeen: [String: Date] = [:]
+        if format.isFeed, let store {
+            do {
+                firstSeen = try store.firstSeen(result.cards.filter { $0.published == nil }.map(\.id))
+            } catch {
+                accessLog("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
+            }
+        }
         let document = FeedDocument(cards: result.cards, info: info, firstSeen: firstSeen)
         var out = FormattedOutput()
         format.init().write(document, to: &out)
@@ -151,14 +158,13 @@ struct HTTPAnswer {
     var lastModified: Date?
     var maxAge: Int?
 
-    /// A strong validator of the exact bytes (FNV-1a 64 of the body).
-    var etag: String { "\"\(String(FNV1a.hash(body), radix: 16))\"" }
-
     func response(to request: Request) -> Response {
+        // A strong validator of the exact bytes (FNV-1a 64 of the body), hashed once.
+        let etag = "\"\(String(FNV1a.hash(body), radix: 16))\""
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag, .vary: "Accept-Encoding"]
         if let lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         if let maxAge { headers[.cacheControl] = "max-age=\(maxAge)" }
-        if notModified(request) {
+        if notModified(request, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
         var buffer = ByteBuffer(bytes: body)
@@ -170,7 +176,7 @@ struct HTTPAnswer {
     }
 
     /// RFC 9110 §13.1: `If-None-Match` decides when present; else `If-Modified-Since`.
-    private func notModified(_ request: Request) -> Bool {
+    private func notModified(_ request: Request, etag: String) -> Bool {
         if let tags = request.headers[.ifNoneMatch] {
             return tags == "*" || tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces)
                 .replacingOccurrences(of: "W/", with: "") == etag }
