@@ -41,24 +41,22 @@ public struct DigestJob: Sendable {
 
     /// Runs the digest; `deliver` writes the rendered text (stdout or a file) and throws
     /// if it could not.
-    public func run(runner: FeedRunner, store: StateStore, template: DigestTemplate?, wait: Double,
+    public func run(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?, wait: Double,
                     output: DigestOutput, printer: (String) throws -> Void) async throws -> Result {
-        // One run of a digest at a time; other digests run in parallel.
-        let lock: FileLock
-        do {
-            let directory = URL(fileURLWithPath: store.path).deletingLastPathComponent()
-            lock = try FileLock(path: directory.appendingPathComponent("digest-\(digest.name).lock").path, wait: wait)
-        } catch is FileLock.Busy {
-            throw Failure.busy(digest.name)
+        // One run of a digest at a time, across every process sharing the store.
+        try await store.withLock(digest: digest.name, wait: wait) {
+            try await runLocked(runner: runner, store: store, template: template, output: output, printer: printer)
         }
-        defer { withExtendedLifetime(lock) {} }
+    }
 
+    private func runLocked(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?,
+                           output: DigestOutput, printer: (String) throws -> Void) async throws -> Result {
         // A file the previous run committed but did not finish is delivered first, alone:
         // writing this run's report straight after would replace it unseen.
-        if !dryRun, let pending = try await store.pendingDelivery(digest.name) {
+        if !dryRun, let pending = try await store.pendingDelivery(of: digest.name) {
             let current = try? String(contentsOf: URL(fileURLWithPath: pending.path), encoding: .utf8)
             if current != pending.text { try DigestOutput.writeFile(pending.text, to: pending.path) }
-            try await store.finishDelivery(digest.name)
+            try await store.finishDelivery(of: digest.name)
             return Result(reported: 0, messages: [
                 "digest '\(digest.name)': delivered to \(pending.path) what the interrupted previous run had committed; new changes come with the next run",
             ], partial: false)
@@ -80,7 +78,7 @@ public struct DigestJob: Sendable {
         let available = outcomes.map(\.id).filter { id in !unavailable.contains { $0.source == id } }
         messages += unavailable.map { "\($0.source): not checked: \($0.reason)" }
 
-        let memory = try await store.digestMemory(digest.name)
+        let memory = try await store.memory(of: digest.name)
         let plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
                                    knownSources: memory.knownSources, options: options, now: now)
         if available.isEmpty && !outcomes.isEmpty {
@@ -105,14 +103,14 @@ public struct DigestJob: Sendable {
                 throw error
             }
             try DigestOutput.publish(prepared, to: path)
-            try await store.finishDelivery(digest.name)
+            try await store.finishDelivery(of: digest.name)
         case (.file(let path), let text?):
             try DigestOutput.writeFile(text, to: path)
         case (.stdout, let text?):
             try printer(text)
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now) }
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil) }
         case (_, nil):
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now) }
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil) }
         }
         return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
     }
@@ -124,7 +122,7 @@ public struct DigestJob: Sendable {
         return now.timeIntervalSince(lastSuccess) >= every
     }
 
-    public static func lastSuccess(of name: String, in store: StateStore) async throws -> Date? {
-        try await store.digestMemory(name).lastSuccess
+    public static func lastSuccess(of name: String, in store: any DigestStore) async throws -> Date? {
+        try await store.memory(of: name).lastSuccess
     }
 }

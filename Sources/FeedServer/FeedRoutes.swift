@@ -10,7 +10,8 @@ import NIOCore
 struct FeedRoutes: Sendable {
     let runner: FeedRunner
     let config: FeedConfig
-    let store: StateStore?
+    /// When each undated card was first seen (feed entries need a date that does not move).
+    let firstSeenLog: (any FirstSeenLog)?
     let health: SourceHealth
     let accessLog: @Sendable (String) -> Void
 
@@ -52,9 +53,9 @@ struct FeedRoutes: Sendable {
         var info = config.feed
         info.selfURL = Self.selfURL(request)
         var firstSeen: [String: Date] = [:]
-        if format.isFeed, let store {
+        if format.isFeed, let firstSeenLog {
             do {
-                firstSeen = try store.firstSeen(result.cards.filter { $0.published == nil }.map(\.id))
+                firstSeen = try await firstSeenLog.firstSeen(result.cards.filter { $0.published == nil }.map(\.id), now: Date())
             } catch {
                 accessLog("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             }

@@ -13,9 +13,9 @@ public struct FeedServer: Sendable {
     let host: String
     let port: Int
 
-    public init(runner: FeedRunner, config: FeedConfig, store: StateStore?, host: String, port: Int,
+    public init(runner: FeedRunner, config: FeedConfig, firstSeen: (any FirstSeenLog)?, host: String, port: Int,
                 accessLog: @escaping @Sendable (String) -> Void) {
-        routes = FeedRoutes(runner: runner, config: config, store: store, health: SourceHealth(), accessLog: accessLog)
+        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: firstSeen, health: SourceHealth(), accessLog: accessLog)
         self.host = host
         self.port = port
     }

@@ -32,10 +32,10 @@ struct CardFormatOptions: ParsableArguments {
 
     /// For a feed format, when `store` first saw each undated card (feed readers need a
     /// date that does not move); nothing for the other formats.
-    func firstSeen(_ cards: [Card], store: StateStore?) -> [String: Date] {
-        guard formatType.isFeed, let store else { return [:] }
+    func firstSeen(_ cards: [Card], state: EngineState?) async -> [String: Date] {
+        guard formatType.isFeed, let state else { return [:] }
         do {
-            return try store.firstSeen(cards.filter { $0.published == nil }.map(\.id))
+            return try await state.firstSeen.firstSeen(cards.filter { $0.published == nil }.map(\.id), now: Date())
         } catch {
             Terminal.writeError("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             return [:]
@@ -68,9 +68,13 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Ignore the cache's freshness: ask every upstream again (still revalidating with ETag).")
     var refresh = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Where the cache and state database lives.", discussion: "Default: $XDG_CACHE_HOME/aggregate (~/.cache/aggregate).",
-        valueName: "dir"))
+    @Option(name: .customLong("state"), help: ArgumentHelp(
+        "Where the cache and digest state live: a directory (SQLite) or postgres://user:password@host:5432/database.",
+        discussion: "Default: $AGGREGATE_STATE, else the state: key of Sources.yml, else $XDG_CACHE_HOME/aggregate (~/.cache/aggregate).",
+        valueName: "dir-or-url"))
+    var state: String?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("The same as --state, for a directory.", valueName: "dir"))
     var stateDir: String?
 
     @Flag(name: [.short, .long], help: "Say more on stderr: per-source counts, notes, budgets.")
@@ -91,39 +95,67 @@ struct CommonOptions: ParsableArguments {
         Logger(label: "aggregate") { _ in StderrLogHandler(logLevel: verbose ? .info : .notice) }
     }
 
-    /// The state database; a run without one still works, uncached, and says so.
-    func openStore() -> StateStore? {
-        let directory = stateDir.map { URL(fileURLWithPath: $0) } ?? StateStore.defaultDirectory()
+    /// Where the state lives: `--state`/`--state-dir`, else `AGGREGATE_STATE`, else the
+    /// `state:` key of Sources.yml, else the default directory.
+    func stateLocation(_ config: FeedConfig, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StateLocation {
+        if state != nil && stateDir != nil {
+            Terminal.writeError("aggregate: give --state or --state-dir, not both")
+            throw ExitStatus.usage.code
+        }
+        if let stateDir { return .directory(URL(fileURLWithPath: stateDir)) }
+        if let text = state ?? environment["AGGREGATE_STATE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            do {
+                return try StateLocation(parsing: text)
+            } catch {
+                Terminal.writeError("aggregate: \(state != nil ? "--state" : "AGGREGATE_STATE"): \(error)")
+                throw ExitStatus.usage.code
+            }
+        }
+        return config.state ?? .directory(SQLiteStateDirectory.defaultDirectory(environment: environment))
+    }
+
+    /// Opens the state. A directory that cannot be used leaves the run uncached (it says
+    /// so), unless `required`; a database that cannot be reached ends the run with exit 1:
+    /// whoever names a shared store relies on it.
+    func openState(_ config: FeedConfig, required: Bool) async throws -> EngineState? {
+        let location = try stateLocation(config)
         do {
-            let store = try StateStore(directory: directory)
-            store.notices.forEach(Terminal.writeError)
-            return store
+            let state = try await EngineState.open(location)
+            state.notices.forEach(Terminal.writeError)
+            return state
         } catch {
-            Terminal.writeError("aggregate: running without a cache: cannot open the state in \(directory.path) (\(PlainWords.describe(error)))")
-            return nil
+            if case .directory = error, !required {
+                Terminal.writeError("aggregate: running without a cache: \(error)")
+                return nil
+            }
+            Terminal.writeError("aggregate: \(error)")
+            throw ExitStatus.failed.code
         }
     }
 
     /// Runs `body` with the transports of this run and shuts the network down after.
     func withRunner<T>(_ body: (FeedRunner) async throws -> T) async throws -> T {
-        try await withRunner(store: openStore()) { runner, _ in try await body(runner) }
+        try await withRunner { runner, _, _ in try await body(runner) }
     }
 
-    /// The same, for commands that need the store themselves.
-    func withRunner<T>(store: StateStore?, sharedRequests: SharedRequests? = nil,
-                       _ body: (FeedRunner, FeedConfig) async throws -> T) async throws -> T {
+    /// The same, for commands that need the configuration and the state themselves.
+    func withRunner<T>(sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
+                       _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         let config = try loadConfig()
+        let state = try await openState(config, required: stateRequired)
         let live = offline ? nil : LiveHTTPTransport()
-        let transports = StandardTransports(live: live, store: store, refresh: refresh, logger: logger,
+        let transports = StandardTransports(live: live, store: state?.cache, refresh: refresh, logger: logger,
                                             sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } },
                                             sharedRequests: sharedRequests)
         let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
         do {
-            let result = try await body(runner, config)
+            let result = try await body(runner, config, state)
             await live?.shutdown()
+            await state?.close()
             return result
         } catch {
             await live?.shutdown()
+            await state?.close()
             if let usage = error as? UsageError {
                 Terminal.writeError("aggregate: \(usage)")
                 throw ExitStatus.usage.code

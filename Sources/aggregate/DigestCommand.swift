@@ -72,9 +72,9 @@ struct DigestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let store = common.openStore() else { throw ExitStatus.failed.code }
         let now = date.flatMap(RFC3339.date(from:)) ?? Date()
-        let status = try await common.withRunner(store: store) { runner, config -> ExitStatus in
+        let status = try await common.withRunner(stateRequired: true) { runner, config, state -> ExitStatus in
+            guard let store = state?.digestStore else { return .failed }
             let digests = try await selected(config, store: store, now: now)
             var worst = ExitStatus.ok
             for digest in digests {
@@ -87,7 +87,7 @@ struct DigestCommand: AsyncParsableCommand {
     }
 
     /// The declared digest named, an ad-hoc one, or every due one.
-    private func selected(_ config: FeedConfig, store: StateStore, now: Date) async throws -> [DigestConfig] {
+    private func selected(_ config: FeedConfig, store: any DigestStore, now: Date) async throws -> [DigestConfig] {
         if due {
             var dueDigests: [DigestConfig] = []
             for digest in config.digests {
@@ -104,7 +104,7 @@ struct DigestCommand: AsyncParsableCommand {
         return [digest]
     }
 
-    private func run(_ digest: DigestConfig, runner: FeedRunner, store: StateStore, now: Date) async -> ExitStatus {
+    private func run(_ digest: DigestConfig, runner: FeedRunner, store: any DigestStore, now: Date) async -> ExitStatus {
         var job = DigestJob(digest: digest, options: DigestOptions(
             reportFirstRun: firstRun == .report, includeRises: includeRises, includeRemoved: includeRemoved,
             maxItems: digest.maxItems))

@@ -52,9 +52,11 @@ struct FeedCommand: AsyncParsableCommand {
     func run() async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
-        let store = common.openStore()
-        let (result, config) = try await common.withRunner(store: store) { runner, config in (try await runner.run(query), config) }
-        output.print(result.cards, info: config.feed, firstSeen: output.firstSeen(result.cards, store: store))
+        let (result, config, firstSeen) = try await common.withRunner { runner, config, state in
+            let result = try await runner.run(query)
+            return (result, config, await output.firstSeen(result.cards, state: state))
+        }
+        output.print(result.cards, info: config.feed, firstSeen: firstSeen)
         common.report(result.outcomes)
         if result.duplicatesDropped > 0 && common.verbose {
             Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")

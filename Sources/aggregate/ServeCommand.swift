@@ -30,10 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = common.openStore()
         let host = host
-        try await common.withRunner(store: store, sharedRequests: SharedRequests()) { runner, config in
-            let server = FeedServer(runner: runner, config: config, store: store, host: host, port: port,
+        try await common.withRunner(sharedRequests: SharedRequests()) { runner, config, state in
+            let server = FeedServer(runner: runner, config: config, firstSeen: state?.firstSeen, host: host, port: port,
                                     accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in

@@ -45,10 +45,10 @@ import Testing
 
     /// No secret, nor a hash of one that a short key could be guessed back from.
     @Test func cacheKeysNeverHoldSecrets() {
-        let key = StateStore.cacheKey(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=hunter2&X-Amz-Signature=abc")!)
+        let key = ResponseCacheKey.key(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=hunter2&X-Amz-Signature=abc")!)
         #expect(key == "https://u:REDACTED@api.test/users?page=2&api_key=REDACTED&X-Amz-Signature=REDACTED")
-        #expect(key == StateStore.cacheKey(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=other&X-Amz-Signature=def")!))
-        #expect(StateStore.cacheKey(for: URL(string: "https://api.test/a?page=1")!) == "https://api.test/a?page=1")
+        #expect(key == ResponseCacheKey.key(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=other&X-Amz-Signature=def")!))
+        #expect(ResponseCacheKey.key(for: URL(string: "https://api.test/a?page=1")!) == "https://api.test/a?page=1")
     }
 }
 

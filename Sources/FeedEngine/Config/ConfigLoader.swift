@@ -64,7 +64,7 @@ public struct ConfigLoader: Sendable {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests", "feed"])
+        top.rejectUnknownKeys(["sources", "digests", "feed", "state"])
         var sources: [SourceConfig] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
@@ -89,8 +89,16 @@ public struct ConfigLoader: Sendable {
             feed.link = block.url("link")
             feed.id = block.string("id")
         }
+        var state: StateLocation?
+        if let text = expanded(top, "state") {
+            do {
+                state = try StateLocation(parsing: text, relativeTo: URL(fileURLWithPath: directory))
+            } catch {
+                top.report("state", error.description)
+            }
+        }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
-        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed)
+        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state)
     }
 
     /// The source, when valid, and its id, when it has a valid one.

@@ -11,12 +11,17 @@ public struct FeedConfig: Sendable {
     public var digests: [DigestConfig]
     /// The optional `feed:` block: what feed readers see as the feed's title, link and id.
     public var feed: FeedInfo
+    /// The optional `state:` key: where the cache and digest state live (a directory,
+    /// relative to this file, or a `postgres://` URL; `${VAR}` is expanded).
+    public var state: StateLocation?
 
-    public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = [], feed: FeedInfo = FeedInfo()) {
+    public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = [], feed: FeedInfo = FeedInfo(),
+                state: StateLocation? = nil) {
         self.file = file
         self.sources = sources
         self.digests = digests
         self.feed = feed
+        self.state = state
     }
 
     public func digest(named name: String) -> DigestConfig? {

@@ -41,7 +41,7 @@ public protocol TransportProvider: Sendable {
 /// `fallback: snapshot`). Offline: cache, then snapshot, whatever the policy.
 public struct StandardTransports: TransportProvider {
     public let live: LiveHTTPTransport?
-    public let store: StateStore?
+    public let store: (any ResponseCache)?
     public let refresh: Bool
     public let logger: Logger
     /// Every built-in source's recordings, for plugins that ship none (`json`, `exec`): a
@@ -53,7 +53,7 @@ public struct StandardTransports: TransportProvider {
 
     /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
     /// without a cache.
-    public init(live: LiveHTTPTransport?, store: StateStore?, refresh: Bool = false,
+    public init(live: LiveHTTPTransport?, store: (any ResponseCache)?, refresh: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
                 sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
                 sharedRequests: SharedRequests? = nil) {

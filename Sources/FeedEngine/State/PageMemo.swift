@@ -43,8 +43,8 @@ struct PageMemo: Sendable {
             guard let stamp = await cache.freshStamp(key: responseKey) else { return }
             stamps[responseKey] = stamp
         }
-        try? await cache.store.storeMappedPage(key: key(cursor: cursor), responses: stamps,
-                                               page: MappedPageCoding.encode(page))
+        try? await cache.store.putMappedPage(MappedPageRecord(key: key(cursor: cursor), responses: stamps,
+                                                              page: MappedPageCoding.encode(page), created: Date()))
     }
 }
 

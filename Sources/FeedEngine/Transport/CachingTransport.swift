@@ -18,7 +18,7 @@ final class CachingTransport: HTTPTransport {
     }
 
     let network: any HTTPTransport
-    let store: StateStore
+    let store: any ResponseCache
     /// The source's `cache_ttl`; the upstream's `max-age` wins when shorter.
     let ttl: Double
     /// `--refresh`: ignore the TTL, but still revalidate.
@@ -27,7 +27,7 @@ final class CachingTransport: HTTPTransport {
     private let pending = Mutex<[Pending]>([])
     private let lastRead = Mutex<[String]>([])
 
-    init(network: any HTTPTransport, store: StateStore, ttl: Double, refresh: Bool, logger: Logger) {
+    init(network: any HTTPTransport, store: any ResponseCache, ttl: Double, refresh: Bool, logger: Logger) {
         self.network = network
         self.store = store
         self.ttl = ttl
@@ -67,18 +67,21 @@ final class CachingTransport: HTTPTransport {
         lastRead.withLock { keys in
             keys = parsed ? touched.map { item in
                 switch item {
-                case .fetched(let url, _), .revalidated(let url, _), .servedFromCache(let url): StateStore.cacheKey(for: url)
+                case .fetched(let url, _), .revalidated(let url, _), .servedFromCache(let url): ResponseCacheKey.key(for: url)
                 }
             } : []
         }
         for item in touched {
             switch item {
             case .fetched(let url, let response) where parsed:
-                await write { try await store.store(response, for: url) }
+                await write { try await store.put(CachedResponse(response, for: url, at: Date())) }
             case .revalidated(let url, let headers) where parsed:
-                await write { try await store.revalidated(url, headers: headers) }
+                await write {
+                    try await store.touch(key: ResponseCacheKey.key(for: url), fetchedAt: Date(),
+                                          maxAge: CacheControl.maxAge(headers["cache-control"]))
+                }
             case .revalidated(let url, _), .servedFromCache(let url):
-                if !parsed { await write { try await store.forget(url) } }
+                if !parsed { await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
             case .fetched:
                 break
             }
@@ -91,14 +94,14 @@ final class CachingTransport: HTTPTransport {
     /// When the body cached under `key` was stored, if it is still fresh (a page mapped
     /// from that very body may then be served instead of the body).
     func freshStamp(key: String) async -> Double? {
-        guard let stamp = try? await store.cacheStamp(key: key),
+        guard let stamp = try? await store.stamp(key: key),
               Date().timeIntervalSince1970 - stamp.fetchedAt < min(ttl, stamp.maxAge ?? ttl) else { return nil }
         return stamp.storedAt
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {
         do {
-            return try await store.cachedResponse(for: url)
+            return try await store.response(forKey: ResponseCacheKey.key(for: url))
         } catch {
             logger.warning("aggregate: cache read failed (\(PlainWords.describe(error))); fetching live")
             return nil
@@ -118,17 +121,17 @@ final class CachingTransport: HTTPTransport {
 /// The `cache` fallback tier: whatever was stored last, however old. Remembers the
 /// oldest response it served so the run can say how stale it was.
 final class StaleCacheTransport: HTTPTransport {
-    private let store: StateStore
+    private let store: any ResponseCache
     private let oldest = Mutex<Date?>(nil)
 
-    init(store: StateStore) {
+    init(store: any ResponseCache) {
         self.store = store
     }
 
     var oldestServed: Date? { oldest.withLock { $0 } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let cached = try? await store.cachedResponse(for: request.url) else {
+        guard let cached = try? await store.response(forKey: ResponseCacheKey.key(for: request.url)) else {
             throw SourceError.failed("no cached response")
         }
         oldest.withLock { $0 = min($0 ?? cached.fetchedAt, cached.fetchedAt) }

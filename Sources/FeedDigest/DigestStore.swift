@@ -1,0 +1,77 @@
+import FeedCore
+import FeedEngine
+import Foundation
+
+/// Where digests remember what they reported: per digest, the cards seen, the sources
+/// known (a source's first appearance is a baseline), the last success, and a file
+/// delivery owed. Implementations: ``InMemoryDigestStore`` (tests), ``SQLiteDigestStore``
+/// (one machine), ``PostgresDigestStore`` (shared by hosts).
+public protocol DigestStore: Sendable {
+    /// Runs `body` holding the digest's lock: one run of a digest at a time across every
+    /// process (and host) sharing this store; other digests run in parallel. Throws
+    /// ``DigestJob/Failure/busy(_:)`` when another run held it for `wait` seconds.
+    func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T
+    /// What `digest` remembers (empty on its first run).
+    func memory(of digest: String) async throws -> DigestMemory
+    /// Writes the plan's state in one transaction: all of it or, on any error, none; with
+    /// `delivery`, the file to write is recorded in that same transaction.
+    func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws
+    /// The file delivery a run committed but may not have finished.
+    func pendingDelivery(of digest: String) async throws -> PendingDelivery?
+    /// Forgets the pending delivery once the file is in place.
+    func finishDelivery(of digest: String) async throws
+}
+
+/// A rendered digest owed to a file.
+public struct PendingDelivery: Sendable, Equatable {
+    public var path: String
+    public var text: String
+
+    public init(path: String, text: String) {
+        self.path = path
+        self.text = text
+    }
+}
+
+/// What one digest remembers between runs.
+public struct DigestMemory: Sendable, Equatable {
+    public var entries: [String: DigestEntry] = [:]
+    public var knownSources: Set<String> = []
+    public var lastSuccess: Date?
+
+    public init(entries: [String: DigestEntry] = [:], knownSources: Set<String> = [], lastSuccess: Date? = nil) {
+        self.entries = entries
+        self.knownSources = knownSources
+        self.lastSuccess = lastSuccess
+    }
+}
+
+/// The card of a stored entry as text, and back: the same JSON in every store.
+enum StoredCard {
+    static func text(_ card: Card) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(card), as: UTF8.self)
+    }
+
+    /// Nil when the stored card no longer decodes: the entry is forgotten (seen as new once
+    /// more) rather than failing the digest.
+    static func card(_ text: String) -> Card? {
+        try? JSONDecoder().decode(Card.self, from: Data(text.utf8))
+    }
+
+    static func price(_ text: String?) -> Decimal? {
+        text.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+    }
+}
+
+extension EngineState {
+    /// The digest store in the same place as this state.
+    public var digestStore: any DigestStore {
+        switch backend {
+        case .sqlite(let directory): SQLiteDigestStore(directory)
+        case .postgres(let database): PostgresDigestStore(database)
+        case .memory: InMemoryDigestStore()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import FeedCore
+import Foundation
+
+/// A ``DigestStore`` in memory, for tests: the same semantics, including the lock (held
+/// within this process only).
+public actor InMemoryDigestStore: DigestStore {
+    private var memories: [String: DigestMemory] = [:]
+    private var deliveries: [String: PendingDelivery] = [:]
+    private var locked: Set<String> = []
+
+    public init() {}
+
+    public nonisolated func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+        while !(await acquire(digest)) {
+            guard ContinuousClock.now < deadline else { throw DigestJob.Failure.busy(digest) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        do {
+            let value = try await body()
+            await release(digest)
+            return value
+        } catch {
+            await release(digest)
+            throw error
+        }
+    }
+
+    private func acquire(_ digest: String) -> Bool {
+        locked.insert(digest).inserted
+    }
+
+    private func release(_ digest: String) {
+        locked.remove(digest)
+    }
+
+    public func memory(of digest: String) -> DigestMemory {
+        memories[digest] ?? DigestMemory()
+    }
+
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) {
+        var memory = memories[digest] ?? DigestMemory()
+        for entry in plan.writes {
+            var stored = entry
+            stored.reported = entry.reported || memory.entries[entry.cardID]?.reported == true
+            stored.firstSeen = memory.entries[entry.cardID]?.firstSeen ?? entry.firstSeen
+            memory.entries[entry.cardID] = stored
+        }
+        memory.knownSources.formUnion(plan.newlyKnownSources)
+        memory.lastSuccess = now
+        memories[digest] = memory
+        if let delivery { deliveries[digest] = delivery }
+    }
+
+    public func pendingDelivery(of digest: String) -> PendingDelivery? {
+        deliveries[digest]
+    }
+
+    public func finishDelivery(of digest: String) {
+        deliveries[digest] = nil
+    }
+}

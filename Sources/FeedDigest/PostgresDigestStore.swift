@@ -1,0 +1,130 @@
+import FeedCore
+import FeedEngine
+import Foundation
+import PostgresNIO
+
+/// The ``DigestStore`` in a shared PostgreSQL database. The lock is a session advisory
+/// lock per digest name, held on a connection of its own for the whole run: the server
+/// drops it when that connection ends, so a killed or cut-off host never leaves it held.
+public struct PostgresDigestStore: DigestStore {
+    let database: PostgresStateDatabase
+
+    public init(_ database: PostgresStateDatabase) {
+        self.database = database
+    }
+
+    static let schema = PostgresSchema(component: "digests", migrations: [
+        .init("1: digest state, pending delivery", [
+            """
+            CREATE TABLE digest_item (
+              digest text NOT NULL, card_id text NOT NULL, source text NOT NULL,
+              first_seen double precision NOT NULL, last_seen double precision NOT NULL, price text,
+              reported boolean NOT NULL DEFAULT false, present boolean NOT NULL DEFAULT true, card text NOT NULL,
+              PRIMARY KEY (digest, card_id))
+            """,
+            """
+            CREATE TABLE digest_source (
+              digest text NOT NULL, source text NOT NULL, first_available double precision NOT NULL,
+              PRIMARY KEY (digest, source))
+            """,
+            "CREATE TABLE digest_run (digest text PRIMARY KEY, last_success double precision NOT NULL, runs integer NOT NULL)",
+            """
+            CREATE TABLE digest_delivery (
+              digest text PRIMARY KEY, path text NOT NULL, text text NOT NULL, created double precision NOT NULL)
+            """,
+        ]),
+    ])
+
+    private func migrated() async throws -> PostgresStateDatabase {
+        try await database.migrate(Self.schema)
+        return database
+    }
+
+    public func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+        _ = try await migrated()
+        let connection = try await database.openConnection()
+        do {
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+            // hashtextextended: the server's own 64-bit hash of the name, one key per digest.
+            let key = "aggregate digest \(digest)"
+            while true {
+                let rows = try await PostgresStateDatabase.rows("SELECT pg_try_advisory_lock(hashtextextended(\(key), 0))", on: connection)
+                if try rows.first?.decode(Bool.self) == true { break }
+                guard ContinuousClock.now < deadline else { throw DigestJob.Failure.busy(digest) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let value = try await body()
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    public func memory(of digest: String) async throws -> DigestMemory {
+        let database = try await migrated()
+        var memory = DigestMemory()
+        let items = try await database.query("""
+            SELECT first_seen, last_seen, price, reported, present, card FROM digest_item WHERE digest = \(digest)
+            """)
+        for row in items {
+            let (firstSeen, lastSeen, price, reported, present, text) = try row.decode((Double, Double, String?, Bool, Bool, String).self)
+            guard let card = StoredCard.card(text) else { continue }
+            memory.entries[card.id] = DigestEntry(
+                card: card, firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
+                price: StoredCard.price(price), reported: reported, present: present)
+        }
+        for row in try await database.query("SELECT source FROM digest_source WHERE digest = \(digest)") {
+            memory.knownSources.insert(try row.decode(String.self))
+        }
+        memory.lastSuccess = try await database.query("SELECT last_success FROM digest_run WHERE digest = \(digest)")
+            .first.map { Date(timeIntervalSince1970: try $0.decode(Double.self)) }
+        return memory
+    }
+
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws {
+        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
+        let sources = plan.newlyKnownSources
+        let at = now.timeIntervalSince1970
+        try await migrated().withTransaction { connection in
+            for (entry, card) in rows {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card)
+                    VALUES (\(digest), \(entry.cardID), \(entry.source), \(entry.firstSeen.timeIntervalSince1970),
+                            \(entry.lastSeen.timeIntervalSince1970), \(entry.price.map { "\($0)" }), \(entry.reported),
+                            \(entry.present), \(card))
+                    ON CONFLICT (digest, card_id) DO UPDATE SET last_seen = excluded.last_seen, price = excluded.price,
+                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card
+                    """, on: connection)
+            }
+            for source in sources {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO digest_source (digest, source, first_available) VALUES (\(digest), \(source), \(at))
+                    ON CONFLICT DO NOTHING
+                    """, on: connection)
+            }
+            _ = try await PostgresStateDatabase.rows("""
+                INSERT INTO digest_run (digest, last_success, runs) VALUES (\(digest), \(at), 1)
+                ON CONFLICT (digest) DO UPDATE SET last_success = excluded.last_success, runs = digest_run.runs + 1
+                """, on: connection)
+            if let delivery {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO digest_delivery (digest, path, text, created) VALUES (\(digest), \(delivery.path), \(delivery.text), \(at))
+                    ON CONFLICT (digest) DO UPDATE SET path = excluded.path, text = excluded.text, created = excluded.created
+                    """, on: connection)
+            }
+        }
+    }
+
+    public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {
+        try await migrated().query("SELECT path, text FROM digest_delivery WHERE digest = \(digest)").first.map { row in
+            let (path, text) = try row.decode((String, String).self)
+            return PendingDelivery(path: path, text: text)
+        }
+    }
+
+    public func finishDelivery(of digest: String) async throws {
+        _ = try await migrated().query("DELETE FROM digest_delivery WHERE digest = \(digest)")
+    }
+}

@@ -1,0 +1,132 @@
+import FeedCore
+import FeedEngine
+import Foundation
+import GRDB
+
+/// The ``DigestStore`` in `state.sqlite` of a state directory; the lock is a file lock
+/// beside it (`digest-<name>.lock`), which the kernel drops when the process ends.
+public struct SQLiteDigestStore: DigestStore {
+    let directory: SQLiteStateDirectory
+
+    public init(_ directory: SQLiteStateDirectory) {
+        self.directory = directory
+    }
+
+    /// The digest tables. The identifiers are those the file had when the engine migrated
+    /// it, so existing files are not migrated again.
+    static let schema: SQLiteSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v2: digest state") { db in
+            try db.create(table: "digest_item") { table in
+                table.column("digest", .text).notNull()
+                table.column("card_id", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("first_seen", .double).notNull()
+                table.column("last_seen", .double).notNull()
+                // The price when this digest last reported the card (or first saw it), as
+                // exact decimal text.
+                table.column("price", .text)
+                table.column("reported", .boolean).notNull().defaults(to: false)
+                table.column("present", .boolean).notNull().defaults(to: true)
+                // The card as last seen (JSON), to show a removal.
+                table.column("card", .text).notNull()
+                table.primaryKey(["digest", "card_id"])
+            }
+            try db.create(table: "digest_source") { table in
+                table.column("digest", .text).notNull()
+                table.column("source", .text).notNull()
+                table.column("first_available", .double).notNull()
+                table.primaryKey(["digest", "source"])
+            }
+            try db.create(table: "digest_run") { table in
+                table.primaryKey("digest", .text)
+                table.column("last_success", .double).notNull()
+                table.column("runs", .integer).notNull()
+            }
+        }
+        // A file delivery recorded in the same transaction as the state it reports, and
+        // finished (then deleted) by this run or the next: exactly-once file output.
+        migrator.registerMigration("v3: pending delivery") { db in
+            try db.create(table: "digest_delivery") { table in
+                table.primaryKey("digest", .text)
+                table.column("path", .text).notNull()
+                table.column("text", .text).notNull()
+                table.column("created", .double).notNull()
+            }
+        }
+        return SQLiteSchema(name: "digests", migrator: migrator)
+    }()
+
+    private var database: DatabasePool {
+        get throws { try directory.stateDatabase(Self.schema) }
+    }
+
+    public func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: directory.directory.appendingPathComponent("digest-\(digest).lock").path, wait: wait)
+        } catch is FileLock.Busy {
+            throw DigestJob.Failure.busy(digest)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        return try await body()
+    }
+
+    public func memory(of digest: String) async throws -> DigestMemory {
+        try await database.read { db in
+            var memory = DigestMemory()
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM digest_item WHERE digest = ?", arguments: [digest]) {
+                guard let card = StoredCard.card(row["card"]) else { continue }
+                memory.entries[card.id] = DigestEntry(
+                    card: card, firstSeen: Date(timeIntervalSince1970: row["first_seen"]),
+                    lastSeen: Date(timeIntervalSince1970: row["last_seen"]), price: StoredCard.price(row["price"]),
+                    reported: row["reported"], present: row["present"])
+            }
+            memory.knownSources = Set(try String.fetchAll(db, sql: "SELECT source FROM digest_source WHERE digest = ?", arguments: [digest]))
+            memory.lastSuccess = try Double.fetchOne(db, sql: "SELECT last_success FROM digest_run WHERE digest = ?", arguments: [digest])
+                .map(Date.init(timeIntervalSince1970:))
+            return memory
+        }
+    }
+
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws {
+        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
+        try await database.write { db in
+            for (entry, card) in rows {
+                try db.execute(sql: """
+                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(digest, card_id) DO UPDATE SET last_seen = excluded.last_seen, price = excluded.price,
+                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card
+                    """, arguments: [digest, entry.cardID, entry.source, entry.firstSeen.timeIntervalSince1970,
+                                     entry.lastSeen.timeIntervalSince1970, entry.price.map { "\($0)" }, entry.reported,
+                                     entry.present, card])
+            }
+            for source in plan.newlyKnownSources {
+                try db.execute(sql: "INSERT OR IGNORE INTO digest_source (digest, source, first_available) VALUES (?, ?, ?)",
+                               arguments: [digest, source, now.timeIntervalSince1970])
+            }
+            try db.execute(sql: """
+                INSERT INTO digest_run (digest, last_success, runs) VALUES (?, ?, 1)
+                ON CONFLICT(digest) DO UPDATE SET last_success = excluded.last_success, runs = digest_run.runs + 1
+                """, arguments: [digest, now.timeIntervalSince1970])
+            if let delivery {
+                try db.execute(sql: "INSERT OR REPLACE INTO digest_delivery (digest, path, text, created) VALUES (?, ?, ?, ?)",
+                               arguments: [digest, delivery.path, delivery.text, now.timeIntervalSince1970])
+            }
+        }
+    }
+
+    public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT path, text FROM digest_delivery WHERE digest = ?", arguments: [digest])
+                .map { PendingDelivery(path: $0["path"], text: $0["text"]) }
+        }
+    }
+
+    public func finishDelivery(of digest: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM digest_delivery WHERE digest = ?", arguments: [digest])
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A ``ResponseCache`` in memory, for tests and for runs that keep nothing.
+public actor InMemoryResponseCache: ResponseCache {
+    private var responses: [String: CachedResponse] = [:]
+    private var pages: [String: MappedPageRecord] = [:]
+
+    public init() {}
+
+    public func response(forKey key: String) -> CachedResponse? {
+        responses[key]
+    }
+
+    public func put(_ response: CachedResponse) {
+        responses[response.key] = response
+    }
+
+    public func touch(key: String, fetchedAt: Date, maxAge: Double?) {
+        responses[key]?.fetchedAt = fetchedAt
+        responses[key]?.maxAge = maxAge
+    }
+
+    public func forget(key: String) {
+        responses[key] = nil
+    }
+
+    public func stamp(key: String) -> CacheStamp? {
+        responses[key].map {
+            CacheStamp(storedAt: $0.storedAt.timeIntervalSince1970, fetchedAt: $0.fetchedAt.timeIntervalSince1970, maxAge: $0.maxAge)
+        }
+    }
+
+    public func mappedPage(key: String) -> MappedPageRecord? {
+        pages[key]
+    }
+
+    public func putMappedPage(_ page: MappedPageRecord) {
+        pages[page.key] = page
+        pages = pages.filter { $0.value.created.timeIntervalSince(page.created) > -MappedPageRecord.lifetime }
+    }
+}
+
+/// A ``FirstSeenLog`` in memory.
+public actor InMemoryFirstSeenLog: FirstSeenLog {
+    private var seen: [String: Date] = [:]
+
+    public init() {}
+
+    public func firstSeen(_ ids: [String], now: Date) -> [String: Date] {
+        var answer: [String: Date] = [:]
+        for id in ids {
+            let date = seen[id] ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+            seen[id] = date
+            answer[id] = date
+        }
+        return answer
+    }
+}

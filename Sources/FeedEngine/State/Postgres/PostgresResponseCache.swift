@@ -1,0 +1,115 @@
+import Foundation
+import PostgresNIO
+
+/// The ``ResponseCache`` and ``FirstSeenLog`` in a shared PostgreSQL database: the same
+/// tables as the SQLite files, so every host reads what any host fetched.
+public struct PostgresResponseCache: ResponseCache, FirstSeenLog {
+    let database: PostgresStateDatabase
+
+    public init(_ database: PostgresStateDatabase) {
+        self.database = database
+    }
+
+    static let schema = PostgresSchema(component: "engine", migrations: [
+        .init("1: http cache, mapped pages, first seen", [
+            """
+            CREATE TABLE http_cache (
+              key text PRIMARY KEY, url text NOT NULL, status integer NOT NULL, etag text, last_modified text,
+              max_age double precision, body bytea NOT NULL, fetched_at double precision NOT NULL,
+              stored_at double precision NOT NULL, link text)
+            """,
+            """
+            CREATE TABLE mapped_page (
+              key text PRIMARY KEY, responses text NOT NULL, page bytea NOT NULL, created double precision NOT NULL)
+            """,
+            "CREATE INDEX mapped_page_created ON mapped_page (created)",
+            "CREATE TABLE first_seen (card_id text PRIMARY KEY, seen_at double precision NOT NULL)",
+        ]),
+    ])
+
+    /// Creates the tables this module owns, if another host has not.
+    public func migrate() async throws(PostgresStateError) {
+        try await database.migrate(Self.schema)
+    }
+
+    public func response(forKey key: String) async throws -> CachedResponse? {
+        let rows = try await database.query("""
+            SELECT key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link
+            FROM http_cache WHERE key = \(key)
+            """)
+        guard let row = rows.first else { return nil }
+        let (key, url, status, etag, lastModified, maxAge, body, fetchedAt, storedAt, link) = try row.decode(
+            (String, String, Int, String?, String?, Double?, Data, Double, Double, String?).self)
+        return CachedResponse(key: key, url: url, status: status, etag: etag, lastModified: lastModified, maxAge: maxAge,
+                              body: body, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
+                              storedAt: Date(timeIntervalSince1970: storedAt), link: link)
+    }
+
+    public func put(_ response: CachedResponse) async throws {
+        _ = try await database.query("""
+            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link)
+            VALUES (\(response.key), \(response.url), \(response.status), \(response.etag), \(response.lastModified),
+                    \(response.maxAge), \(response.body), \(response.fetchedAt.timeIntervalSince1970),
+                    \(response.storedAt.timeIntervalSince1970), \(response.link))
+            ON CONFLICT (key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
+              last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
+              fetched_at = excluded.fetched_at, stored_at = excluded.stored_at, link = excluded.link
+            """)
+    }
+
+    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
+        _ = try await database.query(
+            "UPDATE http_cache SET fetched_at = \(fetchedAt.timeIntervalSince1970), max_age = \(maxAge) WHERE key = \(key)")
+    }
+
+    public func forget(key: String) async throws {
+        _ = try await database.query("DELETE FROM http_cache WHERE key = \(key)")
+    }
+
+    public func stamp(key: String) async throws -> CacheStamp? {
+        let rows = try await database.query("SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = \(key)")
+        guard let row = rows.first else { return nil }
+        let (storedAt, fetchedAt, maxAge) = try row.decode((Double, Double, Double?).self)
+        return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge)
+    }
+
+    public func mappedPage(key: String) async throws -> MappedPageRecord? {
+        let rows = try await database.query("SELECT responses, page, created FROM mapped_page WHERE key = \(key)")
+        guard let row = rows.first else { return nil }
+        let (responses, page, created) = try row.decode((String, Data, Double).self)
+        guard let stamps = MappedPageRecord.responses(fromText: responses) else { return nil }
+        return MappedPageRecord(key: key, responses: stamps, page: page, created: Date(timeIntervalSince1970: created))
+    }
+
+    public func putMappedPage(_ page: MappedPageRecord) async throws {
+        let created = page.created.timeIntervalSince1970
+        _ = try await database.query("""
+            INSERT INTO mapped_page (key, responses, page, created) VALUES (\(page.key), \(page.responsesText), \(page.page), \(created))
+            ON CONFLICT (key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
+            """)
+        _ = try await database.query("DELETE FROM mapped_page WHERE created < \(created - MappedPageRecord.lifetime)")
+    }
+
+    public func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date] {
+        guard !ids.isEmpty else { return [:] }
+        var seen = try await Self.seen(ids, in: database)
+        let missing = ids.filter { seen[$0] == nil }
+        guard !missing.isEmpty else { return seen }
+        // Another host may insert the same id meanwhile: its time wins, read back below.
+        _ = try await database.query("""
+            INSERT INTO first_seen (card_id, seen_at) SELECT unnest(\(missing)::text[]), \(now.timeIntervalSince1970.rounded(.down))
+            ON CONFLICT (card_id) DO NOTHING
+            """)
+        seen.merge(try await Self.seen(missing, in: database)) { _, stored in stored }
+        return seen
+    }
+
+    private static func seen(_ ids: [String], in database: PostgresStateDatabase) async throws -> [String: Date] {
+        var seen: [String: Date] = [:]
+        for row in try await database.query("SELECT card_id, seen_at FROM first_seen WHERE card_id = ANY(\(ids))") {
+            let (id, seconds) = try row.decode((String, Double).self)
+            seen[id] = Date(timeIntervalSince1970: seconds)
+        }
+        return seen
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The shared state's database: one connection for single statements (reconnected when
+/// it drops, so `serve` outlives a database restart), and a connection of its own for
+/// each transaction and each held lock, so no statement of another task runs inside them.
+/// Every failure is a ``PostgresStateError``.
+public actor PostgresStateDatabase {
+    public nonisolated let location: PostgresLocation
+    private var shared: PostgresConnection?
+    private var opening: Task<PostgresConnection, any Error>?
+    private var migrated: Set<String> = []
+    private var closed = false
+    static let logger = Logger(label: "aggregate.postgres") { _ in SwiftLogNoOpLogHandler() }
+
+    /// Connects (failing fast when the server cannot be reached) and keeps the connection.
+    public init(_ location: PostgresLocation) async throws(PostgresStateError) {
+        self.location = location
+        do {
+            shared = try await Self.connect(location)
+        } catch {
+            throw .unreachable(location.description, PostgresStateError.reason(error))
+        }
+    }
+
+    /// Runs one statement on the shared connection and returns its rows.
+    public func query(_ query: PostgresQuery) async throws(PostgresStateError) -> [PostgresRow] {
+        do {
+            let connection = try await sharedConnection()
+            return try await Self.rows(query, on: connection)
+        } catch let error as PostgresStateError {
+            throw error
+        } catch {
+            throw .failed(PostgresStateError.reason(error))
+        }
+    }
+
+    /// Runs `body` in one transaction on a connection of its own: committed when `body`
+    /// returns, rolled back when it throws.
+    public nonisolated func withTransaction<T: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> T) async throws(PostgresStateError) -> T {
+        try await withConnection { connection in
+            _ = try await Self.rows("BEGIN", on: connection)
+            do {
+                let value = try await body(connection)
+                _ = try await Self.rows("COMMIT", on: connection)
+                return value
+            } catch {
+                _ = try? await Self.rows("ROLLBACK", on: connection)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with a new connection, closed after (session state such as an advisory
+    /// lock ends with it).
+    public nonisolated func withConnection<T: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> T) async throws(PostgresStateError) -> T {
+        let connection = try await openConnection()
+        do {
+            let value = try await body(connection)
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            if let error = error as? PostgresStateError { throw error }
+            throw .failed(PostgresStateError.reason(error))
+        }
+    }
+
+    /// A new connection of the caller's own, to close when done.
+    public nonisolated func openConnection() async throws(PostgresStateError) -> PostgresConnection {
+        do {
+            return try await Self.connect(location)
+        } catch {
+            throw .unreachable(location.description, PostgresStateError.reason(error))
+        }
+    }
+
+    /// Applies `schema`'s migrations not yet applied, once per process. Hosts starting at
+    /// the same moment queue on one advisory lock, so each migration runs exactly once.
+    public func migrate(_ schema: PostgresSchema) async throws(PostgresStateError) {
+        guard !migrated.contains(schema.component) else { return }
+        try await withTransaction { connection in
+            _ = try await Self.rows("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", on: connection)
+            _ = try await Self.rows("""
+                CREATE TABLE IF NOT EXISTS aggregate_migration (
+                  component text NOT NULL, id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
+                  PRIMARY KEY (component, id))
+                """, on: connection)
+            let applied = try await Self.rows("SELECT id FROM aggregate_migration WHERE component = \(schema.component)", on: connection)
+            let done = Set(try applied.map { try $0.decode(String.self) })
+            for migration in schema.migrations where !done.contains(migration.id) {
+                for statement in migration.statements {
+                    _ = try await Self.rows(PostgresQuery(unsafeSQL: statement), on: connection)
+                }
+                _ = try await Self.rows("INSERT INTO aggregate_migration (component, id) VALUES (\(schema.component), \(migration.id))",
+                                        on: connection)
+            }
+        }
+        migrated.insert(schema.component)
+    }
+
+    /// Closes the shared connection; later calls fail.
+    public func close() async {
+        closed = true
+        opening?.cancel()
+        if let shared { try? await shared.close() }
+        shared = nil
+    }
+
+    private func sharedConnection() async throws -> PostgresConnection {
+        if closed { throw PostgresStateError.failed("the state database was closed") }
+        if let shared, !shared.isClosed { return shared }
+        if let opening { return try await opening.value }
+        let location = location
+        let task = Task { try await Self.connect(location) }
+        opening = task
+        defer { opening = nil }
+        do {
+            let connection = try await task.value
+            shared = connection
+            return connection
+        } catch {
+            throw PostgresStateError.unreachable(location.description, PostgresStateError.reason(error))
+        }
+    }
+
+    /// Runs `query` and reads every row (a row sequence left unread would stall the
+    /// connection's next statement).
+    public static func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
+        return rows
+    }
+
+    private static func connect(_ location: PostgresLocation) async throws -> PostgresConnection {
+        let tls: PostgresConnection.Configuration.TLS = switch location.tls {
+        case .disable: .disable
+        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+        case .require: .require(try .init(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(10)
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    }
+}
+
+/// One module's tables in the shared database: its migrations in order, each a list of
+/// statements, recorded under the module's name in `aggregate_migration`.
+public struct PostgresSchema: Sendable {
+    public struct Migration: Sendable {
+        public let id: String
+        public let statements: [String]
+
+        public init(_ id: String, _ statements: [String]) {
+            self.id = id
+            self.statements = statements
+        }
+    }
+
+    public let component: String
+    public let migrations: [Migration]
+
+    public init(component: String, migrations: [Migration]) {
+        self.component = component
+        self.migrations = migrations
+    }
+
+    /// The advisory lock key every migration takes ("aggr" in ASCII).
+    static let migrationLock: Int64 = 0x6167_6772
+}
+
+/// Why the shared state could not be used, in words that never hold the password.
+public enum PostgresStateError: Error, Sendable, CustomStringConvertible {
+    /// No connection: the server is down, refuses us, or the URL is wrong.
+    case unreachable(String, String)
+    /// A statement failed, or the connection dropped while it ran.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let location, let reason): "cannot connect to the state database \(location): \(reason)"
+        case .failed(let reason): "the state database failed: \(reason)"
+        }
+    }
+
+    /// What went wrong, from PostgresNIO's and NIO's errors: the server's own message when
+    /// it sent one, else the system's words for the socket error.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PostgresStateError {
+            switch error {
+            case .unreachable(_, let reason), .failed(let reason): return reason
+            }
+        }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return reason(underlying) }
+            switch error.code {
+            case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection"
+            case .clientClosedConnection: return "the connection was closed"
+            case .sslUnsupported: return "the server does not support TLS (add ?sslmode=disable to the URL to connect without it)"
+            case .authMechanismRequiresPassword: return "the server asks for a password and the URL gives none"
+            default: return "\(error.code)"
+            }
+        }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first { return reason(first.error) }
+            if let dns = error.dnsAAAAError ?? error.dnsAError { return "cannot resolve \(error.host): \(dns)" }
+            return "cannot connect to \(error.host):\(error.port)"
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "no answer within 10 seconds" }
+        if error is CancellationError { return "cancelled" }
+        return "\(error)"
+    }
+}

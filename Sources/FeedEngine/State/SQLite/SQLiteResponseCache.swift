@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+
+/// The ``ResponseCache`` in `cache.sqlite` of a ``SQLiteStateDirectory``.
+public struct SQLiteResponseCache: ResponseCache {
+    let pool: DatabasePool
+
+    public init(_ directory: SQLiteStateDirectory) {
+        pool = directory.cachePool
+    }
+
+    static let schema: SQLiteSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: http cache") { db in
+            try db.create(table: "http_cache") { table in
+                table.primaryKey("key", .text)
+                table.column("url", .text).notNull()
+                table.column("status", .integer).notNull()
+                table.column("etag", .text)
+                table.column("last_modified", .text)
+                table.column("max_age", .double)
+                table.column("body", .blob).notNull()
+                table.column("fetched_at", .double).notNull()
+            }
+        }
+        // `Link: <…>; rel="next"` is how some upstreams page (`paging: link_header`): a
+        // cached page must keep it, or a warm walk would stop after one page.
+        migrator.registerMigration("v2: link header") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "link", .text) }
+        }
+        // Pages as their source mapped them (PageMemo), valid while the body they came
+        // from is the one stored: `stored_at` changes with a new body, not with a 304.
+        migrator.registerMigration("v3: mapped pages") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "stored_at", .double) }
+            try db.execute(sql: "UPDATE http_cache SET stored_at = fetched_at")
+            try db.create(table: "mapped_page") { table in
+                table.primaryKey("key", .text)
+                table.column("responses", .text).notNull()
+                table.column("page", .blob).notNull()
+                table.column("created", .double).notNull()
+            }
+        }
+        return SQLiteSchema(name: "cache", migrator: migrator)
+    }()
+
+    public func response(forKey key: String) async throws -> CachedResponse? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]).map { row in
+                let fetchedAt: Double = row["fetched_at"]
+                let storedAt: Double? = row["stored_at"]
+                return CachedResponse(key: row["key"], url: row["url"], status: row["status"], etag: row["etag"],
+                                      lastModified: row["last_modified"], maxAge: row["max_age"], body: row["body"],
+                                      fetchedAt: Date(timeIntervalSince1970: fetchedAt),
+                                      storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt), link: row["link"])
+            }
+        }
+    }
+
+    public func put(_ response: CachedResponse) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
+                  last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
+                  fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at
+                """, arguments: [response.key, response.url, response.status, response.etag, response.lastModified,
+                                 response.maxAge, response.body, response.fetchedAt.timeIntervalSince1970, response.link,
+                                 response.storedAt.timeIntervalSince1970])
+        }
+    }
+
+    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE http_cache SET fetched_at = ?, max_age = ? WHERE key = ?",
+                           arguments: [fetchedAt.timeIntervalSince1970, maxAge, key])
+        }
+    }
+
+    public func forget(key: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM http_cache WHERE key = ?", arguments: [key])
+        }
+    }
+
+    public func stamp(key: String) async throws -> CacheStamp? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?",
+                             arguments: [key]).map { row in
+                CacheStamp(storedAt: row["stored_at"] ?? row["fetched_at"], fetchedAt: row["fetched_at"], maxAge: row["max_age"])
+            }
+        }
+    }
+
+    public func mappedPage(key: String) async throws -> MappedPageRecord? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, created FROM mapped_page WHERE key = ?", arguments: [key]),
+                  let responses = MappedPageRecord.responses(fromText: row["responses"])
+            else { return nil }
+            return MappedPageRecord(key: key, responses: responses, page: row["page"],
+                                    created: Date(timeIntervalSince1970: row["created"]))
+        }
+    }
+
+    public func putMappedPage(_ page: MappedPageRecord) async throws {
+        let created = page.created.timeIntervalSince1970
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO mapped_page (key, responses, page, created) VALUES (?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
+                """, arguments: [page.key, page.responsesText, page.page, created])
+            try db.execute(sql: "DELETE FROM mapped_page WHERE created < ?", arguments: [created - MappedPageRecord.lifetime])
+        }
+    }
+}
+
+/// The ``FirstSeenLog`` in `state.sqlite`.
+public struct SQLiteFirstSeenLog: FirstSeenLog {
+    let directory: SQLiteStateDirectory
+
+    public init(_ directory: SQLiteStateDirectory) {
+        self.directory = directory
+    }
+
+    static let schema: SQLiteSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v4: first seen") { db in
+            try db.create(table: "first_seen", ifNotExists: true) { table in
+                table.primaryKey("card_id", .text)
+                table.column("seen_at", .double).notNull()
+            }
+        }
+        return SQLiteSchema(name: "first seen", migrator: migrator)
+    }()
+
+    public func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date] {
+        guard !ids.isEmpty else { return [:] }
+        let pool = try directory.stateDatabase(Self.schema)
+        // Read first: on a warm feed every id is known, and readers must not queue for
+        // the single writer (`serve` asks on every request).
+        var seen = try await pool.read { db in try Self.seen(ids, in: db) }
+        let missing = ids.filter { seen[$0] == nil }
+        guard !missing.isEmpty else { return seen }
+        let stored = try await pool.write { db in
+            let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO first_seen (card_id, seen_at) VALUES (?, ?)")
+            for id in missing { try insert.execute(arguments: [id, now.timeIntervalSince1970.rounded(.down)]) }
+            return try Self.seen(missing, in: db)
+        }
+        seen.merge(stored) { _, stored in stored }
+        return seen
+    }
+
+    private static func seen(_ ids: [String], in db: Database) throws -> [String: Date] {
+        let select = try db.makeStatement(sql: "SELECT seen_at FROM first_seen WHERE card_id = ?")
+        var seen: [String: Date] = [:]
+        for id in ids {
+            if let seconds = try Double.fetchOne(select, arguments: [id]) { seen[id] = Date(timeIntervalSince1970: seconds) }
+        }
+        return seen
+    }
+}

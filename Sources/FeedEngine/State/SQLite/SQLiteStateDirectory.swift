@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The embedded state: two SQLite files in one private directory (0700, files 0600).
+/// `cache.sqlite` holds the HTTP cache and is disposable (a damaged one is moved aside
+/// and started afresh); `state.sqlite` holds what must not be lost (the digests' memory,
+/// first-seen dates) and a damaged one is refused with how to recover. WAL mode, so
+/// several processes read while one writes; a busy timeout so a second writer waits;
+/// every write is one transaction, so a process killed mid-write leaves the last
+/// committed state. Each module migrates its own tables (``SQLiteSchema``).
+public final class SQLiteStateDirectory: Sendable {
+    /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.cache"
+        return URL(fileURLWithPath: cacheHome).appendingPathComponent("aggregate")
+    }
+
+    public let directory: URL
+    /// `state.sqlite`.
+    public let statePath: String
+    /// The HTTP cache, `cache.sqlite`.
+    let cachePool: DatabasePool
+    private let state = Mutex<(pool: DatabasePool?, migrated: Set<String>)>((nil, []))
+    /// Things the caller should tell the user (a damaged cache moved aside).
+    public let notices: [String]
+
+    /// Opens (creating on first use) the cache in `directory`; `state.sqlite` is opened on
+    /// first use.
+    public init(directory: URL) throws {
+        self.directory = directory
+        try PrivateFiles.directory(directory)
+        statePath = directory.appendingPathComponent("state.sqlite").path
+        let cachePath = directory.appendingPathComponent("cache.sqlite").path
+        var notices: [String] = []
+        do {
+            cachePool = try Self.open(cachePath, schema: SQLiteResponseCache.schema)
+        } catch let error as DatabaseError where Self.isDamage(error) {
+            let aside = cachePath + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cachePath + suffix) {
+                try FileManager.default.moveItem(atPath: cachePath + suffix, toPath: aside + suffix)
+            }
+            notices.append("aggregate: the cache \(cachePath) was damaged (\(error.message ?? "\(error.resultCode)")); moved it to \(aside) and started a fresh one")
+            cachePool = try Self.open(cachePath, schema: SQLiteResponseCache.schema)
+        }
+        self.notices = notices
+    }
+
+    /// `state.sqlite` with `schema`'s tables migrated. A damaged file throws
+    /// ``SQLiteStateError/damaged(path:reason:)`` and is left untouched: it is the only
+    /// record of what was already reported.
+    public func stateDatabase(_ schema: SQLiteSchema) throws -> DatabasePool {
+        try state.withLock { state in
+            do {
+                let pool: DatabasePool
+                if let opened = state.pool {
+                    pool = opened
+                } else {
+                    pool = try Self.open(statePath, schema: nil)
+                    try pool.read { db in
+                        let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)") ?? "ok"
+                        if check != "ok" { throw SQLiteStateError.damaged(path: statePath, reason: check) }
+                    }
+                    state.pool = pool
+                }
+                if !state.migrated.contains(schema.name) {
+                    try Self.migrate(pool, path: statePath, schema: schema)
+                    state.migrated.insert(schema.name)
+                }
+                return pool
+            } catch let error as DatabaseError where Self.isDamage(error) {
+                throw SQLiteStateError.damaged(path: statePath, reason: error.message ?? "\(error.resultCode)")
+            }
+        }
+    }
+
+    static func isDamage(_ error: DatabaseError) -> Bool {
+        [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode)
+    }
+
+    /// GRDB checks which migrations are applied outside their transactions, and two
+    /// processes switching a new file to WAL race; a file lock makes opening and migrating
+    /// one process at a time (it is held for milliseconds).
+    private static func open(_ path: String, schema: SQLiteSchema?) throws -> DatabasePool {
+        let lock = try FileLock(path: path + ".open-lock", wait: 30)
+        defer { withExtendedLifetime(lock) {} }
+        try PrivateFiles.file(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.label = "aggregate-state"
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try schema?.migrator.migrate(pool)
+        return pool
+    }
+
+    private static func migrate(_ pool: DatabasePool, path: String, schema: SQLiteSchema) throws {
+        let lock = try FileLock(path: path + ".open-lock", wait: 30)
+        defer { withExtendedLifetime(lock) {} }
+        try schema.migrator.migrate(pool)
+    }
+}
+
+/// One module's tables in a state file, and their migrations. Migration identifiers are
+/// global to the file: each module prefixes its own (the first ones predate the rule and
+/// keep their names so existing files are not migrated twice).
+public struct SQLiteSchema: Sendable {
+    public let name: String
+    public let migrator: DatabaseMigrator
+
+    public init(name: String, migrator: DatabaseMigrator) {
+        self.name = name
+        self.migrator = migrator
+    }
+}
+
+/// Why the embedded state could not be used.
+public enum SQLiteStateError: Error, Sendable, CustomStringConvertible {
+    case damaged(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .damaged(let path, let reason):
+            "\(path) is damaged (\(reason)). It holds the digests' memory, so it is not replaced: restore it from a backup, or move it aside (mv \(path) \(path).bak) and the next digest run records a fresh baseline"
+        }
+    }
+}
+
+/// State files are private: the directory 0700, files 0600 (they hold cached responses
+/// that may be personal, and the digests' memory).
+enum PrivateFiles {
+    static func directory(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+    }
+
+    /// Creates `path` 0600 if missing (SQLite gives its -wal and -shm files the same mode).
+    static func file(_ path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+}

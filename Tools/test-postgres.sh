@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster on 127.0.0.1 for the tests (README, "Running on several
+# hosts"). `start DIR` installs PostgreSQL from Debian's packages when missing, creates a
+# cluster in DIR as an unprivileged user, starts it and prints the line to export;
+# `stop DIR` stops it and removes DIR. The tests read AGGREGATE_TEST_POSTGRES.
+set -euo pipefail
+command=${1:?usage: test-postgres.sh start|stop DIR}
+dir=${2:?usage: test-postgres.sh start|stop DIR}
+port=${AGGREGATE_TEST_POSTGRES_PORT:-54329}
+
+bin() {
+    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+}
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case $command in
+start)
+    if [ -z "$(bin)" ]; then
+        echo "test-postgres: installing PostgreSQL from Debian's packages" >&2
+        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    fi
+    pgbin=$(bin)
+    [ -n "$pgbin" ] || { echo "test-postgres: no PostgreSQL server binaries" >&2; exit 1; }
+    # initdb refuses root: the cluster belongs to the packages' unprivileged `postgres` user.
+    if [ "$(id -u)" = 0 ] && ! getent passwd postgres >/dev/null; then
+        useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
+    fi
+    rm -rf "$dir" && mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres "$dir"
+    as_owner "$pgbin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+    as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2 \
+        || { cat "$dir/server.log" >&2; exit 1; }
+    # The tests connect with a password (and check that it is never printed).
+    as_owner "$pgbin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
+        -c "CREATE ROLE aggregate LOGIN CREATEDB PASSWORD 'test-secret-pw'" -c "CREATE DATABASE aggregate OWNER aggregate" >&2
+    echo "export AGGREGATE_TEST_POSTGRES=postgres://aggregate:test-secret-pw@127.0.0.1:$port/aggregate"
+    echo "export AGGREGATE_TEST_POSTGRES_DATA=$dir/data"
+    ;;
+stop)
+    pgbin=$(bin)
+    if [ -n "$pgbin" ] && [ -d "$dir/data" ]; then
+        as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+    fi
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: test-postgres.sh start|stop DIR" >&2
+    exit 2
+    ;;
+esac
