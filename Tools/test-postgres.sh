@@ -2,10 +2,11 @@
 # A throw-away PostgreSQL cluster on 127.0.0.1 for the tests (README, "Running on several
 # hosts"). `start DIR` installs PostgreSQL from Debian's packages when missing, creates a
 # cluster in DIR as an unprivileged user, starts it and prints the line to export;
-# `stop DIR` stops it and removes DIR. The tests read AGGREGATE_TEST_POSTGRES.
+# `stop DIR` stops it and removes DIR; `pause DIR` and `resume DIR` stop and start it again
+# (a database restart, for the tests). The tests read AGGREGATE_TEST_POSTGRES.
 set -euo pipefail
-command=${1:?usage: test-postgres.sh start|stop DIR}
-dir=${2:?usage: test-postgres.sh start|stop DIR}
+command=${1:?usage: test-postgres.sh start|stop|pause|resume DIR}
+dir=${2:?usage: test-postgres.sh start|stop|pause|resume DIR}
 port=${AGGREGATE_TEST_POSTGRES_PORT:-54329}
 
 bin() {
@@ -40,6 +41,13 @@ start)
     echo "export AGGREGATE_TEST_POSTGRES=postgres://aggregate:test-secret-pw@127.0.0.1:$port/aggregate"
     echo "export AGGREGATE_TEST_POSTGRES_DATA=$dir/data"
     ;;
+pause)
+    as_owner "$(bin)/pg_ctl" -D "$dir/data" -m immediate -w stop >&2
+    ;;
+resume)
+    as_owner "$(bin)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+    ;;
 stop)
     pgbin=$(bin)
     if [ -n "$pgbin" ] && [ -d "$dir/data" ]; then
@@ -48,7 +56,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: test-postgres.sh start|stop DIR" >&2
+    echo "usage: test-postgres.sh start|stop|pause|resume DIR" >&2
     exit 2
     ;;
 esac

@@ -9,9 +9,9 @@ import Testing
     static let cabify = FixtureWorld.only("cabify")
     static let htmlPage = Fault(body: "<html><body>Service Unavailable</body></html>")
 
-    @Test func aBrokenOKIsNotCachedAndTheRecoveredUpstreamIsAskedAgain() async throws {
+    @Test(arguments: StateBackend.all) func aBrokenOKIsNotCachedAndTheRecoveredUpstreamIsAskedAgain(_ state: StateBackend) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"],
-                                           faults: ["cabify": [Self.htmlPage, .none]]) { session in
+                                           faults: ["cabify": [Self.htmlPage, .none]], state: state) { session in
             let broken = try await session.run()
             #expect(broken.status == 1)
             #expect(broken.stderrLines.first?.hasPrefix("cabify: unreadable response: the body is not JSON") == true)
@@ -22,8 +22,8 @@ import Testing
         }
     }
 
-    @Test func aBrokenOKNeverReplacesTheLastGoodCopy() async throws {
-        try await FixtureWorld.withSession(sources: Self.cabify, faults: ["cabify": [.none, Self.htmlPage]]) { session in
+    @Test(arguments: StateBackend.all) func aBrokenOKNeverReplacesTheLastGoodCopy(_ state: StateBackend) async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, faults: ["cabify": [.none, Self.htmlPage]], state: state) { session in
             let good = try await session.run()
             #expect(good.status == 0)
             let refreshed = try await session.run("--refresh")
@@ -39,14 +39,11 @@ import Testing
     /// A stored body the source can no longer read (here: edited to be broken, and the
     /// pages mapped from it dropped, so the source reads the body) is dropped, not served
     /// again after a 304 or while fresh.
-    @Test func aStoredBodyThatNoLongerParsesIsForgotten() async throws {
-        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
+    @Test(arguments: StateBackend.all) func aStoredBodyThatNoLongerParsesIsForgotten(_ state: StateBackend) async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"], state: state) { session in
             #expect(try await session.run().status == 0)
-            let database = session.workspace.url.appendingPathComponent("state/cache.sqlite").path
-            let sqlite = Process()
-            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            sqlite.arguments = [database, "UPDATE http_cache SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page"]
-            try await sqlite.runUntilExit()
+            _ = try await session.workspace.cacheSQL("UPDATE http_cache SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page",
+                                                     postgres: "UPDATE http_cache SET body = 'not json'::bytea; DELETE FROM mapped_page")
             let broken = try await session.run()
             #expect(broken.status == 1)
             let again = try await session.run()

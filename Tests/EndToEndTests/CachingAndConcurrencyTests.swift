@@ -10,10 +10,10 @@ import Testing
     /// The URL the Cabify snapshot was recorded from.
     static let cabifyUpstream = "https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json"
 
-    @Test func a503ThenSuccessIsRetriedAndSucceeds() async throws {
+    @Test(arguments: StateBackend.all) func a503ThenSuccessIsRetriedAndSucceeds(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(status: 503), .none])
             let run = try await workspace.run("--verbose")
             #expect(run.status == 0)
@@ -23,10 +23,10 @@ import Testing
         }
     }
 
-    @Test func a429WithRetryAfterWaitsAtLeastThatLong() async throws {
+    @Test(arguments: StateBackend.all) func a429WithRetryAfterWaitsAtLeastThatLong(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(status: 429, retryAfter: "1"), .none])
             let run = try await workspace.run()
             #expect(run.status == 0)
@@ -37,11 +37,11 @@ import Testing
         }
     }
 
-    @Test func aRetryAfterBeyondTheCapFailsAndSaysWhen() async throws {
+    @Test(arguments: StateBackend.all) func aRetryAfterBeyondTheCapFailsAndSaysWhen(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
-                base: base, sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]))
+                base: base, sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]), state: state)
             server.control.set("cabify", [Fault(status: 503, retryAfter: "3600")])
             let run = try await workspace.run()
             #expect(run.status == 1)
@@ -51,10 +51,10 @@ import Testing
         }
     }
 
-    @Test func insideTheTTLNoRequestIsSentAndRefreshRevalidates() async throws {
+    @Test(arguments: StateBackend.all) func insideTheTTLNoRequestIsSentAndRefreshRevalidates(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(etag: "\"v1\"")])
             let first = try await workspace.run()
             let second = try await workspace.run()
@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test func anExpiredEntryIsRevalidatedWithItsETagAnd304ServesTheStoredBody() async throws {
+    @Test(arguments: StateBackend.all) func anExpiredEntryIsRevalidatedWithItsETagAnd304ServesTheStoredBody(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test func aFailingUpstreamIsServedFromTheCacheAndSaysHowOld() async throws {
+    @Test(arguments: StateBackend.all) func aFailingUpstreamIsServedFromTheCacheAndSaysHowOld(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -109,7 +109,7 @@ import Testing
         }
     }
 
-    @Test func anotherUpstreamsSnapshotIsNeverServedForThisURL() async throws {
+    @Test(arguments: StateBackend.all) func anotherUpstreamsSnapshotIsNeverServedForThisURL(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -122,10 +122,10 @@ import Testing
         }
     }
 
-    @Test func offlineSendsNoRequestAndUsesTheCacheFirst() async throws {
+    @Test(arguments: StateBackend.all) func offlineSendsNoRequestAndUsesTheCacheFirst(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base), state: state)
             let cold = try await workspace.run("--offline")
             #expect(cold.status == 1)
             #expect(server.control.requests.isEmpty)
@@ -139,7 +139,7 @@ import Testing
         }
     }
 
-    @Test func fiveSlowSourcesAreFetchedConcurrently() async throws {
+    @Test(arguments: StateBackend.all) func fiveSlowSourcesAreFetchedConcurrently(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             // Three sources by address and two by name: two hosts, so the per-host limit
@@ -149,7 +149,7 @@ import Testing
             let local = URL(string: base.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
             let yaml = "sources:\n" + five.prefix(3).map { $0.yaml(base: base) }.joined()
                 + five.suffix(2).map { $0.yaml(base: local) }.joined()
-            let workspace = try Workspace(sourcesYml: yaml)
+            let workspace = try Workspace(sourcesYml: yaml, state: state)
             for source in five { server.control.set(source.route, [Fault(latencyMs: 300)]) }
             let run = try await workspace.run("--per-page", "1000")
             #expect(run.status == 0)
@@ -163,11 +163,11 @@ import Testing
         }
     }
 
-    @Test func atMostFourRequestsAreInFlightPerHost() async throws {
+    @Test(arguments: StateBackend.all) func atMostFourRequestsAreInFlightPerHost(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let shops = (1...6).map { FixtureSourceEntry(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops), state: state)
             server.control.set("shop-a", [Fault(latencyMs: 300)])
             let run = try await workspace.run("--per-page", "100")
             #expect(run.status == 0)
@@ -178,12 +178,12 @@ import Testing
         }
     }
 
-    @Test func twoProcessesShareOneStateDirectory() async throws {
+    @Test(arguments: StateBackend.all) func twoProcessesShareOneStateDirectory(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
                 "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
-            ]))
+            ]), state: state)
             let runs = try await withThrowingTaskGroup(of: [Binary.Run].self) { group in
                 for _ in 0..<2 {
                     group.addTask {
@@ -204,15 +204,15 @@ import Testing
         }
     }
 
-    @Test func aProcessKilledMidRunLeavesTheStoreUsable() async throws {
+    @Test(arguments: StateBackend.all) func aProcessKilledMidRunLeavesTheStoreUsable(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
                 "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
-            ]))
+            ]), state: state)
             for delay in stride(from: 0, through: 90, by: 10) {
                 let (process, exited) = try Binary.aggregate.launch(
-                    ["--state-dir", "state"], in: workspace.url, stdout: workspace.url.appendingPathComponent("killed.out"))
+                    workspace.stateArguments, in: workspace.url, stdout: workspace.url.appendingPathComponent("killed.out"))
                 try await Task.sleep(for: .milliseconds(delay))
                 #expect(process.processIdentifier > 0)
                 if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
@@ -221,6 +221,7 @@ import Testing
             let after = try await workspace.run()
             #expect(after.status == 0)
             #expect(after.stderr == "")
+            guard state == .sqlite else { return }
             let check = try await Binary(name: "sqlite3").run(
                 [workspace.url.appendingPathComponent("state/cache.sqlite").path, "PRAGMA integrity_check;"],
                 in: workspace.url, absolute: "/usr/bin/sqlite3")
@@ -231,10 +232,10 @@ import Testing
 
 /// The HTTP layer's smaller promises, through the fixture server.
 @Suite(.serialized) struct HTTPBehaviourTests {
-    @Test func aGzipBodyIsDecodedAndGzipIsAskedFor() async throws {
+    @Test(arguments: StateBackend.all) func aGzipBodyIsDecodedAndGzipIsAskedFor(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
             server.control.set("cabify", [Fault(gzip: true)])
             let run = try await workspace.run()
             #expect(run.status == 0)
@@ -244,10 +245,10 @@ import Testing
         }
     }
 
-    @Test func anUpstreamMaxAgeShorterThanTheTTLWins() async throws {
+    @Test(arguments: StateBackend.all) func anUpstreamMaxAgeShorterThanTheTTLWins(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
             server.control.set("cabify", [Fault(maxAge: 0)])
             _ = try await workspace.run()
             _ = try await workspace.run()

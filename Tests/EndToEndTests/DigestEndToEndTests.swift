@@ -18,14 +18,14 @@ import Glibc
     }
 
     func digest(_ workspace: Workspace, _ arguments: String...) async throws -> Binary.Run {
-        try await Binary.aggregate.run(["digest", "--state-dir", "state", "--date", Self.date] + arguments, in: workspace.url)
+        try await Binary.aggregate.run(["digest", "--date", Self.date] + workspace.stateArguments + arguments, in: workspace.url)
     }
 
     /// A fixture server and a workspace whose digest "daily" has its baseline.
-    func withBaseline(_ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
+    func withBaseline(_ state: StateBackend, _ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
+            let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
             _ = try await digest(workspace, "--name", "daily")
             try await body(server, workspace, base)
         }
@@ -34,10 +34,10 @@ import Glibc
     static let mugDrop = DataEdit.set(list: "products", key: "code", match: "MUG", field: "price", value: 6)
     static let hoodie = DataEdit.add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30])
 
-    @Test func baselineThenNothingThenEachChangeExactlyOnce() async throws {
+    @Test(arguments: StateBackend.all) func baselineThenNothingThenEachChangeExactlyOnce(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
+            let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
             let baseline = try await digest(workspace, "--name", "daily")
             #expect(baseline.status == 0)
             #expect(baseline.stdout == "")
@@ -64,8 +64,8 @@ import Glibc
         }
     }
 
-    @Test func aFailingSourceIsNamedAndItsCardsDoNotComeBackAsNew() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func aFailingSourceIsNamedAndItsCardsDoNotComeBackAsNew(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             server.control.set("target", [Fault(status: 503)])
             server.control.edit("cabify", Self.hoodie)
             let failing = try await digest(workspace, "--name", "daily")
@@ -81,8 +81,8 @@ import Glibc
         }
     }
 
-    @Test func dryRunReportsTheSameTwiceAndCommitsNothing() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func dryRunReportsTheSameTwiceAndCommitsNothing(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop)
             let first = try await digest(workspace, "--name", "daily", "--dry-run")
             let second = try await digest(workspace, "--name", "daily", "--dry-run")
@@ -94,8 +94,8 @@ import Glibc
         }
     }
 
-    @Test func eachFormatIsExact() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func eachFormatIsExact(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             server.control.edit("target", .set(list: "products", key: "id", match: "0", field: "sale_price",
                                                value: ["amount_in_cents": 19999, "currency_symbol": "$", "display_string": "$199.99"]))
@@ -162,7 +162,7 @@ import Glibc
         }
     }
 
-    @Test func declaredDigestsTemplatesOutputFilesAndDue() async throws {
+    @Test(arguments: StateBackend.all) func declaredDigestsTemplatesOutputFilesAndDue(_ state: StateBackend) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
@@ -173,7 +173,7 @@ import Glibc
                     template: shop.mustache
                     output: out/shop.txt
 
-                """))
+                """), state: state)
             try workspace.write("shop.mustache", "{{name}} {{counts_text}}\n{{#sources}}{{#items}}* {{change}} {{title}} {{price_text}}\n{{/items}}{{/sources}}")
             try workspace.write("out/.keep", "")
             let validate = try await workspace.aggregate("validate")
@@ -195,8 +195,8 @@ import Glibc
         }
     }
 
-    @Test func aFailedWriteCommitsNothing() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func aFailedWriteCommitsNothing(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.hoodie)
             let failed = try await digest(workspace, "--name", "daily", "--output", "missing-dir/digest.md")
             #expect(failed.status == 1)
@@ -208,22 +208,35 @@ import Glibc
         }
     }
 
-    @Test func aSecondRunOfTheSameDigestWaitsThenExits75() async throws {
-        try await withBaseline { server, workspace, base in
-            let lock = open(workspace.url.appendingPathComponent("state/digest-daily.lock").path, O_RDWR)
-            #expect(lock >= 0)
-            #expect(flock(lock, LOCK_EX) == 0)
+    @Test(arguments: StateBackend.all) func aSecondRunOfTheSameDigestWaitsThenExits75(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
+            // Another holder of the digest's lock: the file lock, or the advisory lock
+            // taken by another PostgreSQL session.
+            let holder: () -> Void
+            switch state {
+            case .sqlite:
+                let lock = open(workspace.url.appendingPathComponent("state/digest-daily.lock").path, O_RDWR)
+                #expect(lock >= 0)
+                #expect(flock(lock, LOCK_EX) == 0)
+                holder = { close(lock) }
+            case .postgres:
+                let psql = try PostgresTestServer.holdAdvisoryLock("aggregate digest daily", in: workspace.databaseURL, seconds: 5)
+                holder = { psql.terminate() }
+            }
             let busy = try await digest(workspace, "--name", "daily", "--wait", "0.3")
             #expect(busy.status == 75)
             #expect(busy.stderrLines == ["aggregate: digest 'daily' is already running"])
             let other = try await digest(workspace, "--name", "weekly")
             #expect(other.status == 0)
-            close(lock)
+            holder()
+            try await Task.sleep(for: .milliseconds(200))
+            let after = try await digest(workspace, "--name", "daily", "--wait", "5")
+            #expect(after.status == 0)
         }
     }
 
-    @Test func concurrentRunsReportEachChangeExactlyOnce() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func concurrentRunsReportEachChangeExactlyOnce(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             let runs = try await withThrowingTaskGroup(of: Binary.Run.self) { group in
                 for _ in 0..<3 { group.addTask { try await digest(workspace, "--name", "daily", "--format", "jsonl") } }
@@ -239,15 +252,15 @@ import Glibc
 
     /// Every other run is killed at a random moment; each change is still reported at
     /// least once and at most twice, and the store stays usable.
-    @Test func killedRunsNeverLoseAChange() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func killedRunsNeverLoseAChange(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             var output = ""
             var rng = SystemRandomNumberGenerator()
             for run in 0..<50 {
                 server.control.edit("cabify", .add(list: "products", item: ["code": .string("ITEM\(run)"), "name": .string("Item \(run)"), "price": 1]))
                 let file = workspace.url.appendingPathComponent("run-\(run).out")
                 let (process, exited) = try Binary.aggregate.launch(
-                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl"], in: workspace.url, stdout: file)
+                    ["digest", "--name", "daily", "--format", "jsonl"] + workspace.stateArguments, in: workspace.url, stdout: file)
                 if run % 2 == 0 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &rng)))
                     if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
@@ -267,8 +280,8 @@ import Glibc
 
     /// With `--output FILE`, 200 runs, two in three killed at a random moment: every
     /// change reaches the file exactly once (counted over every version of the file).
-    @Test func killedFileRunsDeliverEachChangeExactlyOnce() async throws {
-        try await withBaseline { server, workspace, base in
+    @Test(arguments: StateBackend.all) func killedFileRunsDeliverEachChangeExactlyOnce(_ state: StateBackend) async throws {
+        try await withBaseline(state) { server, workspace, base in
             let file = workspace.url.appendingPathComponent("digest.jsonl")
             var versions: [String] = []
             var lastInode: Int?
@@ -283,7 +296,7 @@ import Glibc
             for run in 0..<runs {
                 server.control.edit("cabify", .add(list: "products", item: ["code": .string("ONCE\(run)"), "name": .string("Once \(run)"), "price": 1]))
                 let (process, exited) = try Binary.aggregate.launch(
-                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl", "--output", "digest.jsonl"],
+                    ["digest", "--name", "daily", "--format", "jsonl", "--output", "digest.jsonl"] + workspace.stateArguments,
                     in: workspace.url, stdout: workspace.url.appendingPathComponent("stdout.txt"))
                 if run % 3 != 2 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &rng)))
@@ -295,7 +308,7 @@ import Glibc
             // One run finishes what an interrupted one committed, the next reports the rest.
             for _ in 0..<2 {
                 let run = try await Binary.aggregate.run(
-                    ["digest", "--name", "daily", "--state-dir", "state", "--format", "jsonl", "--output", "digest.jsonl"], in: workspace.url)
+                    ["digest", "--name", "daily", "--format", "jsonl", "--output", "digest.jsonl"] + workspace.stateArguments, in: workspace.url)
                 #expect(run.status == 0, "\(run.stderr)")
                 try observe()
             }

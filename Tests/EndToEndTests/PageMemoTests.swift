@@ -10,20 +10,14 @@ import Testing
     static let cabify = FixtureWorld.only("cabify")
 
     static func sql(_ workspace: Workspace, _ statement: String) async throws -> String {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [workspace.url.appendingPathComponent("state/cache.sqlite").path, statement]
-        let pipe = Pipe()
-        sqlite.standardOutput = pipe
-        try await sqlite.runUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try await workspace.cacheSQL(statement, postgres: statement.replacingOccurrences(of: "CAST('not json' AS BLOB)", with: "'not json'::bytea"))
     }
 
     /// The cached body is made unreadable behind the memo's back: a fresh memo still serves
     /// the same cards (so the body was not read); once the body's stamp changes (a new 200
     /// was stored) the memo no longer counts and the body is read, and fails.
-    @Test func aWarmRunReadsTheMappedPageWhileItsBodyIsTheStoredOne() async throws {
-        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]) { session in
+    @Test(arguments: StateBackend.all) func aWarmRunReadsTheMappedPageWhileItsBodyIsTheStoredOne(_ state: StateBackend) async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"], state: state) { session in
             let first = try await session.run()
             #expect(first.status == 0)
             #expect(first.stdoutLines.count == 3)
@@ -44,8 +38,8 @@ import Testing
     }
 
     /// Changed options map the same body differently: the old mapping is never served.
-    @Test func changedOptionsNeverReadTheOldMapping() async throws {
-        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+    @Test(arguments: StateBackend.all) func changedOptionsNeverReadTheOldMapping(_ state: StateBackend) async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify, state: state) { session in
             let first = try await session.run()
             #expect(first.stdout.contains(#""currency":"EUR""#))
             try session.workspace.write("Sources.yml", FixtureWorld.sourcesYml(

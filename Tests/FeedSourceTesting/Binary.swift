@@ -73,17 +73,29 @@ extension Binary {
 }
 
 /// A temporary working directory, removed when the test ends.
+/// Its state is `./state` (SQLite) or a PostgreSQL database of its own (dropped with it).
 public final class Workspace: Sendable {
     public let url: URL
+    public let backend: StateBackend
+    /// The workspace's database, with `.postgres`.
+    public let databaseURL: String?
 
-    public init(sourcesYml: String? = nil) throws {
+    public init(sourcesYml: String? = nil, state: StateBackend = .sqlite) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        backend = state
+        databaseURL = state == .postgres ? try PostgresTestServer.createDatabase() : nil
         if let sourcesYml { try write("Sources.yml", sourcesYml) }
     }
 
     deinit {
         try? FileManager.default.removeItem(at: url)
+        if let databaseURL { PostgresTestServer.dropDatabase(databaseURL) }
+    }
+
+    /// The arguments that point `aggregate` at this workspace's state.
+    public var stateArguments: [String] {
+        databaseURL.map { ["--state", $0] } ?? Self.stateArguments
     }
 
     public func write(_ name: String, _ text: String) throws {
@@ -97,7 +109,7 @@ public final class Workspace: Sendable {
         try await Binary.aggregate.run(arguments, in: url, environment: environment)
     }
 
-    /// Runs `aggregate` here with its state in `./state`, so runs of one test share a cache
+    /// Runs `aggregate` here with this workspace's state, so runs of one test share a cache
     /// and tests never share one.
     public func run(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
         try await run(arguments: arguments, environment: environment)
@@ -105,7 +117,7 @@ public final class Workspace: Sendable {
 
     /// ``run(_:environment:)`` with the arguments as a list.
     public func run(arguments: [String], environment: [String: String] = [:]) async throws -> Binary.Run {
-        try await Binary.aggregate.run(arguments + Self.stateArguments, in: url, environment: environment)
+        try await Binary.aggregate.run(arguments + stateArguments, in: url, environment: environment)
     }
 
     /// `--state-dir state`: the workspace's own state directory.

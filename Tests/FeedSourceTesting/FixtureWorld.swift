@@ -37,11 +37,11 @@ public enum FixtureWorld {
     /// sets `faults` per route, and runs `body` with both; the server stops afterwards.
     public static func withSession<T: Sendable>(
         sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
-        options: FixtureOptions = FixtureOptions(), _ body: (FixtureSession) async throws -> T
+        options: FixtureOptions = FixtureOptions(), state: StateBackend = .sqlite, _ body: (FixtureSession) async throws -> T
     ) async throws -> T {
         let server = server(options: options)
         return try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: sourcesYml(base: base, sources: sources, extra: extra))
+            let workspace = try Workspace(sourcesYml: sourcesYml(base: base, sources: sources, extra: extra), state: state)
             for (route, list) in faults { server.control.set(route, list) }
             return try await body(FixtureSession(server: server, base: base, workspace: workspace))
         }
