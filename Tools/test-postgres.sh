@@ -13,12 +13,23 @@ bin() {
     ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
 }
 
+# The server must not keep descriptors the caller passed down (a test's pipe or the socket
+# it watches for this script's exit): close every one above 2 before starting it.
+close_inherited() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
+
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
 case $command in
 start)
+    close_inherited
     if [ -z "$(bin)" ]; then
         echo "test-postgres: installing PostgreSQL from Debian's packages" >&2
         apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
@@ -45,6 +56,7 @@ pause)
     as_owner "$(bin)/pg_ctl" -D "$dir/data" -m immediate -w stop >&2
     ;;
 resume)
+    close_inherited
     as_owner "$(bin)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
     ;;

@@ -150,7 +150,8 @@ struct SharedStateTests {
                                                         environment: ["SHARED_STATE": fromFile, "AGGREGATE_STATE": fromEnvironment])
         #expect(environment.status == 0)
         #expect(try await workspace.sql(fromEnvironment, "SELECT count(*) > 0 FROM first_seen") == "t\n")
-        let flag = try await workspace.aggregate("--offline", "--state-dir", "local", environment: ["AGGREGATE_STATE": fromEnvironment])
+        let flag = try await workspace.aggregate("--offline", "--state-dir", "local",
+                                                 environment: ["SHARED_STATE": fromFile, "AGGREGATE_STATE": fromEnvironment])
         #expect(flag.status == 0)
         #expect(FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("local/cache.sqlite").path))
     }

@@ -166,11 +166,15 @@ public final class PrivateCluster: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["AGGREGATE_TEST_POSTGRES_PORT": "\(port)"]) { _, new in new }
-        let output = Pipe()
-        process.standardOutput = output
+        // A file, not a pipe: the server started by the script would inherit the pipe's
+        // writing end and the read would never see its end.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pg-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try await process.runUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = try String(contentsOf: output, encoding: .utf8)
         guard process.terminationStatus == 0 else { throw PostgresTestServer.TestServerError.psql(arguments.joined(separator: " "), text) }
         return text
     }
