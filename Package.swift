@@ -190,7 +190,7 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest"]),
+        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "aggregate", "fixture-server"]

@@ -1,0 +1,148 @@
+import FeedCore
+import FeedDigest
+import FeedEngine
+import FeedSourceTesting
+import Foundation
+import Testing
+
+/// Every implementation of the two state seams keeps the same promises: in memory, in
+/// SQLite, and (when a test server is configured) in PostgreSQL.
+@Suite struct StoreContractTests {
+    enum Backend: String, CaseIterable, CustomStringConvertible {
+        case memory, sqlite, postgres
+        var description: String { rawValue }
+
+        static var all: [Backend] { PostgresTestServer.isAvailable ? allCases : [.memory, .sqlite] }
+    }
+
+    /// Opens a fresh state of `backend`, runs `body`, and removes it.
+    func withState(_ backend: Backend, _ body: (EngineState) async throws -> Void) async throws {
+        switch backend {
+        case .memory:
+            try await body(.inMemory())
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-contract-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await body(try await EngineState.open(.directory(directory)))
+        case .postgres:
+            let url = try PostgresTestServer.createDatabase()
+            defer { PostgresTestServer.dropDatabase(url) }
+            let state = try await EngineState.open(try StateLocation(parsing: url))
+            do {
+                try await body(state)
+                await state.close()
+            } catch {
+                await state.close()
+                throw error
+            }
+        }
+    }
+
+    let t1 = Date(timeIntervalSince1970: 1_800_000_000.25)
+    let t2 = Date(timeIntervalSince1970: 1_800_000_600.5)
+
+    @Test(arguments: Backend.all) func responsesArePutTouchedAndForgotten(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let cache = state.cache
+            let response = CachedResponse(key: "https://api.test/a?page=1", url: "https://api.test/a?page=1", status: 200,
+                                          etag: "\"v1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", maxAge: 60,
+                                          body: Data("{\"items\":[]}".utf8), fetchedAt: t1, link: "<https://api.test/a?page=2>; rel=\"next\"")
+            #expect(try await cache.response(forKey: response.key) == nil)
+            try await cache.put(response)
+            #expect(try await cache.response(forKey: response.key) == response)
+            try await cache.touch(key: response.key, fetchedAt: t2, maxAge: nil)
+            var touched = response
+            touched.fetchedAt = t2
+            touched.maxAge = nil
+            #expect(try await cache.response(forKey: response.key) == touched)
+            #expect(try await cache.stamp(key: response.key) == CacheStamp(storedAt: t1.timeIntervalSince1970,
+                                                                           fetchedAt: t2.timeIntervalSince1970, maxAge: nil))
+            try await cache.forget(key: response.key)
+            #expect(try await cache.response(forKey: response.key) == nil)
+            #expect(try await cache.stamp(key: response.key) == nil)
+        }
+    }
+
+    @Test(arguments: Backend.all) func mappedPagesAreKeptForAWeek(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let old = MappedPageRecord(key: "old", responses: ["https://api.test/a": t1.timeIntervalSince1970],
+                                       page: Data([0, 1, 2, 255]), created: t1)
+            try await state.cache.putMappedPage(old)
+            #expect(try await state.cache.mappedPage(key: "old") == old)
+            let new = MappedPageRecord(key: "new", responses: [:], page: Data(), created: t1.addingTimeInterval(8 * 86_400))
+            try await state.cache.putMappedPage(new)
+            #expect(try await state.cache.mappedPage(key: "new") == new)
+            #expect(try await state.cache.mappedPage(key: "old") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let first = try await state.firstSeen.firstSeen(["a"], now: t1)
+            #expect(first == ["a": Date(timeIntervalSince1970: 1_800_000_000)])
+            let second = try await state.firstSeen.firstSeen(["a", "b"], now: t2)
+            #expect(second == ["a": Date(timeIntervalSince1970: 1_800_000_000), "b": Date(timeIntervalSince1970: 1_800_000_600)])
+        }
+    }
+
+    func card(_ id: String, _ price: String) -> Card {
+        Card(source: "shop", upstreamID: id, kind: .item, title: "Item \(id)",
+             price: Decimal(string: price).map { Price(amount: $0, currency: "EUR") })
+    }
+
+    @Test(arguments: Backend.all) func aDigestRemembersWhatItCommitted(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.digestStore
+            #expect(try await store.memory(of: "daily") == DigestMemory())
+            let cards = [card("1", "7.50"), card("2", "0.1")]
+            let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
+                                           options: DigestOptions(), now: t1)
+            try await store.commit(baseline, digest: "daily", now: t1, delivery: nil)
+            let memory = try await store.memory(of: "daily")
+            #expect(memory.knownSources == ["shop"])
+            #expect(memory.lastSuccess == t1)
+            #expect(memory.entries.keys.sorted() == ["shop:1", "shop:2"])
+            #expect(memory.entries["shop:1"]?.price == Decimal(string: "7.50"))
+            #expect(memory.entries["shop:2"]?.card == cards[1])
+            #expect(memory.entries["shop:1"]?.firstSeen == t1)
+            #expect(try await store.memory(of: "weekly") == DigestMemory())
+
+            // A drop, reported and delivered: the first sighting stays, the price moves.
+            let cheaper = [card("1", "6"), cards[1]]
+            let drop = DigestPlan.make(memory: memory.entries, cards: cheaper, available: ["shop"], knownSources: memory.knownSources,
+                                       options: DigestOptions(), now: t2)
+            #expect(drop.items.map(\.change) == [.priceDrop])
+            let delivery = PendingDelivery(path: "/tmp/digest.md", text: "# daily\n")
+            try await store.commit(drop, digest: "daily", now: t2, delivery: delivery)
+            let after = try await store.memory(of: "daily")
+            #expect(after.entries["shop:1"]?.price == 6)
+            #expect(after.entries["shop:1"]?.reported == true)
+            #expect(after.entries["shop:1"]?.firstSeen == t1)
+            #expect(after.lastSuccess == t2)
+            #expect(try await store.pendingDelivery(of: "daily") == delivery)
+            try await store.finishDelivery(of: "daily")
+            #expect(try await store.pendingDelivery(of: "daily") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.all) func oneRunOfADigestAtATime(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.digestStore
+            let (entered, signal) = AsyncStream.makeStream(of: Void.self)
+            let (release, finish) = AsyncStream.makeStream(of: Void.self)
+            async let holder: Void = store.withLock(digest: "daily", wait: 1) {
+                signal.yield()
+                for await _ in release {}
+            }
+            for await _ in entered { break }
+            await #expect(throws: DigestJob.Failure.self) {
+                try await store.withLock(digest: "daily", wait: 0.2) {}
+            }
+            // Another digest is not held up.
+            #expect(try await store.withLock(digest: "weekly", wait: 0.2) { 42 } == 42)
+            finish.finish()
+            try await holder
+            #expect(try await store.withLock(digest: "daily", wait: 1) { "free" } == "free")
+        }
+    }
+}
