@@ -7,7 +7,14 @@
 set -euo pipefail
 command=${1:?usage: test-postgres.sh start|stop|pause|resume DIR}
 dir=${2:?usage: test-postgres.sh start|stop|pause|resume DIR}
-port=${AGGREGATE_TEST_POSTGRES_PORT:-54329}
+
+# The first free port from 54329 (or AGGREGATE_TEST_POSTGRES_PORT), remembered in DIR/port
+# for `resume`.
+choose_port() {
+    local port=${AGGREGATE_TEST_POSTGRES_PORT:-54329}
+    while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+    echo "$port"
+}
 
 bin() {
     ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
@@ -41,6 +48,8 @@ start)
         useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
     fi
     rm -rf "$dir" && mkdir -p "$dir"
+    port=$(choose_port)
+    echo "$port" >"$dir/port"
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
     as_owner "$pgbin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
@@ -57,6 +66,7 @@ pause)
     ;;
 resume)
     close_inherited
+    port=$(cat "$dir/port")
     as_owner "$(bin)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
     ;;
