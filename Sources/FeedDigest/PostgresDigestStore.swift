@@ -35,6 +35,10 @@ public struct PostgresDigestStore: DigestStore {
         ]),
     ])
 
+    /// The connection holding this task's digest lock: a commit checks it is still open,
+    /// since a lock lost with its connection may already be held by another host.
+    @TaskLocal static var lockConnection: PostgresConnection?
+
     private func migrated() async throws -> PostgresStateDatabase {
         try await database.migrate(Self.schema)
         return database
@@ -53,7 +57,7 @@ public struct PostgresDigestStore: DigestStore {
                 guard ContinuousClock.now < deadline else { throw DigestJob.Failure.busy(digest) }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let value = try await body()
+            let value = try await Self.$lockConnection.withValue(connection) { try await body() }
             try? await connection.close()
             return value
         } catch {
@@ -87,6 +91,9 @@ public struct PostgresDigestStore: DigestStore {
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         let sources = plan.newlyKnownSources
         let at = now.timeIntervalSince1970
+        if let lock = Self.lockConnection, lock.isClosed {
+            throw PostgresStateError.failed("the connection holding the digest's lock was lost")
+        }
         try await migrated().withTransaction { connection in
             for (entry, card) in rows {
                 _ = try await PostgresStateDatabase.rows("""
