@@ -20,9 +20,36 @@ enum FeedOrdering {
 
     /// Drops every card whose id was already seen; the first one wins.
     static func dedupe(_ cards: [Card]) -> (cards: [Card], dropped: Int) {
-        var seen = Set<String>()
-        let unique = cards.filter { seen.insert($0.id).inserted }
+        var seen = Set<CardKey>(minimumCapacity: cards.count)
+        let unique = cards.filter { seen.insert(CardKey($0)).inserted }
         return (unique, cards.count - unique.count)
+    }
+
+    /// How many distinct cards ``interleave(_:rounds:)`` would give, counting no further
+    /// than `limit`: the lazy walk asks this after every fetch, and copying every card to
+    /// learn that the first page is full would cost more than the page.
+    static func uniqueCount(_ lists: [[Card]], rounds: Int? = nil, upTo limit: Int) -> Int {
+        let rounds = rounds ?? (lists.map(\.count).max() ?? 0)
+        var seen = Set<CardKey>()
+        for round in 0..<rounds {
+            for list in lists where round < list.count {
+                seen.insert(CardKey(list[round]))
+                if seen.count >= limit { return seen.count }
+            }
+        }
+        return seen.count
+    }
+
+    /// A card's id without building its text: source ids hold no `:`, so the pair is as
+    /// unique as `source:upstreamID`.
+    struct CardKey: Hashable {
+        let source: String
+        let upstreamID: String
+
+        init(_ card: Card) {
+            source = card.source
+            upstreamID = card.upstreamID
+        }
     }
 
     /// A stable sort of `cards` (already in feed order, which breaks ties). Cards

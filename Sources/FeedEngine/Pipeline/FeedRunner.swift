@@ -71,10 +71,10 @@ public struct FeedRunner: Sendable {
         let needed = overflow ? Int.max : product
         if query.isLazy {
             while true {
-                let known = FeedOrdering.dedupe(determinedPrefix(feeds)).cards.count
                 let open = feeds.indices.filter { !feeds[$0].exhausted }
+                let rounds = open.map { feeds[$0].cards.count }.min()
+                let known = FeedOrdering.uniqueCount(feeds.map(\.cards), rounds: rounds, upTo: needed)
                 if known >= needed || open.isEmpty { break }
-                let rounds = open.map { feeds[$0].cards.count }.min() ?? 0
                 let bottleneck = open.filter { feeds[$0].cards.count == rounds }
                 feeds = await fetch(feeds, only: bottleneck) { await $0.fetchNext() }
             }
