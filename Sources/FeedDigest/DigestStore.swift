@@ -66,7 +66,8 @@ enum StoredCard {
 }
 
 extension EngineState {
-    /// The digest store in the same place as this state.
+    /// The digest store in the same place as this state. With the in-memory backend each
+    /// call gives a new, empty store: keep the one you get for as long as you need it.
     public var digestStore: any DigestStore {
         switch backend {
         case .sqlite(let directory): SQLiteDigestStore(directory)
