@@ -8,10 +8,11 @@ set -euo pipefail
 command=${1:?usage: test-postgres.sh start|stop|pause|resume DIR}
 dir=${2:?usage: test-postgres.sh start|stop|pause|resume DIR}
 
-# The first free port from 54329 (or AGGREGATE_TEST_POSTGRES_PORT), remembered in DIR/port
-# for `resume`.
+# The first port from 15432 (or AGGREGATE_TEST_POSTGRES_PORT) that nothing listens on:
+# below Linux's ephemeral range (32768-60999), where an outgoing connection's local port
+# could take it. Remembered in DIR/port for `resume`.
 choose_port() {
-    local port=${AGGREGATE_TEST_POSTGRES_PORT:-54329}
+    local port=${1:-${AGGREGATE_TEST_POSTGRES_PORT:-15432}}
     while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
     echo "$port"
 }
@@ -48,13 +49,23 @@ start)
         useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
     fi
     rm -rf "$dir" && mkdir -p "$dir"
-    port=$(choose_port)
-    echo "$port" >"$dir/port"
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
-    as_owner "$pgbin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2 \
-        || { cat "$dir/server.log" >&2; exit 1; }
+    as_owner "$pgbin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    # A port can still be taken between the check and the bind: then try the next one.
+    port=$(choose_port)
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
+        echo "$port" >"$dir/port"
+        if as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2; then
+            break
+        fi
+        if [ "$attempt" = 10 ] || ! grep -q "could not bind" "$dir/server.log"; then
+            cat "$dir/server.log" >&2
+            exit 1
+        fi
+        port=$(choose_port $((port + 1)))
+    done
     # The tests connect with a password (and check that it is never printed).
     as_owner "$pgbin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
         -c "CREATE ROLE aggregate LOGIN CREATEDB PASSWORD 'test-secret-pw'" -c "CREATE DATABASE aggregate OWNER aggregate" >&2

@@ -137,7 +137,7 @@ public final class PrivateCluster: Sendable {
         .deletingLastPathComponent().appendingPathComponent("Tools/test-postgres.sh").path
 
     public init() async throws {
-        port = Int.random(in: 55_000...59_000)
+        port = Int.random(in: 20_000...29_000)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pg-\(UUID().uuidString.prefix(8))").path
         let printed = try await Self.script(["start", directory], port: port)
         guard let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("export AGGREGATE_TEST_POSTGRES=") }) else {
