@@ -55,7 +55,7 @@ struct FeedRoutes: Sendable {
         var firstSeen: [String: Date] = [:]
         if format.isFeed, let firstSeenLog {
             do {
-                firstSeen = try await firstSeenLog.firstSeen(result.cards.filter { $0.published == nil }.map(\.id), now: Date())
+                firstSeen = try await firstSeenLog.firstSeen(undatedIn: result.cards)
             } catch {
                 accessLog("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             }

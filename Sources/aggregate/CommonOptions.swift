@@ -30,12 +30,12 @@ struct CardFormatOptions: ParsableArguments {
 
     var formatType: any CardFormat.Type { format?.type ?? (Terminal.stdoutIsTerminal ? TextFormat.self : JSONLinesFormat.self) }
 
-    /// For a feed format, when `store` first saw each undated card (feed readers need a
+    /// For a feed format, when the state first saw each undated card (feed readers need a
     /// date that does not move); nothing for the other formats.
     func firstSeen(_ cards: [Card], state: EngineState?) async -> [String: Date] {
         guard formatType.isFeed, let state else { return [:] }
         do {
-            return try await state.firstSeen.firstSeen(cards.filter { $0.published == nil }.map(\.id), now: Date())
+            return try await state.firstSeen.firstSeen(undatedIn: cards)
         } catch {
             Terminal.writeError("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             return [:]

@@ -20,8 +20,8 @@ enum FeedOrdering {
 
     /// Drops every card whose id was already seen; the first one wins.
     static func dedupe(_ cards: [Card]) -> (cards: [Card], dropped: Int) {
-        var seen = Set<CardKey>(minimumCapacity: cards.count)
-        let unique = cards.filter { seen.insert(CardKey($0)).inserted }
+        var seen = Set<String>()
+        let unique = cards.filter { seen.insert($0.id).inserted }
         return (unique, cards.count - unique.count)
     }
 
@@ -30,26 +30,14 @@ enum FeedOrdering {
     /// learn that the first page is full would cost more than the page.
     static func uniqueCount(_ lists: [[Card]], rounds: Int? = nil, upTo limit: Int) -> Int {
         let rounds = rounds ?? (lists.map(\.count).max() ?? 0)
-        var seen = Set<CardKey>()
+        var seen = Set<String>()
         for round in 0..<rounds {
             for list in lists where round < list.count {
-                seen.insert(CardKey(list[round]))
+                seen.insert(list[round].id)
                 if seen.count >= limit { return seen.count }
             }
         }
         return seen.count
-    }
-
-    /// A card's id without building its text: source ids hold no `:`, so the pair is as
-    /// unique as `source:upstreamID`.
-    struct CardKey: Hashable {
-        let source: String
-        let upstreamID: String
-
-        init(_ card: Card) {
-            source = card.source
-            upstreamID = card.upstreamID
-        }
     }
 
     /// A stable sort of `cards` (already in feed order, which breaks ties). Cards

@@ -130,6 +130,14 @@ public protocol FirstSeenLog: Sendable {
     func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date]
 }
 
+extension FirstSeenLog {
+    /// The first-seen dates of the cards in `cards` that carry no date of their own: what a
+    /// feed entry shows for them.
+    public func firstSeen(undatedIn cards: [Card], now: Date = Date()) async throws -> [String: Date] {
+        try await firstSeen(cards.filter { $0.published == nil }.map(\.id), now: now)
+    }
+}
+
 /// The parts of `Cache-Control` the cache uses.
 enum CacheControl {
     /// `max-age=N` in seconds; `no-cache`/`no-store` count as 0.
