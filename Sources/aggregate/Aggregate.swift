@@ -72,7 +72,8 @@ struct Aggregate: AsyncParsableCommand {
 /// `aggregate --config X show ID`, as with git and gh: common options written before the
 /// subcommand are moved after it, where ArgumentParser reads them.
 enum CommonOptionsFirst {
-    static let valueOptions: Set<String> = ["--config", "--state-dir", "--format"]
+    /// Every value option of ``CommonOptions`` and ``CardFormatOptions``: add a new one here too.
+    static let valueOptions: Set<String> = ["--config", "--state", "--state-dir", "--format"]
     static let flags: Set<String> = ["--offline", "--strict", "--refresh", "--verbose", "-v"]
 
     static func reorder(_ arguments: [String]) -> [String] {

@@ -272,6 +272,14 @@ import Testing
         let run = try await workspace.aggregate("--config", "conf/shop.yml", "--offline", "show", "cabify:MUG", "--format", "jsonl")
         #expect(run.status == 0)
         #expect(run.stdoutLines == [Self.cabifyLines[2]])
+        // Every state option too, in both spellings.
+        for state in [["--state", "here"], ["--state=here"], ["--state-dir", "there"], ["--state-dir=there"]] {
+            let moved = try await workspace.aggregate(arguments: ["--config", "conf/shop.yml"] + state + ["--offline", "show", "cabify:MUG", "--format", "jsonl"])
+            #expect(moved.status == 0, "\(state): \(moved.stderr)")
+            #expect(moved.stdoutLines == [Self.cabifyLines[2]])
+        }
+        #expect(FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("here/cache.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("there/cache.sqlite").path))
     }
 
     @Test func helpAndVersionExit0OnStdout() async throws {

@@ -106,6 +106,11 @@ public final class Workspace: Sendable {
 
     /// Runs `aggregate` here exactly as given.
     public func aggregate(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
+        try await aggregate(arguments: arguments, environment: environment)
+    }
+
+    /// ``aggregate(_:environment:)`` with the arguments as a list.
+    public func aggregate(arguments: [String], environment: [String: String] = [:]) async throws -> Binary.Run {
         try await Binary.aggregate.run(arguments, in: url, environment: environment)
     }
 
