@@ -10,15 +10,16 @@ enum Mojibake {
     ]
 
     static func repair(_ text: String) -> String {
-        // Every mojibake of a multi-byte UTF-8 sequence starts with one of these.
-        guard text.unicodeScalars.contains(where: { (0xC2...0xF4).contains($0.value) }) else { return text }
+        // Every mojibake of a multi-byte UTF-8 sequence starts with one of these (U+00C2 to
+        // U+00F4, all written C3 xx in UTF-8: the byte check skips clean text quickly).
+        guard text.utf8.contains(0xC3), text.unicodeScalars.contains(where: { (0xC2...0xF4).contains($0.value) }) else { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
-            if let byte = cp1252[scalar] {
-                bytes.append(byte)
-            } else if scalar.value < 0x100 {
+            if scalar.value < 0x100 {
                 bytes.append(UInt8(scalar.value))
+            } else if let byte = cp1252[scalar] {
+                bytes.append(byte)
             } else {
                 return text
             }

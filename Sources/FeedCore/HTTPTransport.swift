@@ -58,6 +58,9 @@ extension HTTPTransport {
 public enum JSONBody {
     /// Decodes `T`, turning `DecodingError` into ``SourceError/undecodable(path:reason:)``.
     public static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        // The tape decodes what it is sure to read as Foundation would; errors and
+        // anything unusual go to Foundation, whose verdict and words stand.
+        if case .decoded(let value) = TapeDecoding.decode(type, from: body) { return value }
         do {
             return try JSONDecoder().decode(type, from: body)
         } catch let error as DecodingError {

@@ -150,10 +150,12 @@ struct CommonOptions: ParsableArguments {
         let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
         do {
             let result = try await body(runner, config, state)
+            await transports.finishWrites()
             await live?.shutdown()
             await state?.close()
             return result
         } catch {
+            await transports.finishWrites()
             await live?.shutdown()
             await state?.close()
             if let usage = error as? UsageError {

@@ -52,11 +52,12 @@ struct FeedCommand: AsyncParsableCommand {
     func run() async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
-        let (result, config, firstSeen) = try await common.withRunner { runner, config, state in
+        // Printed inside: the cache writes finish behind the output, not before it.
+        let result = try await common.withRunner { runner, config, state in
             let result = try await runner.run(query)
-            return (result, config, await output.firstSeen(result.cards, state: state))
+            output.print(result.cards, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
+            return result
         }
-        output.print(result.cards, info: config.feed, firstSeen: firstSeen)
         common.report(result.outcomes)
         if result.duplicatesDropped > 0 && common.verbose {
             Terminal.writeError("aggregate: dropped \(result.duplicatesDropped) duplicate card(s)")

@@ -1,32 +1,40 @@
 import FeedCore
 import Foundation
 
+/// Where a card is in the per-source lists of a run: merge, dedupe and sort move these
+/// two integers instead of whole cards (a card is a dozen reference-counted fields, and
+/// moving 13,750 of them four times was a fifth of a large run).
+struct CardPosition: Hashable {
+    var list: Int32
+    var index: Int32
+}
+
 /// The pure steps of the pipeline: interleave, dedupe, sort.
 enum FeedOrdering {
     /// Round-robin over `lists` (one per source, config order): the first card of each,
     /// then the second of each, and so on; a list that runs out is skipped.
     /// With `rounds`, stops after that many rounds.
-    static func interleave(_ lists: [[Card]], rounds: Int? = nil) -> [Card] {
+    static func interleave(_ lists: [[Card]], rounds: Int? = nil) -> [CardPosition] {
         let limit = rounds ?? (lists.map(\.count).max() ?? 0)
-        var merged: [Card] = []
+        var merged: [CardPosition] = []
         merged.reserveCapacity(lists.reduce(0) { $0 + min($1.count, limit) })
         for round in 0..<limit {
-            for list in lists where round < list.count {
-                merged.append(list[round])
+            for (list, cards) in lists.enumerated() where round < cards.count {
+                merged.append(CardPosition(list: Int32(list), index: Int32(round)))
             }
         }
         return merged
     }
 
     /// Drops every card whose id was already seen; the first one wins.
-    static func dedupe(_ cards: [Card]) -> (cards: [Card], dropped: Int) {
-        var seen = Set<String>()
-        let unique = cards.filter { seen.insert($0.id).inserted }
-        return (unique, cards.count - unique.count)
+    static func dedupe(_ positions: [CardPosition], in lists: [[Card]]) -> (positions: [CardPosition], dropped: Int) {
+        var seen = Set<String>(minimumCapacity: positions.count)
+        let unique = positions.filter { seen.insert(lists[$0].id).inserted }
+        return (unique, positions.count - unique.count)
     }
 
     /// How many distinct cards ``interleave(_:rounds:)`` would give, counting no further
-    /// than `limit`: the lazy walk asks this after every fetch, and copying every card to
+    /// than `limit`: the lazy walk asks this after every fetch, and merging every card to
     /// learn that the first page is full would cost more than the page.
     static func uniqueCount(_ lists: [[Card]], rounds: Int? = nil, upTo limit: Int) -> Int {
         let rounds = rounds ?? (lists.map(\.count).max() ?? 0)
@@ -40,29 +48,31 @@ enum FeedOrdering {
         return seen.count
     }
 
-    /// A stable sort of `cards` (already in feed order, which breaks ties). Cards
-    /// without the key go last in either order. Sorts indices by keys worked out once,
-    /// so no card is copied and no key is derived twice while sorting.
-    static func sort(_ cards: [Card], by key: SortKey, order: SortDirection) -> [Card] {
+    /// A stable sort of `positions` (already in feed order, which breaks ties). Cards
+    /// without the key go last in either order. Keys are worked out once per card.
+    static func sort(_ positions: [CardPosition], in lists: [[Card]], by key: SortKey, order: SortDirection) -> [CardPosition] {
+        func keys<Key>(_ key: (Card) -> Key) -> [Key] { positions.map { key(lists[$0]) } }
         switch key {
         case .feed:
-            return order == .ascending ? cards : cards.reversed()
+            return order == .ascending ? positions : positions.reversed()
         case .date:
-            return stableSort(cards, order: order, keys: cards.map { $0.published })
+            return stableSort(positions, order: order, keys: keys { $0.published })
         case .price:
-            return stableSort(cards, order: order, keys: cards.map { $0.price.map(PriceKey.init) })
+            let prices = keys { $0.price?.amount }
+            if let micros = PriceMicros.all(prices) { return stableSort(positions, order: order, keys: micros) }
+            return stableSort(positions, order: order, keys: prices)
         case .title:
-            return stableSort(cards, order: order, keys: cards.map {
+            return stableSort(positions, order: order, keys: keys {
                 $0.title.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
             })
         case .source:
-            return stableSort(cards, order: order, keys: cards.map { $0.source })
+            return stableSort(positions, order: order, keys: keys { $0.source })
         }
     }
 
-    private static func stableSort<Key: Comparable>(_ cards: [Card], order: SortDirection, keys: [Key?]) -> [Card] {
+    private static func stableSort<Key: Comparable>(_ positions: [CardPosition], order: SortDirection, keys: [Key?]) -> [CardPosition] {
         let ascending = order == .ascending
-        let sorted = cards.indices.sorted { a, b in
+        let sorted = keys.indices.sorted { a, b in
             switch (keys[a], keys[b]) {
             case let (x?, y?) where x != y:
                 return ascending ? x < y : x > y
@@ -74,31 +84,44 @@ enum FeedOrdering {
                 return a < b
             }
         }
-        return sorted.map { cards[$0] }
+        return sorted.map { positions[$0] }
     }
 }
 
-/// A price amount as a whole number of millionths when it is exactly that (every real
-/// price is), so the sort's hot loop compares integers; other amounts compare as the
-/// exact `Decimal`. Both stand for the exact value, so mixing them keeps the order exact.
-struct PriceKey: Comparable {
-    let micros: Int64?
-    let exact: Decimal
+extension Array where Element == [Card] {
+    subscript(position: CardPosition) -> Card {
+        self[Int(position.list)][Int(position.index)]
+    }
 
-    init(_ price: Price) {
-        exact = price.amount
-        let scaled = price.amount * 1_000_000
+    /// The cards at `positions`, in that order: the one copy of each card a run makes.
+    func cards(at positions: some Collection<CardPosition>) -> [Card] {
+        var cards: [Card] = []
+        cards.reserveCapacity(positions.count)
+        for position in positions { cards.append(self[position]) }
+        return cards
+    }
+}
+
+/// Price amounts as whole millionths, so the sort's hot loop compares integers instead of
+/// `Decimal`s. Every real price is such an amount; when one is not, the sort compares the
+/// exact decimals instead.
+enum PriceMicros {
+    static func all(_ amounts: [Decimal?]) -> [Int64?]? {
+        var micros: [Int64?] = []
+        micros.reserveCapacity(amounts.count)
+        for amount in amounts {
+            guard let amount else { micros.append(nil); continue }
+            guard let value = self.micros(amount) else { return nil }
+            micros.append(value)
+        }
+        return micros
+    }
+
+    /// `amount × 1,000,000` when that is a whole number that fits in 64 bits.
+    static func micros(_ amount: Decimal) -> Int64? {
+        let scaled = amount * 1_000_000
+        // Out of range, int64Value answers something else: the check below catches it.
         let whole = NSDecimalNumber(decimal: scaled).int64Value
-        micros = Decimal(whole) == scaled ? whole : nil
-    }
-
-    static func < (a: PriceKey, b: PriceKey) -> Bool {
-        if let x = a.micros, let y = b.micros { return x < y }
-        return a.exact < b.exact
-    }
-
-    static func == (a: PriceKey, b: PriceKey) -> Bool {
-        if let x = a.micros, let y = b.micros { return x == y }
-        return a.exact == b.exact
+        return Decimal(whole) == scaled ? whole : nil
     }
 }

@@ -81,11 +81,12 @@ public struct FeedRunner: Sendable {
         } else {
             feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
         }
-        let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds))
-        let sorted = FeedOrdering.sort(unique, by: query.sort, order: query.effectiveOrder)
+        let lists = feeds.map(\.cards)
+        let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds), in: lists)
+        let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
         let (skip, skipOverflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         let start = skipOverflow || skip < 0 ? sorted.count : min(skip, sorted.count)
-        let page = Array(sorted[start..<min(start + query.perPage, sorted.count)])
+        let page = lists.cards(at: sorted[start..<min(start + query.perPage, sorted.count)])
         return FeedResult(cards: page, query: query, matched: unique.count,
                           isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,
                           outcomes: feeds.map(\.outcome))
@@ -97,12 +98,14 @@ public struct FeedRunner: Sendable {
         let query = FeedQuery(sourceIDs: sourceIDs)
         var feeds = try select(sourceIDs).map { makePager($0, query: query) }
         feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
-        return (FeedOrdering.dedupe(FeedOrdering.interleave(feeds.map(\.cards))).cards, feeds.map(\.outcome))
+        let lists = feeds.map(\.cards)
+        let merged = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists).positions
+        return (lists.cards(at: merged), feeds.map(\.outcome))
     }
 
     /// The merged cards whose place in the feed no further page can change: whole
     /// rounds up to the shortest list of a source that may still grow.
-    private func determinedPrefix(_ feeds: [SourcePager]) -> [Card] {
+    private func determinedPrefix(_ feeds: [SourcePager]) -> [CardPosition] {
         let open = feeds.filter { !$0.exhausted }.map(\.cards.count)
         return FeedOrdering.interleave(feeds.map(\.cards), rounds: open.min())
     }

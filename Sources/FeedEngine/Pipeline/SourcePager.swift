@@ -132,7 +132,7 @@ struct SourcePager: Sendable {
         let memo = tierIndex == 0 ? tiers.first?.memo : nil
         if let memo, let page = await memo.lookup(cursor: cursor) { return (page, nil) }
         guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
-        if origin == nil, let memo { await memo.remember(page, cursor: cursor) }
+        if origin == nil, let memo { memo.remember(page, cursor: cursor) }
         return (page, origin)
     }
 

@@ -50,6 +50,8 @@ public struct StandardTransports: TransportProvider {
     public let sharedSnapshots: @Sendable () -> [RecordedResponse]
     /// When set (`serve`), concurrent runs share identical upstream requests.
     public let sharedRequests: SharedRequests?
+    /// The cache writes of every source, done behind the run: ``finishWrites()``.
+    public let writes = WriteBehind()
 
     /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
     /// without a cache.
@@ -65,6 +67,11 @@ public struct StandardTransports: TransportProvider {
         self.sharedRequests = sharedRequests
     }
 
+    /// Waits for the cache writes of the runs so far: call it before the process exits.
+    public func finishWrites() async {
+        await writes.drain()
+    }
+
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
         var tiers: [TransportTier] = []
         if let live {
@@ -78,7 +85,7 @@ public struct StandardTransports: TransportProvider {
             var memo: PageMemo?
             if let store {
                 let cache = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
-                                             refresh: refresh, logger: logger)
+                                             refresh: refresh, logger: logger, writes: writes)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
                 memo = PageMemo(cache: cache, source: source)

@@ -34,17 +34,21 @@ struct PageMemo: Sendable {
         return try? MappedPageCoding.decode(memo.page)
     }
 
-    /// Remembers `page`, mapped from the responses the source's last call read.
-    func remember(_ page: SourcePage, cursor: String?) async {
+    /// Remembers `page`, mapped from the responses the source's last call read: queued
+    /// behind the writes of those responses, whose stamps it records.
+    func remember(_ page: SourcePage, cursor: String?) {
         let keys = cache.lastReadKeys
         guard !keys.isEmpty else { return }
-        var stamps: [String: Double] = [:]
-        for responseKey in keys {
-            guard let stamp = await cache.freshStamp(key: responseKey) else { return }
-            stamps[responseKey] = stamp
+        let key = key(cursor: cursor)
+        cache.writes.enqueue { [cache] in
+            var stamps: [String: Double] = [:]
+            for responseKey in keys {
+                guard let stamp = await cache.freshStamp(key: responseKey) else { return }
+                stamps[responseKey] = stamp
+            }
+            try? await cache.store.putMappedPage(MappedPageRecord(key: key, responses: stamps,
+                                                                  page: MappedPageCoding.encode(page), created: Date()))
         }
-        try? await cache.store.putMappedPage(MappedPageRecord(key: key(cursor: cursor), responses: stamps,
-                                                              page: MappedPageCoding.encode(page), created: Date()))
     }
 }
 

@@ -24,11 +24,15 @@ final class CachingTransport: HTTPTransport {
     /// `--refresh`: ignore the TTL, but still revalidate.
     let refresh: Bool
     let logger: Logger
+    /// Where the writes go: behind the run, in order (``WriteBehind``).
+    let writes: WriteBehind
     private let pending = Mutex<[Pending]>([])
     private let lastRead = Mutex<[String]>([])
 
-    init(network: any HTTPTransport, store: any ResponseCache, ttl: Double, refresh: Bool, logger: Logger) {
+    init(network: any HTTPTransport, store: any ResponseCache, ttl: Double, refresh: Bool, logger: Logger,
+         writes: WriteBehind) {
         self.network = network
+        self.writes = writes
         self.store = store
         self.ttl = ttl
         self.refresh = refresh
@@ -58,7 +62,8 @@ final class CachingTransport: HTTPTransport {
 
     /// Called once the source has read what this transport gave it: `parsed` stores the
     /// fetched responses and refreshes revalidated ones; otherwise nothing is stored and
-    /// a cached body the source could not read is forgotten.
+    /// a cached body the source could not read is forgotten. The writes are queued on
+    /// ``writes``, not awaited.
     func settle(parsed: Bool) async {
         let touched = pending.withLock { list in
             defer { list = [] }
@@ -71,19 +76,23 @@ final class CachingTransport: HTTPTransport {
                 }
             } : []
         }
-        for item in touched {
-            switch item {
-            case .fetched(let url, let response) where parsed:
-                await write { try await store.put(CachedResponse(response, for: url, at: Date())) }
-            case .revalidated(let url, let headers) where parsed:
-                await write {
-                    try await store.touch(key: ResponseCacheKey.key(for: url), fetchedAt: Date(),
-                                          maxAge: CacheControl.maxAge(headers["cache-control"]))
+        guard !touched.isEmpty else { return }
+        let now = Date()
+        writes.enqueue { [self] in
+            for item in touched {
+                switch item {
+                case .fetched(let url, let response) where parsed:
+                    await write { try await store.put(CachedResponse(response, for: url, at: now)) }
+                case .revalidated(let url, let headers) where parsed:
+                    await write {
+                        try await store.touch(key: ResponseCacheKey.key(for: url), fetchedAt: now,
+                                              maxAge: CacheControl.maxAge(headers["cache-control"]))
+                    }
+                case .revalidated(let url, _), .servedFromCache(let url):
+                    if !parsed { await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
+                case .fetched:
+                    break
                 }
-            case .revalidated(let url, _), .servedFromCache(let url):
-                if !parsed { await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
-            case .fetched:
-                break
             }
         }
     }

@@ -1,0 +1,311 @@
+/// A JSON document read once, front to back, into a flat list of its values (the
+/// "tape"), which ``TapeDecoder`` then walks without reading the text again.
+///
+/// Each value is one 8-byte entry, in document order; an object's members are a key
+/// entry followed by the value's entries. Strings and numbers keep their place in the
+/// text and are turned into Swift values only when a wire model asks for them, so the
+/// fields a mapping never reads cost one pass of the scanner and nothing else.
+///
+/// The scanner is strict (RFC 8259) and stops at anything it does not handle itself:
+/// syntax errors, bytes that are not UTF-8, nesting deeper than Foundation allows, bodies
+/// over 2 GiB. ``JSONBody`` then gives the body to Foundation's `JSONDecoder`, whose
+/// verdict and error messages stand.
+struct JSONTape {
+    enum Kind: UInt32 {
+        case null, `false`, `true`, number, string, escapedString, array, object
+    }
+
+    /// `start` is a byte offset (strings: after the quote; numbers) or, for arrays and
+    /// objects, the index of the first entry after the container. `info` holds the kind
+    /// in its top 3 bits and a byte length or an element count below.
+    struct Entry {
+        var start: UInt32
+        var info: UInt32
+
+        static let payloadMask: UInt32 = (1 << 29) - 1
+
+        init(_ kind: Kind, start: UInt32, payload: UInt32) {
+            self.start = start
+            self.info = kind.rawValue << 29 | payload
+        }
+
+        var kind: Kind { Kind(rawValue: info >> 29) ?? .null }
+        var payload: Int { Int(info & Self.payloadMask) }
+    }
+
+    /// Foundation's limit: deeper documents are its to reject.
+    static let maximumDepth = 512
+
+    let entries: [Entry]
+
+    /// The index of the entry after the value at `index` (and everything inside it).
+    @inline(__always)
+    func next(after index: Int) -> Int {
+        let entry = entries[index]
+        switch entry.kind {
+        case .array, .object: return Int(entry.start)
+        default: return index + 1
+        }
+    }
+
+    /// Scans `bytes`; `nil` when the document is not one the tape handles (see above).
+    init?(scanning bytes: UnsafeRawBufferPointer) {
+        guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }
+        var scanner = Scanner(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        guard let entries = scanner.scan() else { return nil }
+        self.entries = entries
+    }
+}
+
+/// The scanning pass itself: one loop over the bytes with an explicit stack, so hostile
+/// nesting cannot overflow the call stack.
+private struct Scanner {
+    let bytes: UnsafePointer<UInt8>
+    let count: Int
+    var position = 0
+    var entries: [JSONTape.Entry] = []
+
+    init(bytes: UnsafePointer<UInt8>, count: Int) {
+        self.bytes = bytes
+        self.count = count
+        entries.reserveCapacity(count / 12)
+    }
+
+    mutating func scan() -> [JSONTape.Entry]? {
+        // Open containers: tape index and element count.
+        var open: [(index: Int, count: UInt32)] = []
+        skipWhitespace()
+        // A UTF-16/32 body or a byte-order mark is Foundation's to read.
+        guard position < count, bytes[position] < 0x80 else { return nil }
+        var needValue = true
+        while true {
+            if needValue {
+                guard position < count else { return nil }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    guard open.count < JSONTape.maximumDepth else { return nil }
+                    let isObject = byte == UInt8(ascii: "{")
+                    open.append((entries.count, 0))
+                    entries.append(JSONTape.Entry(isObject ? .object : .array, start: 0, payload: 0))
+                    position += 1
+                    skipWhitespace()
+                    guard position < count else { return nil }
+                    if bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        position += 1
+                        close(open.removeLast())
+                    } else {
+                        if isObject { guard memberKey() else { return nil } }
+                        continue
+                    }
+                } else {
+                    guard scalar() else { return nil }
+                }
+            }
+            // After a value: the document ends, or its container goes on or closes.
+            skipWhitespace()
+            guard !open.isEmpty else {
+                return position == count ? entries : nil
+            }
+            open[open.count - 1].count += 1
+            guard position < count, open[open.count - 1].count < JSONTape.Entry.payloadMask else { return nil }
+            let isObject = entries[open[open.count - 1].index].kind == .object
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+                skipWhitespace()
+                if isObject { guard memberKey() else { return nil } }
+                needValue = true
+            case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
+                position += 1
+                close(open.removeLast())
+                needValue = false
+            default:
+                return nil
+            }
+        }
+    }
+
+    private mutating func close(_ container: (index: Int, count: UInt32)) {
+        let kind = entries[container.index].kind
+        entries[container.index] = JSONTape.Entry(kind, start: UInt32(entries.count), payload: container.count)
+    }
+
+    /// `"key"` then `:`, leaving the position at the value.
+    private mutating func memberKey() -> Bool {
+        guard position < count, bytes[position] == UInt8(ascii: "\""), string() else { return false }
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: ":") else { return false }
+        position += 1
+        skipWhitespace()
+        return true
+    }
+
+    private mutating func scalar() -> Bool {
+        switch bytes[position] {
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "t"): return literal("true", .true)
+        case UInt8(ascii: "f"): return literal("false", .false)
+        case UInt8(ascii: "n"): return literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        default: return false
+        }
+    }
+
+    private mutating func literal(_ text: StaticString, _ kind: JSONTape.Kind) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard count - position >= length else { return false }
+        for offset in 0..<length where bytes[position + offset] != text.utf8Start[offset] { return false }
+        entries.append(JSONTape.Entry(kind, start: UInt32(position), payload: 0))
+        position += length
+        return true
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    private mutating func number() -> Bool {
+        let start = position
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < count else { return false }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            guard digits() else { return false }
+        }
+        if position < count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits() else { return false }
+        }
+        if position < count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() else { return false }
+        }
+        guard position - start <= Int(JSONTape.Entry.payloadMask) else { return false }
+        entries.append(JSONTape.Entry(.number, start: UInt32(start), payload: UInt32(position - start)))
+        return true
+    }
+
+    /// One or more digits.
+    private mutating func digits() -> Bool {
+        let start = position
+        while position < count, bytes[position] &- UInt8(ascii: "0") < 10 { position += 1 }
+        return position > start
+    }
+
+    /// A string from its opening quote: checks escapes, control characters and UTF-8.
+    private mutating func string() -> Bool {
+        position += 1
+        let start = position
+        var escaped = false
+        var ascii = true
+        while true {
+            // Eight bytes at a time while none is a quote, a backslash, a control
+            // character or non-ASCII: most of a body is plain text.
+            while count - position >= 8 {
+                let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
+                if Self.isPlain(word) { position += 8 } else { break }
+            }
+            guard position < count else { return false }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                guard escape() else { return false }
+                continue
+            }
+            if byte < 0x20 { return false }
+            if byte >= 0x80 { ascii = false }
+            position += 1
+        }
+        let length = position - start
+        position += 1
+        guard length <= Int(JSONTape.Entry.payloadMask) else { return false }
+        if !ascii && !UTF8Check.isValid(UnsafeBufferPointer(start: bytes + start, count: length)) { return false }
+        entries.append(JSONTape.Entry(escaped ? .escapedString : .string, start: UInt32(start), payload: UInt32(length)))
+        return true
+    }
+
+    /// `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t` or `\uXXXX`, from the backslash.
+    private mutating func escape() -> Bool {
+        guard count - position >= 2 else { return false }
+        switch bytes[position + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 2
+            return true
+        case UInt8(ascii: "u"):
+            guard count - position >= 6 else { return false }
+            for offset in 2..<6 where JSONEscapes.hexValue(bytes[position + offset]) == nil { return false }
+            position += 6
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while position < count {
+            switch bytes[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): position += 1
+            default: return
+            }
+        }
+    }
+
+    /// No byte of `word` is `"`, `\`, below 0x20 or above 0x7F.
+    @inline(__always)
+    private static func isPlain(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        let hasControl = (word &- ones &* 0x20) & ~word & highs
+        return (hasQuote | hasBackslash | hasControl | (word & highs)) == 0
+    }
+}
+
+/// `\u` escapes and hex digits.
+enum JSONEscapes {
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+}
+
+/// Well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+enum UTF8Check {
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 { index += 1; continue }
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return false
+            }
+            guard count - index >= length else { return false }
+            let second = bytes[index + 1]
+            guard second >= lower && second <= upper else { return false }
+            for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
+    }
+}
