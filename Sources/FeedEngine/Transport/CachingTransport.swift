@@ -76,23 +76,23 @@ final class CachingTransport: HTTPTransport {
                 }
             } : []
         }
-        guard !touched.isEmpty else { return }
         let now = Date()
-        writes.enqueue { [self] in
-            for item in touched {
-                switch item {
-                case .fetched(let url, let response) where parsed:
-                    await write { try await store.put(CachedResponse(response, for: url, at: now)) }
-                case .revalidated(let url, let headers) where parsed:
+        for item in touched {
+            switch item {
+            case .fetched(let url, let response) where parsed:
+                let cached = CachedResponse(response, for: url, at: now)
+                writes.store(cached) { [self] in await write { try await store.put(cached) } }
+            case .revalidated(let url, let headers) where parsed:
+                writes.enqueue { [self] in
                     await write {
                         try await store.touch(key: ResponseCacheKey.key(for: url), fetchedAt: now,
                                               maxAge: CacheControl.maxAge(headers["cache-control"]))
                     }
-                case .revalidated(let url, _), .servedFromCache(let url):
-                    if !parsed { await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
-                case .fetched:
-                    break
                 }
+            case .revalidated(let url, _), .servedFromCache(let url):
+                if !parsed { writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } } }
+            case .fetched:
+                break
             }
         }
     }
@@ -109,8 +109,10 @@ final class CachingTransport: HTTPTransport {
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {
+        let key = ResponseCacheKey.key(for: url)
+        if let storing = writes.response(forKey: key) { return storing }
         do {
-            return try await store.response(forKey: ResponseCacheKey.key(for: url))
+            return try await store.response(forKey: key)
         } catch {
             logger.warning("aggregate: cache read failed (\(PlainWords.describe(error))); fetching live")
             return nil
