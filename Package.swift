@@ -188,7 +188,7 @@ let package = Package(
             dependencies: ["FeedCore", "FeedEngine", "FixtureServer", "SourceCatalogue"],
             path: "Tests/FeedSourceTesting"
         ),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"]),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "SourceCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         .testTarget(

@@ -41,6 +41,8 @@ public struct LenientList<Element: Decodable>: Decodable {
     }
 }
 
+extension LenientList: Equatable where Element: Equatable {}
+
 /// A `DecodingError` explained against the raw JSON it came from.
 struct DecodingProblem {
     /// Path of the failing value from the root of `raw`'s document.
