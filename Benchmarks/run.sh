@@ -38,7 +38,7 @@ agg="$bin/aggregate --config $work/Sources.yml --state-dir $work/state"
 
 echo "# bulk, cold cache: every card sorted by price, scale $scale, $runs runs each, $(nproc) cores"
 python3 Benchmarks/measure.py "$runs" \
-    "aggregate --all --sort price=rm -rf $work/state; $agg --all --sort price" \
+    "aggregate --all --sort price=$bin/aggregate --config $work/Sources.yml --state-dir \$(mktemp -d -p $work) --all --sort price" \
     "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
     "curl + jq=bash Benchmarks/peers/merge-jq.sh $base"
 

@@ -42,12 +42,18 @@ public enum Money {
         Decimal(sign: units < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(units.magnitude))
     }
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
     /// Parses a plain decimal string such as `"660.00"`; `nil` for anything else.
     public static func parse(_ text: String) -> Decimal? {
+        // Amounts are nearly always bare ASCII digits: no trimming, no Character checks.
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) {
+            return Decimal(string: text, locale: posix)
+        }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty,
               trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }),
-              let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+              let value = Decimal(string: trimmed, locale: posix)
         else { return nil }
         return value
     }

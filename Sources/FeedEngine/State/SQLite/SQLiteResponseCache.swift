@@ -4,9 +4,11 @@ import GRDB
 /// The ``ResponseCache`` in `cache.sqlite` of a ``SQLiteStateDirectory``.
 public struct SQLiteResponseCache: ResponseCache {
     let pool: DatabasePool
+    let bodies: BodyFiles
 
     public init(_ directory: SQLiteStateDirectory) {
         pool = directory.cachePool
+        bodies = BodyFiles(folder: directory.directory.appendingPathComponent("bodies"))
     }
 
     static let schema: SQLiteSchema = {
@@ -40,33 +42,64 @@ public struct SQLiteResponseCache: ResponseCache {
                 table.column("created", .double).notNull()
             }
         }
+        // Large bodies live in files (BodyFiles): the row names the file, `body` is empty.
+        migrator.registerMigration("v5: body files") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "body_file", .text) }
+        }
         return SQLiteSchema(name: "cache", migrator: migrator)
     }()
 
     public func response(forKey key: String) async throws -> CachedResponse? {
-        try await pool.read { db in
+        let found = try await pool.read { db -> (CachedResponse, bodyFile: String?)? in
             try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]).map { row in
                 let fetchedAt: Double = row["fetched_at"]
                 let storedAt: Double? = row["stored_at"]
-                return CachedResponse(key: row["key"], url: row["url"], status: row["status"], etag: row["etag"],
-                                      lastModified: row["last_modified"], maxAge: row["max_age"], body: row["body"],
-                                      fetchedAt: Date(timeIntervalSince1970: fetchedAt),
-                                      storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt), link: row["link"])
+                let response = CachedResponse(key: row["key"], url: row["url"], status: row["status"], etag: row["etag"],
+                                              lastModified: row["last_modified"], maxAge: row["max_age"], body: row["body"],
+                                              fetchedAt: Date(timeIntervalSince1970: fetchedAt),
+                                              storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt), link: row["link"])
+                return (response, row["body_file"])
             }
         }
+        guard let found else { return nil }
+        var response = found.0
+        if let bodyFile = found.bodyFile {
+            // A file gone or cut short is a miss: the next fetch stores the body again.
+            guard let body = bodies.read(bodyFile) else { return nil }
+            response.body = body
+        }
+        return response
     }
 
     public func put(_ response: CachedResponse) async throws {
-        try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
-                  last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
-                  fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at
-                """, arguments: [response.key, response.url, response.status, response.etag, response.lastModified,
-                                 response.maxAge, response.body, response.fetchedAt.timeIntervalSince1970, response.link,
-                                 response.storedAt.timeIntervalSince1970])
+        let bodyFile = response.body.count >= BodyFiles.threshold ? try bodies.write(response.body) : nil
+        let replaced: String?
+        do {
+            replaced = try await pool.write { db in
+                let previous = try String.fetchOne(db, sql: "SELECT body_file FROM http_cache WHERE key = ?", arguments: [response.key])
+                try db.execute(sql: """
+                    INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at, body_file)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
+                      last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
+                      fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at,
+                      body_file = excluded.body_file
+                    """, arguments: [response.key, response.url, response.status, response.etag, response.lastModified,
+                                     response.maxAge, bodyFile == nil ? response.body : Data(),
+                                     response.fetchedAt.timeIntervalSince1970, response.link,
+                                     response.storedAt.timeIntervalSince1970, bodyFile])
+                return previous
+            }
+        } catch {
+            bodies.remove(bodyFile)
+            throw error
+        }
+        bodies.remove(replaced)
+        if bodyFile != nil {
+            let named = try await pool.read { db in
+                Set(try String.fetchAll(db, sql: "SELECT body_file FROM http_cache WHERE body_file IS NOT NULL"))
+            }
+            bodies.sweep(keeping: named)
         }
     }
 
@@ -78,9 +111,12 @@ public struct SQLiteResponseCache: ResponseCache {
     }
 
     public func forget(key: String) async throws {
-        try await pool.write { db in
+        let bodyFile = try await pool.write { db in
+            let bodyFile = try String.fetchOne(db, sql: "SELECT body_file FROM http_cache WHERE key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM http_cache WHERE key = ?", arguments: [key])
+            return bodyFile
         }
+        bodies.remove(bodyFile)
     }
 
     public func stamp(key: String) async throws -> CacheStamp? {

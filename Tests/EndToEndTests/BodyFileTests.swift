@@ -1,0 +1,80 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import SourceCatalogue
+import Testing
+
+/// Large response bodies live in files beside `cache.sqlite` (`state/bodies/`), written
+/// once instead of twice through SQLite's log (issue 14): served warm like any cached body,
+/// a damaged file is a miss and is fetched again, and files no row names are swept.
+@Suite(.serialized) struct BodyFileTests {
+    /// The dishwasher grid replicated 20-fold: 1.4 MB, over the 1 MiB threshold.
+    static func withLargeGrid(_ body: (FixtureServer, Workspace) async throws -> Void) async throws {
+        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 20)
+        try await server.withRunning { base in
+            let entries = FixtureWorld.sources.filter { $0.id == "dishwashers" }
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))
+            try await body(server, workspace)
+        }
+    }
+
+    static func bodyFiles(_ workspace: Workspace) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: workspace.url.appendingPathComponent("state/bodies").path).sorted()
+    }
+
+    @Test func aLargeBodyIsAFileServedWarmAndRefetchedWhenDamaged() async throws {
+        try await Self.withLargeGrid { server, workspace in
+            let gridRequests = { server.control.requests.filter { $0.path.hasSuffix("search-valid-response.json") }.count }
+            let cold = try await workspace.run("--all", "--format", "jsonl")
+            #expect(cold.status == 0)
+            #expect(cold.stdoutLines.count == 400)
+            let files = try Self.bodyFiles(workspace)
+            #expect(files.count == 1)
+            let file = try #require(files.first)
+            let path = workspace.url.appendingPathComponent("state/bodies/\(file)").path
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(size > 1 << 20)
+            #expect(file.hasSuffix("-\(size)"))
+            #expect(try await workspace.cacheSQL("SELECT length(body), body_file FROM http_cache WHERE body_file IS NOT NULL") == "0|\(file)\n")
+
+            // Warm: the same cards, no request. Without its mapped pages, the run reads the file.
+            _ = try await workspace.cacheSQL("DELETE FROM mapped_page")
+            let warm = try await workspace.run("--all", "--format", "jsonl")
+            #expect(warm.stdout == cold.stdout)
+            #expect(gridRequests() == 1)
+
+            // A file cut short (a crash before the disk had it all) is a miss: fetched again.
+            _ = try await workspace.cacheSQL("DELETE FROM mapped_page")
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: UInt64(size / 2))
+            try handle.close()
+            let damaged = try await workspace.run("--all", "--format", "jsonl")
+            #expect(damaged.status == 0)
+            #expect(damaged.stdout == cold.stdout)
+            #expect(damaged.stderr == "")
+            #expect(gridRequests() == 2)
+            let replaced = try Self.bodyFiles(workspace)
+            #expect(replaced.count == 1 && replaced != files)
+        }
+    }
+
+    @Test func filesNoRowNamesAreSweptOnceOld() async throws {
+        try await Self.withLargeGrid { _, workspace in
+            #expect(try await workspace.run("--all", "--format", "jsonl").status == 0)
+            let bodies = workspace.url.appendingPathComponent("state/bodies")
+            let old = bodies.appendingPathComponent("00000000-0000-0000-0000-000000000000-5")
+            let recent = bodies.appendingPathComponent("11111111-1111-1111-1111-111111111111-5")
+            try Data("stale".utf8).write(to: old)
+            try Data("fresh".utf8).write(to: recent)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: old.path)
+            // --refresh stores the body again: the new file replaces the old one, and the sweep
+            // removes the hour-old orphan but not the one a writer may be about to name.
+            #expect(try await workspace.run("--all", "--format", "jsonl", "--refresh").status == 0)
+            let files = try Self.bodyFiles(workspace)
+            #expect(files.count == 2)
+            #expect(files.contains(recent.lastPathComponent))
+            #expect(!files.contains(old.lastPathComponent))
+        }
+    }
+}
