@@ -24,7 +24,7 @@ enum TargetMapping {
             image: deal.image_url.flatMap(ConfigMapReader.httpURL))
         if deal.sale_price != nil {
             card.tags = ["sale"]
-            if let percent = Money.percentOff(regular: regular, now: amount) {
+            if let percent = Money.percentOff(regularMinor: deal.regular_price.amount_in_cents, nowMinor: now.amount_in_cents) {
                 card.details["percent_off"] = .number(Decimal(percent))
             }
         }

@@ -37,6 +37,22 @@ import Testing
         #expect(Money.percentOff(regular: Decimal(string: "229.99")!, now: Decimal(string: "199.99")!) == 13)
         #expect(Money.percentOff(regular: 10, now: 10) == nil)
     }
+
+    /// The integer form agrees with the exact decimal one, halves included (12.5% → 13).
+    @Test func percentOffInMinorUnitsAgreesWithDecimals() {
+        #expect(Money.percentOff(regularMinor: 800, nowMinor: 700) == 13)
+        #expect(Money.percentOff(regularMinor: 20000, nowMinor: 19900) == 1)
+        #expect(Money.percentOff(regularMinor: 100, nowMinor: 100) == nil)
+        #expect(Money.percentOff(regularMinor: 0, nowMinor: -5) == nil)
+        #expect(Money.percentOff(regularMinor: .max, nowMinor: 1) == 100)
+        for regular in [1, 3, 7, 99, 200, 999, 22999, 100_001] {
+            for now in [-50, 0, 1, regular / 3, regular / 2, regular - 1, regular] {
+                #expect(Money.percentOff(regularMinor: regular, nowMinor: now)
+                        == Money.percentOff(regular: Money.fromMinorUnits(regular), now: Money.fromMinorUnits(now)),
+                        "\(regular) \(now)")
+            }
+        }
+    }
 }
 
 @Suite struct CardEncodingTests {

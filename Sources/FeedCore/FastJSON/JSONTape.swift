@@ -29,8 +29,12 @@ struct JSONTape {
             self.info = kind.rawValue << 29 | payload
         }
 
-        var kind: Kind { Kind(rawValue: info >> 29) ?? .null }
+        // Three bits always name a case: the unwrap cannot fail.
+        var kind: Kind { Kind(rawValue: info >> 29).unsafelyUnwrapped }
         var payload: Int { Int(info & Self.payloadMask) }
+        /// An array or an object (kinds 6 and 7: both top bits set).
+        var isContainer: Bool { info >> 30 == 0b11 }
+        var isPlainString: Bool { info >> 29 == Kind.string.rawValue }
     }
 
     /// Foundation's limit: deeper documents are its to reject.
@@ -42,10 +46,7 @@ struct JSONTape {
     @inline(__always)
     func next(after index: Int) -> Int {
         let entry = entries[index]
-        switch entry.kind {
-        case .array, .object: return Int(entry.start)
-        default: return index + 1
-        }
+        return entry.isContainer ? Int(entry.start) : index + 1
     }
 
     /// Scans `bytes`; `nil` when the document is not one the tape handles (see above).

@@ -105,24 +105,29 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The tape index of `key`'s value: the first member of that name, as with Foundation.
+    /// A wire model asks for a dozen keys of objects with dozens: one tight loop over the
+    /// member entries, comparing bytes only where the length matches.
     private func valueIndex(for key: Key) -> Int? {
         var name = key.stringValue
-        var found: Int?
         let document = document
-        name.withUTF8 { wanted in
-            forEachMember { keyIndex in
-                let entry = document.entry(keyIndex)
-                let matches: Bool
-                if entry.kind == .string {
-                    matches = entry.payload == wanted.count && Self.equal(document.text(of: entry), wanted)
-                } else {
-                    matches = (try? document.string(at: keyIndex, { [] })) == key.stringValue
+        let object = object
+        return name.withUTF8 { wanted in
+            document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
+                let end = Int(entries[object].start)
+                var child = object + 1
+                while child < end {
+                    let entry = entries[child]
+                    if entry.isPlainString {
+                        if entry.payload == wanted.count && Self.equal(document.text(of: entry), wanted) { return child + 1 }
+                    } else if (try? document.string(at: child, { [] })) == key.stringValue {
+                        return child + 1
+                    }
+                    let value = entries[child + 1]
+                    child = value.isContainer ? Int(value.start) : child + 2
                 }
-                if matches { found = keyIndex + 1 }
-                return matches
+                return nil
             }
         }
-        return found
     }
 
     private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -40,6 +40,8 @@ struct PageMemo: Sendable {
         let keys = cache.lastReadKeys
         guard !keys.isEmpty else { return }
         let key = key(cursor: cursor)
+        // Encoded beside the queue, not in it: the queue may still be writing the body.
+        let encoded = Task { MappedPageCoding.encode(page) }
         cache.writes.enqueue { [cache] in
             var stamps: [String: Double] = [:]
             for responseKey in keys {
@@ -47,7 +49,7 @@ struct PageMemo: Sendable {
                 stamps[responseKey] = stamp
             }
             try? await cache.store.putMappedPage(MappedPageRecord(key: key, responses: stamps,
-                                                                  page: MappedPageCoding.encode(page), created: Date()))
+                                                                  page: await encoded.value, created: Date()))
         }
     }
 }
