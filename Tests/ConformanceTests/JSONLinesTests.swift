@@ -40,4 +40,21 @@ import Testing
         card.tags = []
         #expect(JSONLines.line(for: card) == (try Self.encoderLine(card)))
     }
+
+    /// Every character that needs an escape, at every place in plain and non-ASCII text of
+    /// every length around the writer's eight-byte steps.
+    @Test func escapesAreFoundWhereverTheyAre() throws {
+        for filler in ["abcdefghijklmnopqrstuvwx", "é€😀ab✓cdéé€fgh😀ij"] {
+            for special in ["\"", "\\", "\n", "\u{0}", "\u{1F}", "/", "\u{7F}", "é"] {
+                for length in 0...filler.count {
+                    let base = String(filler.prefix(length))
+                    for offset in 0...base.count {
+                        let text = String(base.prefix(offset)) + special + String(base.dropFirst(offset))
+                        let card = Card(source: "s", upstreamID: "1", kind: .item, title: text)
+                        #expect(JSONLines.line(for: card) == (try Self.encoderLine(card)), "\(text.debugDescription)")
+                    }
+                }
+            }
+        }
+    }
 }

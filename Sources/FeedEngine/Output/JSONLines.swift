@@ -142,13 +142,39 @@ struct JSONByteWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Whether any byte is `"`, `\` or a control character: eight bytes at a time.
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while utf8.count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // Exact for ASCII bytes; a word with non-ASCII bytes is checked byte by byte.
+            let flagged = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            if flagged != 0 || word & highs != 0 {
+                for offset in index..<index + 8 where Self.escapes(base[offset]) { return true }
+            }
+            index += 8
+        }
+        for offset in index..<utf8.count where Self.escapes(base[offset]) { return true }
+        return false
+    }
+
+    @inline(__always)
+    private static func escapes(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     /// Quotes and escapes as `JSONEncoder` does: `"` and `\`, and control characters
     /// (the short forms where JSON has them, else `\u00XX`); everything else as UTF-8.
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         // Most text needs no escape: copy it whole.
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard !Self.needsEscape(utf8) else { return false }
             bytes.append(contentsOf: utf8)
             return true
         }
