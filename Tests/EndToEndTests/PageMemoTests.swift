@@ -2,6 +2,7 @@ import FeedCore
 import FeedSourceTesting
 import Foundation
 import FixtureServer
+import SourceCatalogue
 import Testing
 
 /// Warm runs read the pages a source mapped before, not the upstream JSON again (issue 14),
@@ -51,6 +52,34 @@ import Testing
             #expect(!changed.stdout.contains(#""currency":"EUR""#))
             #expect(session.server.control.requests(to: "cabify").count == 1)
             #expect(try await Self.sql(session.workspace, "SELECT count(*) FROM mapped_page") == "2\n")
+        }
+    }
+
+    /// A warm page reads only the remembered cards it needs: a memo cut short past them
+    /// still serves page 1; a full dump then reaches the damage and reads the page again
+    /// (here from the cached body), without repeating the cards it already had.
+    @Test func aWarmPageReadsOnlyTheRememberedCardsItNeeds() async throws {
+        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 5)
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("target")))
+            let dump = try await workspace.run("--all", "--format", "jsonl")
+            #expect(dump.stdoutLines.count == 100)
+            let pageOne = try await workspace.run("--format", "jsonl")
+            #expect(pageOne.stdoutLines == Array(dump.stdoutLines.prefix(20)))
+
+            let whole = try await workspace.cacheSQL("SELECT length(page) FROM mapped_page")
+            _ = try await workspace.cacheSQL("UPDATE mapped_page SET page = substr(page, 1, length(page) - 200)")
+            let warm = try await workspace.run("--format", "jsonl")
+            #expect(warm.stdout == pageOne.stdout)
+            #expect(server.control.requests(to: "target").count == 1)
+
+            let again = try await workspace.run("--all", "--format", "jsonl")
+            #expect(again.status == 0)
+            #expect(again.stderr == "")
+            #expect(again.stdout == dump.stdout)
+            // Read again from the cached body, which is fresh, and remembered whole again.
+            #expect(server.control.requests(to: "target").count == 1)
+            #expect(try await workspace.cacheSQL("SELECT length(page) FROM mapped_page") == whole)
         }
     }
 }

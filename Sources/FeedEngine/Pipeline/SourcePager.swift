@@ -24,6 +24,9 @@ struct SourcePager: Sendable {
     /// Shared by every live request of this source in this run.
     private let deadline: Deadline
 
+    /// The remembered page being read, until its last card is taken.
+    private var remembered: RememberedPage?
+
     private(set) var cards: [Card] = []
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
@@ -95,45 +98,86 @@ struct SourcePager: Sendable {
         return nil
     }
 
-    /// Reads the next upstream page, unless the source is exhausted or its budget spent.
+    /// Reads the next upstream page, unless the source is exhausted or its budget spent;
+    /// or, while a remembered page is being read, its next cards.
     mutating func fetchNext() async {
         guard !exhausted else { return }
+        if remembered != nil { return await takeRemembered() }
         if outcome.pages >= config.maxPages {
             outcome.budgetNote = "stopped after \(outcome.pages) pages (max_pages: \(config.maxPages))"
             exhausted = true
             return
         }
         let cursor = trail.current
-        guard let (page, origin) = await nextPage(after: cursor) else { return }
-        outcome.pages += 1
-        outcome.skipped += page.skipped
-        outcome.notes += page.notes
-        if let total = page.total { outcome.upstreamTotal = total }
-        for var card in page.cards where !card.title.isEmpty {
-            card.origin = origin
-            outcome.produced += 1
-            if filter(card) { cards.append(card) }
-            if outcome.produced >= config.maxItems {
-                outcome.budgetNote = "stopped after \(outcome.produced) cards (max_items: \(config.maxItems))"
-                exhausted = true
-                return
-            }
+        // The live tier's remembered page while it is fresh.
+        if tierIndex == 0, let memo = tiers.first?.memo, let page = await memo.lookup(cursor: cursor) {
+            count(pageWith: page.skipped, notes: page.notes, total: page.total)
+            remembered = page
+            return await takeRemembered()
         }
+        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
+        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor) }
+        count(pageWith: page.skipped, notes: page.notes, total: page.total)
+        if accept(page.cards, origin: origin) { advance(to: page.next) }
+    }
+
+    /// The next cards of the remembered page. A page damaged past its first cards is read
+    /// again (from the cached body, else the upstream or its fallbacks) and remembered
+    /// anew, without the cards already taken.
+    private mutating func takeRemembered() async {
+        guard var page = remembered else { return }
         do {
-            if try !trail.advance(to: page.next) { exhausted = true }
+            let cards = try page.take(Self.rememberedCardsPerStep)
+            remembered = page.remaining > 0 ? page : nil
+            if accept(cards, origin: nil) && remembered == nil { advance(to: page.next) }
         } catch {
-            fail("\(error)")
+            remembered = nil
+            let cursor = trail.current
+            guard let (live, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
+            if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(live, cursor: cursor) }
+            if accept(Array(live.cards.dropFirst(page.taken)), origin: origin) { advance(to: live.next) }
         }
     }
 
-    /// The live tier's remembered page while it is fresh, else the page from the first
-    /// tier that can serve it (remembered when the live tier served it).
-    private mutating func nextPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
-        let memo = tierIndex == 0 ? tiers.first?.memo : nil
-        if let memo, let page = await memo.lookup(cursor: cursor) { return (page, nil) }
-        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
-        if origin == nil, let memo { memo.remember(page, cursor: cursor) }
-        return (page, origin)
+    /// How many cards of a remembered page one step reads: a first page needs a few per
+    /// source; a full dump reads them all, this many at a time.
+    static let rememberedCardsPerStep = 64
+
+    private mutating func count(pageWith skipped: [SkippedRecord], notes: [String], total: Int?) {
+        outcome.pages += 1
+        outcome.skipped += skipped
+        outcome.notes += notes
+        if let total { outcome.upstreamTotal = total }
+    }
+
+    /// Takes `page`'s cards into the feed; false once the budget is spent.
+    private mutating func accept(_ page: [Card], origin: Card.Origin?) -> Bool {
+        for card in page where !card.title.isEmpty {
+            outcome.produced += 1
+            if filter(card) {
+                if let origin {
+                    var served = card
+                    served.origin = origin
+                    cards.append(served)
+                } else {
+                    cards.append(card)
+                }
+            }
+            if outcome.produced >= config.maxItems {
+                outcome.budgetNote = "stopped after \(outcome.produced) cards (max_items: \(config.maxItems))"
+                exhausted = true
+                return false
+            }
+        }
+        return true
+    }
+
+    private mutating func advance(to next: String?) {
+        do {
+            if try !trail.advance(to: next) { exhausted = true }
+        } catch {
+            fail("\(error)")
+        }
     }
 
     /// Reads pages until the source is exhausted.

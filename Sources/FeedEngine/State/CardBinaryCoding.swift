@@ -8,7 +8,7 @@ import Foundation
 /// decode is a cache miss, never an error.
 enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
-    static let layoutVersion = 1
+    static let layoutVersion = 2
 
     static func encode(_ cards: [Card], into writer: inout BinaryWriter) {
         writer.int(cards.count)
@@ -53,7 +53,7 @@ enum CardBinaryCoding {
         w.value(.object(card.details))
     }
 
-    private static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
+    static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
         let source = try r.string()
         let upstreamID = try r.string()
         guard let kind = Card.Kind(rawValue: try r.string()) else { throw .malformed }

@@ -25,13 +25,13 @@ struct PageMemo: Sendable {
         "\(fingerprint) \(cursor.map { "after \($0)" } ?? "first")"
     }
 
-    /// The remembered page after `cursor`, when it is still valid.
-    func lookup(cursor: String?) async -> SourcePage? {
+    /// The remembered page after `cursor`, when it is still valid, opened for reading.
+    func lookup(cursor: String?) async -> RememberedPage? {
         guard !cache.refresh, let memo = try? await cache.store.mappedPage(key: key(cursor: cursor)) else { return nil }
         for (responseKey, storedAt) in memo.responses {
             guard let stamp = await cache.freshStamp(key: responseKey), stamp == storedAt else { return nil }
         }
-        return try? MappedPageCoding.decode(memo.page)
+        return try? MappedPageCoding.open(memo.page)
     }
 
     /// Remembers `page`, mapped from the responses the source's last call read: queued
@@ -104,11 +104,11 @@ public enum FNV1a {
     }
 }
 
-/// A ``SourcePage`` as stored: the cards in ``CardBinaryCoding``'s layout, then the rest.
+/// A ``SourcePage`` as stored: what is known of the page first, then its cards in
+/// ``CardBinaryCoding``'s layout, so a run can read as many cards as it needs.
 enum MappedPageCoding {
     static func encode(_ page: SourcePage) -> Data {
         var writer = BinaryWriter()
-        CardBinaryCoding.encode(page.cards, into: &writer)
         writer.optionalString(page.next)
         writer.flag(page.total != nil)
         if let total = page.total { writer.int(total) }
@@ -119,19 +119,66 @@ enum MappedPageCoding {
         }
         writer.int(page.notes.count)
         for note in page.notes { writer.string(note) }
+        CardBinaryCoding.encode(page.cards, into: &writer)
         return Data(writer.bytes)
     }
 
-    static func decode(_ data: Data) throws(BinaryReader.Malformed) -> SourcePage {
+    /// Reads what is known of the page; its cards are read by ``RememberedPage/take(_:)``.
+    static func open(_ data: Data) throws(BinaryReader.Malformed) -> RememberedPage {
         var reader = BinaryReader(Array(data))
-        let cards = try CardBinaryCoding.decodeCards(from: &reader)
         let next = try reader.optionalString()
         let total = try reader.flag() ? try reader.int() : nil
         var skipped: [SkippedRecord] = []
         for _ in 0..<(try reader.count()) { skipped.append(SkippedRecord(path: try reader.string(), reason: try reader.string())) }
         var notes: [String] = []
         for _ in 0..<(try reader.count()) { notes.append(try reader.string()) }
-        guard reader.remaining == 0 else { throw .malformed }
-        return SourcePage(cards: cards, next: next, total: total, skipped: skipped, notes: notes)
+        let count = try reader.count()
+        return RememberedPage(next: next, total: total, skipped: skipped, notes: notes, remaining: count, reader: reader)
+    }
+
+    /// The whole page at once.
+    static func decode(_ data: Data) throws(BinaryReader.Malformed) -> SourcePage {
+        var page = try open(data)
+        let cards = try page.take(page.remaining)
+        guard page.isFullyRead else { throw .malformed }
+        return SourcePage(cards: cards, next: page.next, total: page.total, skipped: page.skipped, notes: page.notes)
+    }
+}
+
+/// A remembered page being read: a warm first page of a 5,000-card source needs its
+/// first few cards, not all of them (decoding them all was a fifth of a warm run).
+struct RememberedPage: Sendable {
+    let next: String?
+    let total: Int?
+    let skipped: [SkippedRecord]
+    let notes: [String]
+    /// Cards not read yet.
+    private(set) var remaining: Int
+    /// Cards read so far.
+    private(set) var taken = 0
+    private var reader: BinaryReader
+
+    init(next: String?, total: Int?, skipped: [SkippedRecord], notes: [String], remaining: Int, reader: BinaryReader) {
+        self.next = next
+        self.total = total
+        self.skipped = skipped
+        self.notes = notes
+        self.remaining = remaining
+        self.reader = reader
+    }
+
+    /// Every card read and nothing left over.
+    var isFullyRead: Bool { remaining == 0 && reader.remaining == 0 }
+
+    /// The next `limit` cards (fewer at the end).
+    mutating func take(_ limit: Int) throws(BinaryReader.Malformed) -> [Card] {
+        let count = min(limit, remaining)
+        var cards: [Card] = []
+        cards.reserveCapacity(count)
+        for _ in 0..<count { cards.append(try CardBinaryCoding.decodeCard(from: &reader)) }
+        remaining -= count
+        taken += count
+        if remaining == 0 && reader.remaining != 0 { throw .malformed }
+        return cards
     }
 }
