@@ -63,6 +63,9 @@ public struct DigestJob: Sendable {
         }
 
         let (cards, outcomes) = try await runner.collect(digest.sources)
+        // The fetch's cache writes land before the commit: whatever they say on stderr
+        // comes before what the digest says.
+        await runner.finishWrites()
         var messages: [String] = []
         var unavailable: [(source: String, reason: String)] = []
         for outcome in outcomes {

@@ -103,6 +103,11 @@ public struct FeedRunner: Sendable {
         return (lists.cards(at: merged), feeds.map(\.outcome))
     }
 
+    /// Waits for the cache writes of the runs so far, which go on behind them.
+    public func finishWrites() async {
+        await transports.finishWrites()
+    }
+
     /// The merged cards whose place in the feed no further page can change: whole
     /// rounds up to the shortest list of a source that may still grow.
     private func determinedPrefix(_ feeds: [SourcePager]) -> [CardPosition] {

@@ -34,6 +34,13 @@ public protocol TransportProvider: Sendable {
     /// `plugin`'s snapshots are only read when a snapshot tier is built (decoding them
     /// costs start-up time).
     func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier]
+
+    /// Waits for the cache writes queued so far (``WriteBehind``).
+    func finishWrites() async
+}
+
+extension TransportProvider {
+    public func finishWrites() async {}
 }
 
 /// The tiers of a real run: the live network behind the cache (unless offline), then
