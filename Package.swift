@@ -189,7 +189,7 @@ let package = Package(
             path: "Tests/FeedSourceTesting"
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "SourceCatalogue"]),
-        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         .testTarget(
             name: "ConformanceTests",

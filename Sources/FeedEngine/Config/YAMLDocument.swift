@@ -21,7 +21,8 @@ enum YAMLDocument {
         }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // Untagged plain scalars are classified by YAMLPlainScalar, not by regular expressions.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw ConfigIssues([issue(for: error, file: file)])
         } catch {
@@ -66,7 +67,7 @@ enum YAMLDocument {
         let location = ConfigLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
         switch node {
         case .scalar(let scalar):
-            return ConfigNode(.scalar(ConfigScalar(text: scalar.string, kind: kind(of: node))), at: location)
+            return ConfigNode(.scalar(ConfigScalar(text: scalar.string, kind: kind(of: scalar))), at: location)
         case .sequence(let sequence):
             var items: [ConfigNode] = []
             for item in sequence {
@@ -87,13 +88,16 @@ enum YAMLDocument {
         }
     }
 
-    private static func kind(of node: Node) -> ConfigScalar.Kind {
-        switch Tag.Name(rawValue: node.tag.rawValue) {
-        case .int: .integer
-        case .float: .float
-        case .bool: .boolean
-        case .null: .null
-        default: .text
+    private static func kind(of scalar: Node.Scalar) -> ConfigScalar.Kind {
+        // The stored tag is the one written: empty for a plain scalar without one.
+        let written = scalar.tag.description
+        if written.isEmpty { return scalar.style == .plain ? YAMLPlainScalar.kind(scalar.string) : .text }
+        switch Tag.Name(rawValue: written) {
+        case .int: return .integer
+        case .float: return .float
+        case .bool: return .boolean
+        case .null: return .null
+        default: return .text
         }
     }
 }

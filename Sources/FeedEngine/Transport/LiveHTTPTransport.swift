@@ -6,6 +6,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import Synchronization
 
 /// The network: one AsyncHTTPClient shared by every source of a run, so connections
 /// to one host are reused; gzip/deflate, at most 5 redirects, a body cap and a limit on
@@ -16,7 +17,9 @@ public final class LiveHTTPTransport: Sendable {
     /// Responses larger than this fail the source instead of filling memory, unless the
     /// request says otherwise (a source's `max_body`).
     public let maxBodyBytes: Int
-    private let client: HTTPClient
+    private let configuration: HTTPClient.Configuration
+    /// Made on the first request: a warm run served from the cache starts no event loop.
+    private let madeClient = Mutex<HTTPClient?>(nil)
     private let limiter: HostLimiter
 
     public init(maxBodyBytes: Int = 20 * 1024 * 1024, perHostLimit: Int = 4) {
@@ -34,11 +37,20 @@ public final class LiveHTTPTransport: Sendable {
         // Retries are ours (backoff, Retry-After, a budget); the pool's own reconnect
         // loop would hold an unreachable host until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.configuration = configuration
+    }
+
+    private var client: HTTPClient {
+        madeClient.withLock { made in
+            if let made { return made }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            made = client
+            return client
+        }
     }
 
     public func shutdown() async {
-        try? await client.shutdown()
+        if let client = madeClient.withLock({ $0 }) { try? await client.shutdown() }
     }
 
     /// Redirects followed per request.

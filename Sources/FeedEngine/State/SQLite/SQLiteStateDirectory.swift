@@ -89,13 +89,17 @@ public final class SQLiteStateDirectory: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "aggregate-state"
+        // Reads are sub-millisecond lookups by key; each extra reader is a connection to open.
+        configuration.maximumReaderCount = 2
         configuration.prepareDatabase { db in
             // Bodies of many megabytes are the norm: 64 KiB pages write one in a sixteenth of
             // the calls (only a new file takes it; an existing one keeps its size).
             try db.execute(sql: "PRAGMA page_size = 65536")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try schema?.migrator.migrate(pool)
+        // Every run after the first finds the file migrated: a read says so, where
+        // migrating would open a write transaction (and a checkpoint at exit) to do nothing.
+        if let schema, try !pool.read(schema.migrator.hasCompletedMigrations) { try schema.migrator.migrate(pool) }
         return pool
     }
 
