@@ -85,10 +85,9 @@ struct JSONByteWriter {
         case .array(let elements): array(elements)
         case .object(let members):
             beginObject()
-            for name in members.keys.sorted(by: Self.encoderKeyOrder) {
+            for (name, member) in members.sorted(by: { Self.encoderKeyOrder($0.key, $1.key) }) {
                 key(name)
-                // The key came from `members`, so the lookup cannot miss.
-                self.value(members[name] ?? .null)
+                self.value(member)
             }
             endObject()
         }
