@@ -13,6 +13,8 @@ enum ExitStatus: Int32 {
     case partial = 3
     /// The same digest is already running (EX_TEMPFAIL).
     case busy = 75
+    /// stdout's reader went away (`| head`): as a tool stopped by SIGPIPE (128 + 13).
+    case readerGone = 141
 
     init(_ status: RunStatus) {
         switch status {
@@ -36,7 +38,8 @@ struct Aggregate: AsyncParsableCommand {
             (JSON Lines when piped, aligned text on a terminal); everything for people goes to stderr.
 
             Exit codes: 0 ok, 1 every source failed or not found, 2 usage or config error, \
-            3 partial (some sources failed or skipped records), 75 digest already running.
+            3 partial (some sources failed or skipped records), 75 digest already running,
+            141 stdout closed by its reader (| head).
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
@@ -54,8 +57,9 @@ struct Aggregate: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if let status = Terminal.outputStatus { Foundation.exit(status.rawValue) }
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            Foundation.exit(Terminal.outputStatus?.rawValue ?? code.rawValue)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)

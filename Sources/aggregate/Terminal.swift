@@ -1,5 +1,6 @@
 import FeedEngine
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,13 +28,40 @@ enum Terminal {
     }
 
     static func write(_ text: String) {
-        guard !text.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(bytes: Array(text.utf8))
     }
 
+    /// Set once stdout's reader has gone (`aggregate --all | head`): the rest of the output
+    /// is dropped, and the command ends as a tool stopped by SIGPIPE does (exit 141).
+    static var readerGone: Bool { outputState.load(ordering: .relaxed) == 1 }
+    /// Set once a write to stdout failed otherwise (a full disk): the command exits 1.
+    static var outputFailed: Bool { outputState.load(ordering: .relaxed) == 2 }
+    /// The exit status a failed output imposes, if any.
+    static var outputStatus: ExitStatus? {
+        readerGone ? .readerGone : outputFailed ? .failed : nil
+    }
+
+    /// 0 writing, 1 reader gone, 2 failed.
+    private static let outputState = Atomic<UInt8>(0)
+
+    /// Writes all of `bytes` to stdout. A failed write stops the output: silently when the
+    /// reader has gone, with one line on stderr otherwise (a full disk).
     static func write(bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        guard !bytes.isEmpty, outputState.load(ordering: .relaxed) == 0 else { return }
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let written = Glibc.write(STDOUT_FILENO, base + offset, buffer.count - offset)
+                if written >= 0 {
+                    offset += written
+                } else if errno != EINTR {
+                    let error = errno
+                    outputState.store(error == EPIPE ? 1 : 2, ordering: .relaxed)
+                    if error != EPIPE { writeError("aggregate: cannot write the output: \(String(cString: strerror(error)))") }
+                    return
+                }
+            }
+        }
     }
 
     static func writeError(_ text: String) {

@@ -57,4 +57,24 @@ import Testing
             }
         }
     }
+
+    /// A dump large enough to be formatted on several cores comes out in order, line for
+    /// line what one card at a time gives, and streamed in chunks.
+    @Test func aLargeDumpIsFormattedInOrder() {
+        let cards = (0..<5_003).map { index in
+            Card(source: "s", upstreamID: "\(index)", kind: .item, title: "card \(index) \"é\"",
+                 price: Price(amount: Decimal(index) / 100, currency: "EUR"))
+        }
+        var chunks = 0
+        var streamed: [UInt8] = []
+        var out = FormattedOutput(chunk: 64 * 1024) { bytes in
+            chunks += 1
+            streamed += bytes
+        }
+        JSONLinesFormat().write(FeedDocument(cards: cards), to: &out)
+        out.finish()
+        let expected = cards.map { JSONLines.line(for: $0) + "\n" }.joined()
+        #expect(String(decoding: streamed, as: UTF8.self) == expected)
+        #expect(chunks > 3)
+    }
 }

@@ -77,4 +77,18 @@ import Testing
             #expect(!files.contains(old.lastPathComponent))
         }
     }
+
+    /// A large body starts on its way to a file as it arrives; when the source cannot read
+    /// it, the file is removed and nothing is stored.
+    @Test func aLargeBodyTheSourceCannotReadLeavesNoFile() async throws {
+        let big = [Fault(oversizeBytes: 2 * 1024 * 1024)]
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), faults: ["cabify": big]) { session in
+            let run = try await session.run("--format", "jsonl")
+            #expect(run.status == 1)
+            #expect(run.stderrLines.first?.hasPrefix("cabify: unreadable response: the body is not JSON (2097152 bytes) (") == true)
+            let bodies = session.workspace.url.appendingPathComponent("state/bodies").path
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: bodies)) ?? []) == [])
+            #expect(try await session.workspace.cacheSQL("SELECT count(*) FROM http_cache") == "0\n")
+        }
+    }
 }

@@ -21,6 +21,27 @@ public protocol ResponseCache: Sendable {
     /// Remembers a mapped page, and drops pages not rewritten for a week (those of an old
     /// build or of a source no longer configured would otherwise stay forever).
     func putMappedPage(_ page: MappedPageRecord) async throws
+
+    /// Starts writing `body` as it arrives, while the source still reads it; nil when the
+    /// store has nothing to gain. Nothing is stored until ``put(_:prepared:)`` names it.
+    func prepare(body: Data) -> PreparedBody?
+    /// ``put(_:)``, with the body already written by ``prepare(body:)``.
+    func put(_ response: CachedResponse, prepared: PreparedBody) async throws
+    /// Forgets a prepared body the source could not read.
+    func discard(_ prepared: PreparedBody) async
+}
+
+extension ResponseCache {
+    public func prepare(body: Data) -> PreparedBody? { nil }
+    public func put(_ response: CachedResponse, prepared: PreparedBody) async throws { try await put(response) }
+    public func discard(_ prepared: PreparedBody) async {}
+}
+
+/// A body being written ahead of its response's ``ResponseCache/put(_:prepared:)``: the
+/// 20 MB grid's file is then written while it is decoded, not after.
+public struct PreparedBody: Sendable {
+    /// Where it was written, once it is; nil when the write failed (the put writes it again).
+    let written: Task<String?, Never>
 }
 
 /// The cache key of a request: the redacted URL. No secret, nor a hash of one (a short

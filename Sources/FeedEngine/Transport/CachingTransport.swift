@@ -12,7 +12,7 @@ import Synchronization
 final class CachingTransport: HTTPTransport {
     /// What one call of the source touched, applied when it settles.
     private enum Pending {
-        case fetched(URL, HTTPResponse)
+        case fetched(URL, HTTPResponse, PreparedBody?)
         case revalidated(URL, headers: [String: String])
         case servedFromCache(URL)
     }
@@ -55,7 +55,9 @@ final class CachingTransport: HTTPTransport {
                                 body: cached.body, url: request.url)
         }
         if response.isSuccess {
-            pending.withLock { $0.append(.fetched(request.url, response)) }
+            // A large body starts on its way to the cache now, beside the decoding.
+            let prepared = store.prepare(body: response.body)
+            pending.withLock { $0.append(.fetched(request.url, response, prepared)) }
         }
         return response
     }
@@ -72,16 +74,20 @@ final class CachingTransport: HTTPTransport {
         lastRead.withLock { keys in
             keys = parsed ? touched.map { item in
                 switch item {
-                case .fetched(let url, _), .revalidated(let url, _), .servedFromCache(let url): ResponseCacheKey.key(for: url)
+                case .fetched(let url, _, _), .revalidated(let url, _), .servedFromCache(let url): ResponseCacheKey.key(for: url)
                 }
             } : []
         }
         let now = Date()
         for item in touched {
             switch item {
-            case .fetched(let url, let response) where parsed:
+            case .fetched(let url, let response, let prepared) where parsed:
                 let cached = CachedResponse(response, for: url, at: now)
-                writes.store(cached) { [self] in await write { try await store.put(cached) } }
+                writes.store(cached) { [self] in
+                    await write {
+                        if let prepared { try await store.put(cached, prepared: prepared) } else { try await store.put(cached) }
+                    }
+                }
             case .revalidated(let url, let headers) where parsed:
                 writes.enqueue { [self] in
                     await write {
@@ -91,8 +97,8 @@ final class CachingTransport: HTTPTransport {
                 }
             case .revalidated(let url, _), .servedFromCache(let url):
                 if !parsed { writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } } }
-            case .fetched:
-                break
+            case .fetched(_, _, let prepared):
+                if let prepared { writes.enqueue { [store] in await store.discard(prepared) } }
             }
         }
     }

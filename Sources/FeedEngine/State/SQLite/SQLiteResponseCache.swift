@@ -71,8 +71,27 @@ public struct SQLiteResponseCache: ResponseCache {
         return response
     }
 
+    public func prepare(body: Data) -> PreparedBody? {
+        guard body.count >= BodyFiles.threshold else { return nil }
+        let bodies = bodies
+        return PreparedBody(written: Task { try? bodies.write(body) })
+    }
+
+    public func put(_ response: CachedResponse, prepared: PreparedBody) async throws {
+        try await put(response, bodyFile: await prepared.written.value)
+    }
+
+    public func discard(_ prepared: PreparedBody) async {
+        bodies.remove(await prepared.written.value)
+    }
+
     public func put(_ response: CachedResponse) async throws {
-        let bodyFile = response.body.count >= BodyFiles.threshold ? try bodies.write(response.body) : nil
+        try await put(response, bodyFile: nil)
+    }
+
+    /// Stores `response`; a large body goes to `bodyFile` when it is written already.
+    private func put(_ response: CachedResponse, bodyFile written: String?) async throws {
+        let bodyFile = response.body.count >= BodyFiles.threshold ? try written ?? bodies.write(response.body) : nil
         let replaced: String?
         do {
             replaced = try await pool.write { db in
