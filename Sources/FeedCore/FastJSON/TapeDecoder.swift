@@ -149,12 +149,11 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try document.decode(T.self, at: try value(for: key), parent: decoder, key: key)
+        try required(T.self, key)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = valueIndex(for: key), document.entry(index).kind != .null else { return nil }
-        return try document.decode(T.self, at: index, parent: decoder, key: key)
+        try present(T.self, key)
     }
 
     // The standard library's per-type requirements, routed to the generic ones.
@@ -188,6 +187,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(UInt32.self, key) }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(UInt64.self, key) }
 
+    /// The generic forms under names of their own: inside a per-type requirement,
+    /// `decode(Bool.self, forKey:)` would call that requirement again.
     private func required<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
         try document.decode(T.self, at: try value(for: key), parent: decoder, key: key)
     }

@@ -115,8 +115,7 @@ struct SourcePager: Sendable {
             remembered = page
             return await takeRemembered()
         }
-        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
-        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor) }
+        guard let (page, origin) = await readPage(after: cursor) else { return }
         count(pageWith: page.skipped, notes: page.notes, total: page.total)
         if accept(page.cards, origin: origin) { advance(to: page.next) }
     }
@@ -133,10 +132,17 @@ struct SourcePager: Sendable {
         } catch {
             remembered = nil
             let cursor = trail.current
-            guard let (live, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return }
-            if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(live, cursor: cursor) }
+            guard let (live, origin) = await readPage(after: cursor) else { return }
             if accept(Array(live.cards.dropFirst(page.taken)), origin: origin) { advance(to: live.next) }
         }
+    }
+
+    /// The page after `cursor` from the first tier that can serve it, remembered when the
+    /// live tier served it.
+    private mutating func readPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
+        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
+        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor) }
+        return (page, origin)
     }
 
     /// How many cards of a remembered page one step reads: a first page needs a few per
