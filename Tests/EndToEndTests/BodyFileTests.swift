@@ -59,6 +59,46 @@ import Testing
         }
     }
 
+    /// A large body is written to its file as it arrives and read from there: also when
+    /// it comes compressed, its length unknown until the end (kept in memory up to 1 MiB,
+    /// then moved to the file). The file holds exactly the body: a warm run reads the same cards.
+    @Test func aCompressedLargeBodyIsReceivedIntoItsFile() async throws {
+        try await Self.withLargeGrid { server, workspace in
+            let plain = try await workspace.run("--all", "--format", "jsonl")
+            let plainFile = try #require(try Self.bodyFiles(workspace).first)
+            server.control.set("dishwasher", [Fault(gzip: true)])
+            let compressed = try await workspace.run("--all", "--format", "jsonl", "--refresh")
+            #expect(compressed.status == 0)
+            #expect(compressed.stdout == plain.stdout)
+            #expect(server.control.requests.last?.headers["accept-encoding"] == "gzip, deflate")
+            let files = try Self.bodyFiles(workspace)
+            #expect(files.count == 1)
+            let file = try #require(files.first)
+            #expect(file != plainFile)
+            #expect(file.split(separator: "-").last == plainFile.split(separator: "-").last)
+
+            _ = try await workspace.cacheSQL("DELETE FROM mapped_page")
+            let warm = try await workspace.run("--all", "--format", "jsonl")
+            #expect(warm.stdout == plain.stdout)
+            #expect(server.control.requests.count == 2)
+        }
+    }
+
+    /// An error page large enough for a file, then a retry that succeeds: the page's file
+    /// is removed, only the good body is kept.
+    @Test func aLargeErrorPageLeavesNoFile() async throws {
+        let faults = [Fault(status: 503, oversizeBytes: 2 * 1024 * 1024), .none]
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), faults: ["cabify": faults]) { session in
+            let run = try await session.run("--format", "jsonl")
+            #expect(run.status == 0)
+            #expect(run.stdoutLines.count == 3)
+            #expect(session.server.control.requests.map(\.status) == [503, 200])
+            let bodies = session.workspace.url.appendingPathComponent("state/bodies").path
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: bodies)) ?? []) == [])
+            #expect(try await session.workspace.cacheSQL("SELECT count(*) FROM http_cache") == "1\n")
+        }
+    }
+
     @Test func filesNoRowNamesAreSweptOnceOld() async throws {
         try await Self.withLargeGrid { _, workspace in
             #expect(try await workspace.run("--all", "--format", "jsonl").status == 0)

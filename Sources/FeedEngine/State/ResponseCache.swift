@@ -29,12 +29,16 @@ public protocol ResponseCache: Sendable {
     func put(_ response: CachedResponse, prepared: PreparedBody) async throws
     /// Forgets a prepared body the source could not read.
     func discard(_ prepared: PreparedBody) async
+    /// Where the network may write a large body as it arrives, so that it is written once
+    /// (see ``BodySpool``); nil when the store keeps no files.
+    func spool() -> BodySpool?
 }
 
 extension ResponseCache {
     public func prepare(body: Data) -> PreparedBody? { nil }
     public func put(_ response: CachedResponse, prepared: PreparedBody) async throws { try await put(response) }
     public func discard(_ prepared: PreparedBody) async {}
+    public func spool() -> BodySpool? { nil }
 }
 
 /// A body being written ahead of its response's ``ResponseCache/put(_:prepared:)``: the

@@ -48,7 +48,10 @@ final class CachingTransport: HTTPTransport {
         var conditional = request
         if let etag = cached?.etag { conditional.headers["If-None-Match"] = etag }
         if let lastModified = cached?.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
-        let response = try await network.send(conditional)
+        let spool = store.spool()
+        // Attempts that were retried, and error pages, leave no file behind.
+        defer { spool?.removeUnclaimed() }
+        let response = try await BodySpool.$current.withValue(spool) { try await network.send(conditional) }
         if response.status == 304, let cached {
             pending.withLock { $0.append(.revalidated(request.url, headers: response.headers)) }
             return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
@@ -56,7 +59,8 @@ final class CachingTransport: HTTPTransport {
         }
         if response.isSuccess {
             // A large body starts on its way to the cache now, beside the decoding.
-            let prepared = store.prepare(body: response.body)
+            // A body received into the cache's folder is its file already.
+            let prepared = spool?.claim(response.body) ?? store.prepare(body: response.body)
             pending.withLock { $0.append(.fetched(request.url, response, prepared)) }
         }
         return response

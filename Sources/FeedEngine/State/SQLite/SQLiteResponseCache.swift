@@ -77,6 +77,10 @@ public struct SQLiteResponseCache: ResponseCache {
         return PreparedBody(written: Task { try? bodies.write(body) })
     }
 
+    public func spool() -> BodySpool? {
+        BodySpool(files: bodies)
+    }
+
     public func put(_ response: CachedResponse, prepared: PreparedBody) async throws {
         try await put(response, bodyFile: await prepared.written.value)
     }
