@@ -17,13 +17,36 @@ public enum Redaction {
         return secretNameParts.contains { lowered.contains($0) }
     }
 
+    /// Where `user:password` stands in `text`: right after the first `://` that is followed
+    /// by text holding a `:` and then an `@`, with no `/`, `@` or white space (Unicode's
+    /// `White_Space`, as a regular expression's `\s`) before that `@`. By hand, not a
+    /// regular expression: that started ICU in every run that loads Sources.yml.
+    static func userInfoRange(in text: String) -> Range<String.Index>? {
+        let scalars = text.unicodeScalars
+        var searchFrom = scalars.startIndex
+        while let marker = scalars[searchFrom...].firstRange(of: "://".unicodeScalars) {
+            var sawColon = false
+            for index in scalars[marker.upperBound...].indices {
+                let scalar = scalars[index]
+                if scalar == "@" {
+                    if sawColon { return marker.upperBound..<index }
+                    break
+                }
+                if scalar == "/" || scalar.properties.isWhitespace { break }
+                if scalar == ":" { sawColon = true }
+            }
+            searchFrom = scalars.index(after: marker.lowerBound)
+        }
+        return nil
+    }
+
     /// A URL as text, fit to print: the user-info password and the values of secret
     /// parameters replaced by `REDACTED`. Works on text that is not a valid URL too
     /// (config errors quote what was written).
     public static func url(_ text: String) -> String {
         var result = text
         // scheme://user:password@host → scheme://user:REDACTED@host
-        if let userInfo = result.range(of: #"(?<=://)[^/@\s]*:[^/@\s]*(?=@)"#, options: .regularExpression) {
+        if let userInfo = userInfoRange(in: result) {
             let user = result[userInfo].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
             result.replaceSubrange(userInfo, with: "\(user):\(placeholder)")
         }

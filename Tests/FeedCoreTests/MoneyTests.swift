@@ -1,4 +1,4 @@
-import FeedCore
+@testable import FeedCore
 import Foundation
 import Testing
 
@@ -80,6 +80,22 @@ import Testing
         let url = URL(string: "https://user:pw@api.test/x?page=2&api_key=abc&token=t")!
         #expect(url.redactedString == "https://user:REDACTED@api.test/x?page=2&api_key=REDACTED&token=REDACTED")
         #expect(URL(string: "https://api.test/x?page=2")!.redactedString == "https://api.test/x?page=2")
+    }
+
+    /// The user-info scan finds what the regular expression it replaced found, on text
+    /// that is and is not a URL (config errors quote what was written).
+    @Test func userInfoIsFoundWhereTheRegularExpressionFoundIt() {
+        let pattern = #"(?<=://)[^/@\s]*:[^/@\s]*(?=@)"#
+        let texts = [
+            "https://u:p@h/x", "https://u@h/x", "https://:p@h", "https://u:@h", "https://u:p:q@h", "https://h/a:b@c",
+            "https://h/x?next=https://a:b@c/d", "ftp://a b:c@d", "x://a:b\u{2003}c@d", "x://a:b\u{0B}c@d",
+            "x://a:b\u{85}c@d", "x://a:b\r\nc@d", "x://é:ü@h", "x://a:b@c:d@e", "no scheme a:b@c", "://:@",
+            "x:/a:b@c", "x:///a:b@c", "a://b://c:d@e", "a://b@c://d:e@f", "",
+        ]
+        for text in texts {
+            let expected = text.range(of: pattern, options: .regularExpression).map { String(text[$0]) }
+            #expect(Redaction.userInfoRange(in: text).map { String(text[$0]) } == expected, "\(text.debugDescription)")
+        }
     }
 }
 

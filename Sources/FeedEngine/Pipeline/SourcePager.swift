@@ -158,6 +158,10 @@ struct SourcePager: Sendable {
 
     /// Takes `page`'s cards into the feed; false once the budget is spent.
     private mutating func accept(_ page: [Card], origin: Card.Origin?) -> Bool {
+        // Room for the page at once (5,000 cards appended one by one were copied into a
+        // twice larger array a dozen times), still doubling for many small pages.
+        let needed = cards.count + min(page.count, max(0, config.maxItems - outcome.produced))
+        if needed > cards.capacity { cards.reserveCapacity(max(needed, 2 * cards.capacity)) }
         for card in page where !card.title.isEmpty {
             outcome.produced += 1
             if filter(card) {
