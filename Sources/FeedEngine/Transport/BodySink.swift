@@ -14,6 +14,8 @@ struct BodySink {
     private(set) var count = 0
     private var memory: ByteBuffer?
     private var file: SpooledBody?
+    /// Set once the spool failed: the rest of the body stays in memory.
+    private var spoolFailed = false
 
     init(spool: BodySpool?, announced: Int?) {
         self.spool = spool
@@ -22,16 +24,20 @@ struct BodySink {
 
     mutating func append(_ chunk: ByteBuffer) throws(SourceError) {
         count += chunk.readableBytes
-        if file == nil, let spool, max(announced ?? 0, count) >= BodyFiles.threshold, let started = try? spool.begin(),
-           memory?.withUnsafeReadableBytes({ started.append($0) }) ?? true {
-            file = started
-            memory = nil
+        if file == nil, !spoolFailed, let spool, max(announced ?? 0, count) >= BodyFiles.threshold {
+            if let started = try? spool.begin(), memory?.withUnsafeReadableBytes({ started.append($0) }) ?? true {
+                file = started
+                memory = nil
+            } else {
+                spoolFailed = true
+            }
         }
         if let file {
             if chunk.withUnsafeReadableBytes({ file.append($0) }) { return }
             // The disk is full: carry on in memory, after what the file holds.
             memory = try Self.readBack(file)
             self.file = nil
+            spoolFailed = true
             memory?.writeImmutableBuffer(chunk)
             return
         }

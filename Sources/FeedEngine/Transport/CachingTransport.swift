@@ -58,8 +58,8 @@ final class CachingTransport: HTTPTransport {
                                 body: cached.body, url: request.url)
         }
         if response.isSuccess {
-            // A large body starts on its way to the cache now, beside the decoding.
-            // A body received into the cache's folder is its file already.
+            // A large body received into the cache's folder is its file already; one that
+            // was not (a layer in between made new bytes) starts on its way there now.
             let prepared = spool?.claim(response.body) ?? store.prepare(body: response.body)
             pending.withLock { $0.append(.fetched(request.url, response, prepared)) }
         }
