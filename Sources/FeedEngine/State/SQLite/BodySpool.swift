@@ -14,7 +14,7 @@ import Synchronization
 /// killed meanwhile leaves an orphan the cache's sweep removes.
 public final class BodySpool: Sendable {
     /// The spool of the request being sent, if its cache keeps files.
-    @TaskLocal public static var current: BodySpool?
+    @TaskLocal static var current: BodySpool?
 
     let files: BodyFiles
     /// Finished files by the address their mapping starts at, until claimed.
@@ -42,7 +42,7 @@ public final class BodySpool: Sendable {
 
     /// The file `body` was received into, as a body already written for the cache; nil
     /// when `body` is not one of this spool's mappings (a layer in between made new bytes).
-    public func claim(_ body: Data) -> PreparedBody? {
+    func claim(_ body: Data) -> PreparedBody? {
         let address = body.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
         let name = finished.withLock { list -> String? in
             guard let index = list.firstIndex(where: { $0.address == address }) else { return nil }
@@ -52,7 +52,7 @@ public final class BodySpool: Sendable {
     }
 
     /// Removes the files nobody claimed.
-    public func removeUnclaimed() {
+    func removeUnclaimed() {
         let names = finished.withLock { list in
             defer { list = [] }
             return list.map(\.name)
