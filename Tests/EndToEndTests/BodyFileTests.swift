@@ -99,6 +99,24 @@ import Testing
         }
     }
 
+    /// When no file can be made for a large body (here `bodies` is a file, not a folder),
+    /// the body is kept in memory: the run prints every card, and the cache says once that
+    /// it could not store it.
+    @Test func aLargeBodyWithNowhereToGoIsKeptInMemory() async throws {
+        try await Self.withLargeGrid { server, workspace in
+            let state = workspace.url.appendingPathComponent("state")
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            try Data("not a folder".utf8).write(to: state.appendingPathComponent("bodies"))
+            let run = try await workspace.run("--all", "--format", "jsonl")
+            #expect(run.status == 0)
+            #expect(run.stdoutLines.count == 400)
+            #expect(run.stderrLines == [
+                "aggregate: cache write failed: cannot store a large body in \(state.path)/bodies: cannot be written (check that every parent is a directory you may write to)",
+            ])
+            #expect(server.control.requests.count == 1)
+        }
+    }
+
     @Test func filesNoRowNamesAreSweptOnceOld() async throws {
         try await Self.withLargeGrid { _, workspace in
             #expect(try await workspace.run("--all", "--format", "jsonl").status == 0)

@@ -1,4 +1,13 @@
+import FeedCore
 import Foundation
+
+/// A body that could not be stored as a file, with the folder to look at.
+struct BodyFileFailure: Error, CustomStringConvertible {
+    let folder: String
+    let reason: String
+
+    var description: String { "cannot store a large body in \(folder): \(reason)" }
+}
 
 /// Response bodies of 1 MiB and more, kept as files in `bodies/` beside `cache.sqlite`.
 ///
@@ -18,15 +27,19 @@ struct BodyFiles: Sendable {
     let folder: URL
 
     /// Writes `body` to a new file and returns its name.
-    func write(_ body: Data) throws -> String {
-        try PrivateFiles.directory(folder)
-        let name = "\(UUID().uuidString.lowercased())-\(body.count)"
-        let partial = folder.appendingPathComponent(".\(name).partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: body, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+    func write(_ body: Data) throws(BodyFileFailure) -> String {
+        do {
+            try PrivateFiles.directory(folder)
+            let name = "\(UUID().uuidString.lowercased())-\(body.count)"
+            let partial = folder.appendingPathComponent(".\(name).partial")
+            guard FileManager.default.createFile(atPath: partial.path, contents: body, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+            }
+            try FileManager.default.moveItem(at: partial, to: folder.appendingPathComponent(name))
+            return name
+        } catch {
+            throw BodyFileFailure(folder: folder.path, reason: PlainWords.describe(error))
         }
-        try FileManager.default.moveItem(at: partial, to: folder.appendingPathComponent(name))
-        return name
     }
 
     /// The body in file `name`, mapped rather than read; nil when it is missing, cut
