@@ -17,8 +17,8 @@ public final class BodySpool: Sendable {
     @TaskLocal static var current: BodySpool?
 
     let files: BodyFiles
-    /// Finished files by the address their mapping starts at, until claimed.
-    private let finished = Mutex<[(address: UInt, name: String)]>([])
+    /// Finished files by where their mapping starts and its length, until claimed.
+    private let finished = Mutex<[(address: UInt, count: Int, name: String)]>([])
 
     init(files: BodyFiles) {
         self.files = files
@@ -35,17 +35,18 @@ public final class BodySpool: Sendable {
     func finish(_ body: SpooledBody) -> Data? {
         guard let name = body.close(), let mapped = files.read(name) else { return nil }
         let address = mapped.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
-        finished.withLock { $0.append((address, name)) }
+        finished.withLock { $0.append((address, mapped.count, name)) }
         body.handOver()
         return mapped
     }
 
     /// The file `body` was received into, as a body already written for the cache; nil
-    /// when `body` is not one of this spool's mappings (a layer in between made new bytes).
+    /// when `body` is not one of this spool's mappings, whole (a layer in between made new
+    /// bytes, or kept only some).
     func claim(_ body: Data) -> PreparedBody? {
         let address = body.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
         let name = finished.withLock { list -> String? in
-            guard let index = list.firstIndex(where: { $0.address == address }) else { return nil }
+            guard let index = list.firstIndex(where: { $0.address == address && $0.count == body.count }) else { return nil }
             return list.remove(at: index).name
         }
         return name.map { name in PreparedBody(written: Task { name }) }
