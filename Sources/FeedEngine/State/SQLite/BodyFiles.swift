@@ -29,13 +29,10 @@ struct BodyFiles: Sendable {
     /// Writes `body` to a new file and returns its name.
     func write(_ body: Data) throws(BodyFileFailure) -> String {
         do {
-            try PrivateFiles.directory(folder)
-            let name = "\(UUID().uuidString.lowercased())-\(body.count)"
-            let partial = folder.appendingPathComponent(".\(name).partial")
-            guard FileManager.default.createFile(atPath: partial.path, contents: body, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
-            }
-            try FileManager.default.moveItem(at: partial, to: folder.appendingPathComponent(name))
+            let file = try SpooledBody(folder: folder)
+            guard body.withUnsafeBytes({ file.append($0) }) else { throw file.writeError ?? POSIXError(.EIO) }
+            guard let name = file.close() else { throw CocoaError(.fileWriteUnknown) }
+            file.handOver()
             return name
         } catch {
             throw BodyFileFailure(folder: folder.path, reason: PlainWords.describe(error))

@@ -26,8 +26,7 @@ public final class BodySpool: Sendable {
 
     /// A new file to write a body into.
     func begin() throws -> SpooledBody {
-        try PrivateFiles.directory(files.folder)
-        return try SpooledBody(folder: files.folder)
+        try SpooledBody(folder: files.folder)
     }
 
     /// Renames a whole body to its final name and maps it; nil if that fails (the caller
@@ -62,7 +61,8 @@ public final class BodySpool: Sendable {
     }
 }
 
-/// One body being written: chunks appended as they arrive, then renamed whole. Unless
+/// One body file being written (the only place that names them): chunks appended as
+/// they arrive, then renamed whole to `<uuid>-<length>`. Unless
 /// handed over to its spool, it removes its file when dropped (a failed or cancelled
 /// transfer, or a body read back into memory).
 final class SpooledBody {
@@ -72,8 +72,12 @@ final class SpooledBody {
     /// The file's name now: temporary until ``close()`` renames it; nil once handed over.
     private var current: String?
     private(set) var count = 0
+    /// Why the last ``append(_:)`` failed.
+    private(set) var writeError: POSIXError?
 
+    /// Creates the file (and its private folder if missing).
     init(folder: URL) throws {
+        try PrivateFiles.directory(folder)
         self.folder = folder
         let temporary = ".\(name).partial"
         let path = folder.appendingPathComponent(temporary).path
@@ -95,7 +99,10 @@ final class SpooledBody {
         while offset < bytes.count, let base = bytes.baseAddress {
             let written = write(descriptor, base + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
+            guard written > 0 else {
+                writeError = POSIXError(POSIXErrorCode(rawValue: written < 0 ? errno : ENOSPC) ?? .EIO)
+                return false
+            }
             offset += written
         }
         count += bytes.count
