@@ -42,20 +42,12 @@ public enum Money {
         Decimal(sign: units < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(units.magnitude))
     }
 
-    private static let posix = Locale(identifier: "en_US_POSIX")
-
-    /// Parses a plain decimal string such as `"660.00"`; `nil` for anything else.
+    /// Parses a plain decimal string such as `"660.00"` (surrounding spaces allowed); `nil`
+    /// for anything else, including text Foundation would read only the start of (`1.2.3`, `-`).
     public static func parse(_ text: String) -> Decimal? {
-        // Amounts are nearly always bare ASCII digits: no trimming, no Character checks.
-        if !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) {
-            return Decimal(string: text, locale: posix)
-        }
+        if let value = Decimal(plainText: text) { return value }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty,
-              trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }),
-              let value = Decimal(string: trimmed, locale: posix)
-        else { return nil }
-        return value
+        return trimmed.utf8.count == text.utf8.count ? nil : Decimal(plainText: trimmed)
     }
 
     /// The ISO 4217 code for a currency symbol (`$` → `USD`), or `nil` when unknown.
@@ -107,5 +99,25 @@ public enum Money {
         guard regular > 0, now < regular else { return nil }
         let percent = rounded((regular - now) / regular * 100, scale: 0)
         return NSDecimalNumber(decimal: percent).intValue
+    }
+}
+
+extension Decimal {
+    /// Exact text of the form `-12.50` (optional minus, digits, at most one `.`, at least
+    /// one digit); `nil` for anything else. The separator is always `.`: no `Locale` is
+    /// consulted, because asking one for its separator loads ICU's locale data (2 MB
+    /// resident, measured) and Foundation would also accept a valid prefix (`1.2.3` as 1.2).
+    public init?(plainText text: String) {
+        var digits = 0, points = 0
+        for (offset, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "."): points += 1
+            case UInt8(ascii: "-") where offset == 0: continue
+            default: return nil
+            }
+        }
+        guard digits > 0, points <= 1, let value = Decimal(string: text) else { return nil }
+        self = value
     }
 }

@@ -61,7 +61,7 @@ enum StoredCard {
     }
 
     static func price(_ text: String?) -> Decimal? {
-        text.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        text.flatMap { Decimal(plainText: $0) }
     }
 }
 

@@ -15,6 +15,20 @@ import Testing
         #expect(Money.parse("£660") == nil)
         #expect(Money.parse("") == nil)
         #expect(Money.parse("1e3") == nil)
+        #expect("\(Money.parse(" -0.50 ")!)" == "-0.5")
+        #expect("\(Money.parse(".5")!)" == "0.5")
+        // Foundation alone reads these as 1.2, 0 and 1: a price must be the whole text.
+        for partial in ["1.2.3", "-", ".", "1-2", "--1", "1 2"] {
+            #expect(Money.parse(partial) == nil, "\(partial)")
+        }
+    }
+
+    /// The card store and the digest state read back what `Decimal` wrote, exactly.
+    @Test func plainTextReadsBackEveryDescription() throws {
+        for text in ["0", "-1.5", "229.99", "0.000000000000000000000000000001", "12345678901234567890123456789012345678"] {
+            let value = try #require(Decimal(plainText: text))
+            #expect(value.description == text)
+        }
     }
 
     @Test func formattingUsesTwoDigitsAndTheSymbol() {

@@ -225,7 +225,7 @@ struct BinaryReader {
             let significand = UInt64(UInt(bitPattern: try int()))
             return Decimal(sign: tag == 1 ? .minus : .plus, exponent: exponent, significand: Decimal(significand))
         case 2:
-            guard let value = Decimal(string: try string(), locale: Locale(identifier: "en_US_POSIX")) else { throw .malformed }
+            guard let value = Decimal(plainText: try string()) else { throw .malformed }
             return value
         default:
             throw .malformed
