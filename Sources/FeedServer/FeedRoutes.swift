@@ -136,7 +136,7 @@ struct FeedRoutes: Sendable {
         return degraded.isEmpty ? nil : degraded.joined(separator: ", ")
     }
 
-    static func lastModified(_ cards: [Card], firstSeen: [String: Date]) -> Date? {
+    static func lastModified(_ cards: some Collection<Card>, firstSeen: [String: Date]) -> Date? {
         cards.compactMap { $0.published ?? firstSeen[$0.id] }.max()
     }
 

@@ -32,7 +32,7 @@ struct CardFormatOptions: ParsableArguments {
 
     /// For a feed format, when the state first saw each undated card (feed readers need a
     /// date that does not move); nothing for the other formats.
-    func firstSeen(_ cards: [Card], state: EngineState?) async -> [String: Date] {
+    func firstSeen(_ cards: FeedCards, state: EngineState?) async -> [String: Date] {
         guard formatType.isFeed, let state else { return [:] }
         do {
             return try await state.firstSeen.firstSeen(undatedIn: cards)
@@ -43,7 +43,7 @@ struct CardFormatOptions: ParsableArguments {
     }
 
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
-    func print(_ cards: [Card], info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
+    func print(_ cards: FeedCards, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
         let document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
                                     firstSeen: firstSeen)
         var out = FormattedOutput(sink: Terminal.write(bytes:))

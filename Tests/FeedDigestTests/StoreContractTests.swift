@@ -76,6 +76,41 @@ import Testing
         }
     }
 
+    /// SQLite keeps a page of 1 MiB and more as a file in `bodies/`, named by its row:
+    /// a replaced or expired page takes its file with it, and the sweep after a large body
+    /// keeps it (it removes only old files that no row names).
+    @Test func aLargeMappedPageIsAFileThatGoesWithItsRow() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pages-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try await EngineState.open(.directory(directory)).cache
+        let bodies = directory.appendingPathComponent("bodies")
+        func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? []).sorted() }
+
+        let large = Data((0..<(1 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let first = MappedPageRecord(key: "big", responses: ["https://api.test/a": 1], page: large, created: t1)
+        try await cache.putMappedPage(first)
+        #expect(try await cache.mappedPage(key: "big") == first)
+        let pageFile = try #require(files().first)
+        #expect(files() == [pageFile] && pageFile.hasSuffix("-\(large.count)"))
+
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)],
+                                              ofItemAtPath: bodies.appendingPathComponent(pageFile).path)
+        try await cache.put(CachedResponse(key: "https://api.test/grid", url: "https://api.test/grid", status: 200, etag: nil,
+                                           lastModified: nil, maxAge: nil, body: Data(repeating: 0x20, count: 1 << 20), fetchedAt: t1))
+        #expect(files().count == 2 && files().contains(pageFile))
+
+        var second = first
+        second.page = large + Data([1])
+        second.created = t2
+        try await cache.putMappedPage(second)
+        #expect(try await cache.mappedPage(key: "big") == second)
+        #expect(files().count == 2 && !files().contains(pageFile))
+
+        try await cache.putMappedPage(MappedPageRecord(key: "later", responses: [:], page: Data(), created: t2.addingTimeInterval(8 * 86_400)))
+        #expect(try await cache.mappedPage(key: "big") == nil)
+        #expect(files().count == 1)
+    }
+
     @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let first = try await state.firstSeen.firstSeen(["a"], now: t1)

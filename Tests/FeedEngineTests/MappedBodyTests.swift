@@ -73,7 +73,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let files = BodyFiles(folder: folder)
         let name = try files.write(Self.body)
-        var mapped: Data? = try #require(files.read(name))
+        var mapped: Data? = files.read(name)
+        try #require(mapped != nil)
         let address = mapped?.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } ?? 0
         #expect(MappedBodies.contains(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: 1)))
         mapped = nil

@@ -28,7 +28,7 @@ extension CardFormat {
 
 /// What a format is asked to print: the cards and what surrounds them.
 public struct FeedDocument: Sendable {
-    public var cards: [Card]
+    public var cards: FeedCards
     /// Feed-level metadata for the feed formats (Atom, JSON Feed, RSS).
     public var info: FeedInfo
     /// Terminal width to fit text to; `nil` = no limit.
@@ -38,13 +38,18 @@ public struct FeedDocument: Sendable {
     /// When each card was first seen by this state, for entries without `published`.
     public var firstSeen: [String: Date]
 
-    public init(cards: [Card], info: FeedInfo = FeedInfo(), width: Int? = nil, color: Bool = false,
+    public init(cards: FeedCards, info: FeedInfo = FeedInfo(), width: Int? = nil, color: Bool = false,
                 firstSeen: [String: Date] = [:]) {
         self.cards = cards
         self.info = info
         self.width = width
         self.color = color
         self.firstSeen = firstSeen
+    }
+
+    public init(cards: [Card], info: FeedInfo = FeedInfo(), width: Int? = nil, color: Bool = false,
+                firstSeen: [String: Date] = [:]) {
+        self.init(cards: FeedCards(cards), info: info, width: width, color: color, firstSeen: firstSeen)
     }
 }
 

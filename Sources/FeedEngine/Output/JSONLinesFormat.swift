@@ -31,7 +31,7 @@ public struct JSONLinesFormat: CardFormat {
         }
     }
 
-    static func lines(_ cards: ArraySlice<Card>) -> [UInt8] {
+    static func lines(_ cards: Slice<FeedCards>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(cards.count * 400)
         for card in cards {
@@ -42,7 +42,7 @@ public struct JSONLinesFormat: CardFormat {
     }
 
     /// The lines of `cards`, one block of ``block`` cards per task, in order.
-    static func blocks(_ cards: ArraySlice<Card>) -> [[UInt8]] {
+    static func blocks(_ cards: Slice<FeedCards>) -> [[UInt8]] {
         let count = (cards.count + block - 1) / block
         var blocks = [[UInt8]](repeating: [], count: count)
         blocks.withUnsafeMutableBufferPointer { buffer in

@@ -25,7 +25,7 @@ struct TextTable {
         var tags: String
     }
 
-    func render(_ cards: [Card]) -> String {
+    func render(_ cards: some Collection<Card>) -> String {
         guard !cards.isEmpty else { return "" }
         let rows = cards.map { card in
             Row(source: card.source, title: card.title.split(whereSeparator: \.isNewline).joined(separator: " "),

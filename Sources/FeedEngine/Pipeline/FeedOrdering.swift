@@ -4,7 +4,7 @@ import Foundation
 /// Where a card is in the per-source lists of a run: merge, dedupe and sort move these
 /// two integers instead of whole cards (a card is a dozen reference-counted fields, and
 /// moving 13,750 of them four times was a fifth of a large run).
-struct CardPosition: Hashable {
+struct CardPosition: Hashable, Sendable {
     var list: Int32
     var index: Int32
 }

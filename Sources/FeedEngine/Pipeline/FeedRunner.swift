@@ -12,7 +12,7 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
 
 /// The cards of the requested page, and how every source fared.
 public struct FeedResult: Sendable {
-    public var cards: [Card]
+    public var cards: FeedCards
     public var query: FeedQuery
     /// Matching cards known after dedupe (all of them when ``isComplete``).
     public var matched: Int
@@ -86,7 +86,7 @@ public struct FeedRunner: Sendable {
         let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
         let (skip, skipOverflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         let start = skipOverflow || skip < 0 ? sorted.count : min(skip, sorted.count)
-        let page = lists.cards(at: sorted[start..<min(start + query.perPage, sorted.count)])
+        let page = FeedCards(lists: lists, positions: Array(sorted[start..<min(start + query.perPage, sorted.count)]))
         return FeedResult(cards: page, query: query, matched: unique.count,
                           isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,
                           outcomes: feeds.map(\.outcome))

@@ -158,6 +158,14 @@ struct SourcePager: Sendable {
 
     /// Takes `page`'s cards into the feed; false once the budget is spent.
     private mutating func accept(_ page: [Card], origin: Card.Origin?) -> Bool {
+        // A first page whose every card is kept becomes the list itself: no second copy
+        // while the page is still being remembered (10,000 cards are 3.2 MB inline).
+        if cards.isEmpty, origin == nil, outcome.produced + page.count < config.maxItems,
+           page.allSatisfy({ !$0.title.isEmpty && filter($0) }) {
+            cards = page
+            outcome.produced += page.count
+            return true
+        }
         // Room for the page at once (5,000 cards appended one by one were copied into a
         // twice larger array a dozen times), still doubling for many small pages.
         let needed = cards.count + min(page.count, max(0, config.maxItems - outcome.produced))

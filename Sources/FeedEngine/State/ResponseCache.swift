@@ -158,7 +158,7 @@ public protocol FirstSeenLog: Sendable {
 extension FirstSeenLog {
     /// The first-seen dates of the cards in `cards` that carry no date of their own: what a
     /// feed entry shows for them.
-    public func firstSeen(undatedIn cards: [Card], now: Date = Date()) async throws -> [String: Date] {
+    public func firstSeen(undatedIn cards: some Collection<Card>, now: Date = Date()) async throws -> [String: Date] {
         try await firstSeen(cards.filter { $0.published == nil }.map(\.id), now: now)
     }
 }

@@ -9,7 +9,8 @@ struct BodyFileFailure: Error, CustomStringConvertible {
     var description: String { "cannot store a large body in \(folder): \(reason)" }
 }
 
-/// Response bodies of 1 MiB and more, kept as files in `bodies/` beside `cache.sqlite`.
+/// Response bodies and mapped pages (PageMemo) of 1 MiB and more, kept as files in
+/// `bodies/` beside `cache.sqlite`.
 ///
 /// SQLite writes a blob twice (its write-ahead log, then the database at the checkpoint):
 /// a 20 MB body took longer to store than to decode. A file is written once. Each file is

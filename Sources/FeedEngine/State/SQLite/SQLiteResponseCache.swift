@@ -46,6 +46,11 @@ public struct SQLiteResponseCache: ResponseCache {
         migrator.registerMigration("v5: body files") { db in
             try db.alter(table: "http_cache") { table in table.add(column: "body_file", .text) }
         }
+        // Large mapped pages live in files too: SQLite held two more copies of a 4 MB page
+        // while writing it (the bound blob and the record), at the peak of a large run.
+        migrator.registerMigration("v6: mapped page files") { db in
+            try db.alter(table: "mapped_page") { table in table.add(column: "page_file", .text) }
+        }
         return SQLiteSchema(name: "cache", migrator: migrator)
     }()
 
@@ -120,7 +125,10 @@ public struct SQLiteResponseCache: ResponseCache {
         bodies.remove(replaced)
         if bodyFile != nil {
             let named = try await pool.read { db in
-                Set(try String.fetchAll(db, sql: "SELECT body_file FROM http_cache WHERE body_file IS NOT NULL"))
+                Set(try String.fetchAll(db, sql: """
+                    SELECT body_file FROM http_cache WHERE body_file IS NOT NULL
+                    UNION ALL SELECT page_file FROM mapped_page WHERE page_file IS NOT NULL
+                    """))
             }
             bodies.sweep(keeping: named)
         }
@@ -152,24 +160,45 @@ public struct SQLiteResponseCache: ResponseCache {
     }
 
     public func mappedPage(key: String) async throws -> MappedPageRecord? {
-        try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, created FROM mapped_page WHERE key = ?", arguments: [key]),
+        let found = try await pool.read { db -> (MappedPageRecord, pageFile: String?)? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, page_file, created FROM mapped_page WHERE key = ?", arguments: [key]),
                   let responses = MappedPageRecord.responses(fromText: row["responses"])
             else { return nil }
-            return MappedPageRecord(key: key, responses: responses, page: row["page"],
-                                    created: Date(timeIntervalSince1970: row["created"]))
+            return (MappedPageRecord(key: key, responses: responses, page: row["page"],
+                                     created: Date(timeIntervalSince1970: row["created"])), row["page_file"])
         }
+        guard var record = found?.0 else { return nil }
+        if let pageFile = found?.pageFile {
+            // A file gone or cut short is a miss: the page is mapped again from its response.
+            guard let page = bodies.read(pageFile) else { return nil }
+            record.page = page
+        }
+        return record
     }
 
     public func putMappedPage(_ page: MappedPageRecord) async throws {
         let created = page.created.timeIntervalSince1970
-        try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO mapped_page (key, responses, page, created) VALUES (?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
-                """, arguments: [page.key, page.responsesText, page.page, created])
-            try db.execute(sql: "DELETE FROM mapped_page WHERE created < ?", arguments: [created - MappedPageRecord.lifetime])
+        let pageFile = page.page.count >= BodyFiles.threshold ? try bodies.write(page.page) : nil
+        let replaced: [String]
+        do {
+            replaced = try await pool.write { db in
+                let previous = try String.fetchOne(db, sql: "SELECT page_file FROM mapped_page WHERE key = ?", arguments: [page.key])
+                try db.execute(sql: """
+                    INSERT INTO mapped_page (key, responses, page, page_file, created) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page,
+                      page_file = excluded.page_file, created = excluded.created
+                    """, arguments: [page.key, page.responsesText, pageFile == nil ? page.page : Data(), pageFile, created])
+                let expiry = created - MappedPageRecord.lifetime
+                let expired = try String.fetchAll(db, sql: "SELECT page_file FROM mapped_page WHERE created < ? AND page_file IS NOT NULL",
+                                                  arguments: [expiry])
+                try db.execute(sql: "DELETE FROM mapped_page WHERE created < ?", arguments: [expiry])
+                return (previous.map { [$0] } ?? []) + expired
+            }
+        } catch {
+            bodies.remove(pageFile)
+            throw error
         }
+        for file in replaced { bodies.remove(file) }
     }
 }
 
