@@ -105,8 +105,9 @@ public enum Money {
 extension Decimal {
     /// Exact text of the form `-12.50` (optional minus, digits, at most one `.`, at least
     /// one digit); `nil` for anything else. The separator is always `.`: no `Locale` is
-    /// consulted, because asking one for its separator loads ICU's locale data (2 MB
-    /// resident, measured) and Foundation would also accept a valid prefix (`1.2.3` as 1.2).
+    /// consulted, because asking one for its separator loads ICU's locale data (3.5 MB
+    /// resident in a large run, measured) and Foundation would also accept a valid prefix
+    /// (`1.2.3` as 1.2).
     public init?(plainText text: String) {
         var digits = 0, points = 0
         for (offset, byte) in text.utf8.enumerated() {

@@ -111,6 +111,18 @@ import Testing
         #expect(files().count == 1)
     }
 
+    /// Where no file can be made (here `bodies` is a file, not a folder), a large page is
+    /// kept in its row.
+    @Test func aLargeMappedPageWithNowhereToGoStaysInItsRow() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pages-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try await EngineState.open(.directory(directory)).cache
+        try Data("not a folder".utf8).write(to: directory.appendingPathComponent("bodies"))
+        let page = MappedPageRecord(key: "big", responses: [:], page: Data(repeating: 7, count: 1 << 20), created: t1)
+        try await cache.putMappedPage(page)
+        #expect(try await cache.mappedPage(key: "big") == page)
+    }
+
     @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let first = try await state.firstSeen.firstSeen(["a"], now: t1)

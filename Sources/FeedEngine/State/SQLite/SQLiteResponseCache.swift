@@ -178,7 +178,8 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func putMappedPage(_ page: MappedPageRecord) async throws {
         let created = page.created.timeIntervalSince1970
-        let pageFile = page.page.count >= BodyFiles.threshold ? try bodies.write(page.page) : nil
+        // Where no file can be made, the page stays in its row as before.
+        let pageFile = page.page.count >= BodyFiles.threshold ? try? bodies.write(page.page) : nil
         let replaced: [String]
         do {
             replaced = try await pool.write { db in
