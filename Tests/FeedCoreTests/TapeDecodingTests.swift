@@ -87,6 +87,37 @@ import Testing
         #expect(decodedByTape > decodedByFoundation * 8 / 10)
     }
 
+    /// Tape entries carry no lengths: a name is matched in place and a value measured when
+    /// read. Names that share a prefix, escaped names, names with quotes, the empty name,
+    /// names longer than what is left of the body, and values at the very end.
+    @Test func namesAndValuesAreMeasuredWhereTheyAre() throws {
+        let body = Data(#"{"i":1,"idx":2,"i\u0064":"escaped","a\"b":"quoted","":"empty","id":"plain","n":-0.5e3,"x\\":"tail"}"#.utf8)
+        let tape = try #require(decodedByTape(Names.self, body))
+        #expect(tape == (try JSONDecoder().decode(Names.self, from: body)))
+        #expect(tape == Names(i: 1, idx: 2, id: "escaped", quoted: "quoted", empty: "empty", n: -500, backslash: "tail", long: nil))
+        for (text, value) in [("12", 12), ("-7", -7), ("0", 0)] {
+            #expect(decodedByTape(Int.self, Data(text.utf8)) == value)
+        }
+        #expect(decodedByTape(String.self, Data(#""a\"b""#.utf8)) == "a\"b")
+        #expect(decodedByTape(Double.self, Data("2.5e-1".utf8)) == 0.25)
+        #expect(decodedByTape([String: String].self, Data(#"{"k":"v\\"}"#.utf8)) == ["k": "v\\"])
+    }
+
+    struct Names: Decodable, Equatable {
+        var i: Int
+        var idx: Int
+        var id: String
+        var quoted: String
+        var empty: String
+        var n: Double
+        var backslash: String
+        var long: String?
+
+        enum CodingKeys: String, CodingKey {
+            case i, idx, id, quoted = "a\"b", empty = "", n, backslash = "x\\", long = "a-name-longer-than-the-rest-of-the-body-after-it"
+        }
+    }
+
     @Test func documentsTheTapeDoesNotHandleGoToFoundation() {
         for text in ["", " ", "{", #"{"a":1,}"#, "[01]", #"{"a":"\x"}"#, "\u{FEFF}{}", #"{"s":"\ud800"}"#,
                      String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {

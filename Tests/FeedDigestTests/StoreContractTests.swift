@@ -109,6 +109,26 @@ import Testing
         try await cache.putMappedPage(MappedPageRecord(key: "later", responses: [:], page: Data(), created: t2.addingTimeInterval(8 * 86_400)))
         #expect(try await cache.mappedPage(key: "big") == nil)
         #expect(files().count == 1)
+
+        // Given a chunk at a time, a large page goes on into its file as it comes.
+        let chunk = Data(repeating: 3, count: 100_000)
+        try await cache.putMappedPage(key: "chunked", responses: [:], created: t2.addingTimeInterval(8 * 86_400),
+                                      page: MappedPageBytes { write in for _ in 0..<21 { chunk.withUnsafeBytes(write) } })
+        #expect(files().count == 2 && files().contains { $0.hasSuffix("-2100000") })
+        #expect(try await cache.mappedPage(key: "chunked")?.page == Data(repeating: 3, count: 2_100_000))
+    }
+
+    /// A page given a chunk at a time (as the memo writes one) is stored whole; in SQLite
+    /// a large one goes on into its file as it comes.
+    @Test(arguments: Backend.all) func aPageWrittenInChunksIsStoredWhole(_ backend: Backend) async throws {
+        let chunks = (0..<210).map { index in Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &+ index) }) }
+        let whole = chunks.reduce(Data(), +)
+        try await withState(backend) { state in
+            try await state.cache.putMappedPage(key: "big", responses: ["https://api.test/a": 1], created: t1,
+                                                page: MappedPageBytes { chunk in for piece in chunks { piece.withUnsafeBytes(chunk) } })
+            #expect(try await state.cache.mappedPage(key: "big")
+                == MappedPageRecord(key: "big", responses: ["https://api.test/a": 1], page: whole, created: t1))
+        }
     }
 
     /// Where no file can be made (here `bodies` is a file, not a folder), a large page is
@@ -121,6 +141,13 @@ import Testing
         let page = MappedPageRecord(key: "big", responses: [:], page: Data(repeating: 7, count: 1 << 20), created: t1)
         try await cache.putMappedPage(page)
         #expect(try await cache.mappedPage(key: "big") == page)
+        let chunked = MappedPageRecord(key: "chunked", responses: [:], page: Data(repeating: 8, count: 3 << 20), created: t1)
+        try await cache.putMappedPage(key: "chunked", responses: [:], created: t1, page: MappedPageBytes { chunk in
+            for offset in stride(from: 0, to: chunked.page.count, by: 1000) {
+                chunked.page[offset..<min(offset + 1000, chunked.page.count)].withUnsafeBytes(chunk)
+            }
+        })
+        #expect(try await cache.mappedPage(key: "chunked") == chunked)
     }
 
     @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {

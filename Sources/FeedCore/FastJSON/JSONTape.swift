@@ -1,40 +1,43 @@
+import Foundation
+
 /// A JSON document read once, front to back, into a flat list of its values (the
 /// "tape"), which ``TapeDecoder`` then walks without reading the text again.
 ///
-/// Each value is one 8-byte entry, in document order; an object's members are a key
+/// Each value is one 4-byte entry, in document order; an object's members are a key
 /// entry followed by the value's entries. Strings and numbers keep their place in the
 /// text and are turned into Swift values only when a wire model asks for them, so the
-/// fields a mapping never reads cost one pass of the scanner and nothing else.
+/// fields a mapping never reads cost one pass of the scanner and nothing else. An entry
+/// holds no length: the few values a mapping reads are measured again when read, which
+/// costs less than carrying a length for every value (the tape of a 40 MB grid was 21 MB
+/// with one; README, "Performance").
 ///
 /// The scanner is strict (RFC 8259) and stops at anything it does not handle itself:
 /// syntax errors, bytes that are not UTF-8, nesting deeper than Foundation allows, bodies
-/// over 2 GiB. ``JSONBody`` then gives the body to Foundation's `JSONDecoder`, whose
-/// verdict and error messages stand.
+/// of 512 MiB and more. ``JSONBody`` then gives the body to Foundation's `JSONDecoder`,
+/// whose verdict and error messages stand.
 struct JSONTape {
     enum Kind: UInt32 {
         case null, `false`, `true`, number, string, escapedString, array, object
     }
 
-    /// `start` is a byte offset (strings: after the quote; numbers) or, for arrays and
-    /// objects, the index of the first entry after the container. `info` holds the kind
-    /// in its top 3 bits and a byte length or an element count below.
+    /// The kind in the top 3 bits; below, `start`: a byte offset (strings: after the
+    /// opening quote; numbers and literals: their first byte) or, for arrays and objects,
+    /// the index of the first entry after the container.
     struct Entry {
-        var start: UInt32
-        var info: UInt32
+        private var bits: UInt32
 
-        static let payloadMask: UInt32 = (1 << 29) - 1
+        static let startMask: UInt32 = (1 << 29) - 1
 
-        init(_ kind: Kind, start: UInt32, payload: UInt32) {
-            self.start = start
-            self.info = kind.rawValue << 29 | payload
+        init(_ kind: Kind, start: UInt32) {
+            bits = kind.rawValue << 29 | start
         }
 
         // Three bits always name a case: the unwrap cannot fail.
-        var kind: Kind { Kind(rawValue: info >> 29).unsafelyUnwrapped }
-        var payload: Int { Int(info & Self.payloadMask) }
+        var kind: Kind { Kind(rawValue: bits >> 29).unsafelyUnwrapped }
+        var start: UInt32 { bits & Self.startMask }
         /// An array or an object (kinds 6 and 7: both top bits set).
-        var isContainer: Bool { info >> 30 == 0b11 }
-        var isPlainString: Bool { info >> 29 == Kind.string.rawValue }
+        var isContainer: Bool { bits >> 30 == 0b11 }
+        var isPlainString: Bool { bits >> 29 == Kind.string.rawValue }
     }
 
     /// Foundation's limit: deeper documents are its to reject.
@@ -49,15 +52,71 @@ struct JSONTape {
         return entry.isContainer ? Int(entry.start) : index + 1
     }
 
+    /// How many elements (or members) the container at `index` has.
+    func count(of index: Int) -> Int {
+        let end = Int(entries[index].start)
+        let perElement = entries[index].kind == .object ? 2 : 1
+        var count = 0
+        var child = index + 1
+        while child < end {
+            // A member is its key, then its value.
+            child = next(after: child + perElement - 1)
+            count += 1
+        }
+        return count
+    }
+
     /// Scans `bytes`; `nil` when the document is not one the tape handles (see above).
     init?(scanning bytes: UnsafeRawBufferPointer) {
-        guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }
+        // Every offset fits in an entry; so does every index, as values are never empty.
+        guard bytes.count <= Int(Entry.startMask), let base = bytes.baseAddress else { return nil }
         var scanner = Scanner(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, behind: PagesBehind(bytes))
         let entries = scanner.scan()
         // The decode reads the body again from its start.
         scanner.behind.releaseAll()
         guard let entries else { return nil }
         self.entries = entries
+    }
+
+    /// The byte length of the string (its content) or number that `entry` starts, in a
+    /// document the tape has scanned.
+    static func length(of entry: Entry, in bytes: UnsafeRawBufferPointer) -> Int {
+        let start = Int(entry.start)
+        switch entry.kind {
+        case .string:
+            // No backslash: the first quote closes it.
+            guard let base = bytes.baseAddress, let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else {
+                return bytes.count - start
+            }
+            return UnsafeRawPointer(quote) - (base + start)
+        case .escapedString:
+            var position = start
+            while position < bytes.count {
+                switch bytes[position] {
+                case UInt8(ascii: "\\"): position += 2
+                case UInt8(ascii: "\""): return position - start
+                default: position += 1
+                }
+            }
+            return position - start
+        case .number:
+            var position = start
+            while position < bytes.count, isNumberByte(bytes[position]) { position += 1 }
+            return position - start
+        case .null, .true, .false, .array, .object:
+            return 0
+        }
+    }
+
+    @inline(__always)
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            true
+        default:
+            false
+        }
     }
 }
 
@@ -81,8 +140,8 @@ private struct Scanner {
     }
 
     mutating func scan() -> [JSONTape.Entry]? {
-        // Open containers: tape index and element count.
-        var open: [(index: Int, count: UInt32)] = []
+        // The tape indices of the open containers.
+        var open: [Int] = []
         skipWhitespace()
         // A UTF-16/32 body or a byte-order mark is Foundation's to read.
         guard position < count, bytes[position] < 0x80 else { return nil }
@@ -94,8 +153,8 @@ private struct Scanner {
                 if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
                     guard open.count < JSONTape.maximumDepth else { return nil }
                     let isObject = byte == UInt8(ascii: "{")
-                    open.append((entries.count, 0))
-                    entries.append(JSONTape.Entry(isObject ? .object : .array, start: 0, payload: 0))
+                    open.append(entries.count)
+                    entries.append(JSONTape.Entry(isObject ? .object : .array, start: 0))
                     position += 1
                     skipWhitespace()
                     guard position < count else { return nil }
@@ -119,9 +178,8 @@ private struct Scanner {
             guard !open.isEmpty else {
                 return position == count ? entries : nil
             }
-            open[open.count - 1].count += 1
-            guard position < count, open[open.count - 1].count < JSONTape.Entry.payloadMask else { return nil }
-            let isObject = entries[open[open.count - 1].index].kind == .object
+            guard position < count, let container = open.last else { return nil }
+            let isObject = entries[container].kind == .object
             switch bytes[position] {
             case UInt8(ascii: ","):
                 position += 1
@@ -138,9 +196,8 @@ private struct Scanner {
         }
     }
 
-    private mutating func close(_ container: (index: Int, count: UInt32)) {
-        let kind = entries[container.index].kind
-        entries[container.index] = JSONTape.Entry(kind, start: UInt32(entries.count), payload: container.count)
+    private mutating func close(_ container: Int) {
+        entries[container] = JSONTape.Entry(entries[container].kind, start: UInt32(entries.count))
     }
 
     /// `"key"` then `:`, leaving the position at the value.
@@ -168,7 +225,7 @@ private struct Scanner {
         let length = text.utf8CodeUnitCount
         guard count - position >= length else { return false }
         for offset in 0..<length where bytes[position + offset] != text.utf8Start[offset] { return false }
-        entries.append(JSONTape.Entry(kind, start: UInt32(position), payload: 0))
+        entries.append(JSONTape.Entry(kind, start: UInt32(position)))
         position += length
         return true
     }
@@ -192,8 +249,7 @@ private struct Scanner {
             if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
             guard digits() else { return false }
         }
-        guard position - start <= Int(JSONTape.Entry.payloadMask) else { return false }
-        entries.append(JSONTape.Entry(.number, start: UInt32(start), payload: UInt32(position - start)))
+        entries.append(JSONTape.Entry(.number, start: UInt32(start)))
         return true
     }
 
@@ -235,9 +291,8 @@ private struct Scanner {
         }
         let length = position - start
         position += 1
-        guard length <= Int(JSONTape.Entry.payloadMask) else { return false }
         if !ascii && !UTF8Check.isValid(UnsafeBufferPointer(start: bytes + start, count: length)) { return false }
-        entries.append(JSONTape.Entry(escaped ? .escapedString : .string, start: UInt32(start), payload: UInt32(length)))
+        entries.append(JSONTape.Entry(escaped ? .escapedString : .string, start: UInt32(start)))
         return true
     }
 

@@ -38,7 +38,7 @@ final class TapeDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let entry = document.entry(index)
         guard entry.kind == .array else { throw containerMismatch([Any].self, entry, "unkeyed") }
-        return TapeUnkeyedContainer(decoder: self, array: index, count: entry.payload)
+        return TapeUnkeyedContainer(decoder: self, array: index, count: document.tape.count(of: index))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -106,19 +106,20 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The tape index of `key`'s value: the first member of that name, as with Foundation.
     /// A wire model asks for a dozen keys of objects with dozens: one tight loop over the
-    /// member entries, comparing bytes only where the length matches.
+    /// member entries, comparing bytes in place where both names are plain text.
     private func valueIndex(for key: Key) -> Int? {
         var name = key.stringValue
         let document = document
         let object = object
         return name.withUTF8 { wanted in
-            document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
+            let wantedIsPlain = !wanted.isEmpty && !wanted.contains(UInt8(ascii: "\"")) && !wanted.contains(UInt8(ascii: "\\"))
+            return document.tape.entries.withUnsafeBufferPointer { entries -> Int? in
                 let end = Int(entries[object].start)
                 var child = object + 1
                 while child < end {
                     let entry = entries[child]
-                    if entry.isPlainString {
-                        if entry.payload == wanted.count && Self.equal(document.text(of: entry), wanted) { return child + 1 }
+                    if entry.isPlainString && wantedIsPlain {
+                        if document.plainKey(entry, equals: wanted) { return child + 1 }
                     } else if (try? document.string(at: child, { [] })) == key.stringValue {
                         return child + 1
                     }
@@ -128,12 +129,6 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 return nil
             }
         }
-    }
-
-    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let x = a.baseAddress, let y = b.baseAddress else { return a.count == b.count }
-        // Keys of equal length rarely share a first byte: skip the call for those.
-        return x.load(as: UInt8.self) == y.pointee && memcmp(x, y, b.count) == 0
     }
 
     private func value(for key: Key) throws -> Int {

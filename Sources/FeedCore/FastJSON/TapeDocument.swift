@@ -98,7 +98,21 @@ final class TapeDocument {
     /// The bytes of a string's content or of a number's text.
     @inline(__always)
     func text(of entry: JSONTape.Entry) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: bytes[Int(entry.start)..<Int(entry.start) + entry.payload])
+        let start = Int(entry.start)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<start + JSONTape.length(of: entry, in: bytes)])
+    }
+
+    /// Whether the member key at `entry` is `wanted`, where `wanted` has no quote or
+    /// backslash and the key is a plain string: then the key is `wanted` exactly when its
+    /// text starts with `wanted` and its closing quote follows.
+    @inline(__always)
+    func plainKey(_ entry: JSONTape.Entry, equals wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = Int(entry.start)
+        guard start + wanted.count < bytes.count, let base = bytes.baseAddress, let first = wanted.baseAddress else { return false }
+        let text = base + start
+        // Keys rarely share a first byte: skip the call for those.
+        return text.load(as: UInt8.self) == first.pointee && memcmp(text, first, wanted.count) == 0
+            && text.load(fromByteOffset: wanted.count, as: UInt8.self) == UInt8(ascii: "\"")
     }
 
     // MARK: Values by type
@@ -209,7 +223,6 @@ final class TapeDocument {
         case .string, .escapedString: return .string(try string(at: index, noPath))
         case .array:
             var items: [JSONValue] = []
-            items.reserveCapacity(entry.payload)
             var child = index + 1
             while child < Int(entry.start) {
                 items.append(try jsonValue(at: child))
@@ -218,7 +231,6 @@ final class TapeDocument {
             return .array(items)
         case .object:
             var members: [String: JSONValue] = [:]
-            members.reserveCapacity(entry.payload)
             var child = index + 1
             while child < Int(entry.start) {
                 let name = try string(at: child, noPath)

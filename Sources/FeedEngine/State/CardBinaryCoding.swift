@@ -10,20 +10,7 @@ enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
     static let layoutVersion = 2
 
-    static func encode(_ cards: [Card], into writer: inout BinaryWriter) {
-        writer.int(cards.count)
-        for card in cards { encode(card, into: &writer) }
-    }
-
-    static func decodeCards(from reader: inout BinaryReader) throws(BinaryReader.Malformed) -> [Card] {
-        let count = try reader.count()
-        var cards: [Card] = []
-        cards.reserveCapacity(count)
-        for _ in 0..<count { cards.append(try decodeCard(from: &reader)) }
-        return cards
-    }
-
-    private static func encode(_ card: Card, into w: inout BinaryWriter) {
+    static func encode(_ card: Card, into w: inout BinaryWriter) {
         w.string(card.source)
         w.string(card.upstreamID)
         w.string(card.kind.rawValue)

@@ -40,16 +40,15 @@ struct PageMemo: Sendable {
         let keys = cache.lastReadKeys
         guard !keys.isEmpty else { return }
         let key = key(cursor: cursor)
-        // Encoded beside the queue, not in it: the queue may still be writing the body.
-        let encoded = Task { MappedPageCoding.encode(page) }
+        // Encoded as it is stored: the grid's page is 4 MB, which need never be whole.
+        let bytes = MappedPageBytes { chunk in MappedPageCoding.write(page, to: chunk) }
         cache.writes.enqueue { [cache] in
             var stamps: [String: Double] = [:]
             for responseKey in keys {
                 guard let stamp = await cache.freshStamp(key: responseKey) else { return }
                 stamps[responseKey] = stamp
             }
-            try? await cache.store.putMappedPage(MappedPageRecord(key: key, responses: stamps,
-                                                                  page: await encoded.value, created: Date()))
+            try? await cache.store.putMappedPage(key: key, responses: stamps, created: Date(), page: bytes)
         }
     }
 }
@@ -107,7 +106,11 @@ public enum FNV1a {
 /// A ``SourcePage`` as stored: what is known of the page first, then its cards in
 /// ``CardBinaryCoding``'s layout, so a run can read as many cards as it needs.
 enum MappedPageCoding {
-    static func encode(_ page: SourcePage) -> Data {
+    /// How much is encoded between two writes.
+    static let chunkSize = 64 << 10
+
+    /// Encodes `page`, handing the bytes to `chunk` about ``chunkSize`` at a time.
+    static func write(_ page: SourcePage, to chunk: (UnsafeRawBufferPointer) -> Void) {
         var writer = BinaryWriter()
         writer.optionalString(page.next)
         writer.flag(page.total != nil)
@@ -119,8 +122,19 @@ enum MappedPageCoding {
         }
         writer.int(page.notes.count)
         for note in page.notes { writer.string(note) }
-        CardBinaryCoding.encode(page.cards, into: &writer)
-        return Data(writer.bytes)
+        writer.int(page.cards.count)
+        for card in page.cards {
+            CardBinaryCoding.encode(card, into: &writer)
+            if writer.bytes.count >= chunkSize {
+                writer.bytes.withUnsafeBytes(chunk)
+                writer.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        writer.bytes.withUnsafeBytes(chunk)
+    }
+
+    static func encode(_ page: SourcePage) -> Data {
+        MappedPageBytes { chunk in write(page, to: chunk) }.gathered()
     }
 
     /// Reads what is known of the page; its cards are read by ``RememberedPage/take(_:)``.

@@ -21,6 +21,9 @@ public protocol ResponseCache: Sendable {
     /// Remembers a mapped page, and drops pages not rewritten for a week (those of an old
     /// build or of a source no longer configured would otherwise stay forever).
     func putMappedPage(_ page: MappedPageRecord) async throws
+    /// ``putMappedPage(_:)`` for a page whose bytes are written as they are encoded, so
+    /// a store that keeps large pages as files never holds one whole in memory.
+    func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws
 
     /// Starts writing `body` as it arrives, while the source still reads it; nil when the
     /// store has nothing to gain. Nothing is stored until ``put(_:prepared:)`` names it.
@@ -35,6 +38,10 @@ public protocol ResponseCache: Sendable {
 }
 
 extension ResponseCache {
+    public func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws {
+        try await putMappedPage(MappedPageRecord(key: key, responses: responses, page: page.gathered(), created: created))
+    }
+
     public func prepare(body: Data) -> PreparedBody? { nil }
     public func put(_ response: CachedResponse, prepared: PreparedBody) async throws { try await put(response) }
     public func discard(_ prepared: PreparedBody) async {}
@@ -116,6 +123,28 @@ public struct CacheStamp: Sendable, Equatable {
     }
 }
 
+/// A remembered page's bytes as its encoder writes them: in order, a chunk at a time.
+public struct MappedPageBytes: Sendable {
+    /// Calls its argument with every chunk, in order.
+    let write: @Sendable (_ chunk: (UnsafeRawBufferPointer) -> Void) -> Void
+
+    public init(write: @escaping @Sendable (_ chunk: (UnsafeRawBufferPointer) -> Void) -> Void) {
+        self.write = write
+    }
+
+    /// Bytes already whole.
+    public init(_ data: Data) {
+        write = { chunk in data.withUnsafeBytes { chunk($0) } }
+    }
+
+    /// Every chunk in one `Data`.
+    public func gathered() -> Data {
+        var data = Data()
+        write { data.append(contentsOf: $0) }
+        return data
+    }
+}
+
 /// A page as its source mapped it, with the `storedAt` stamp of every response it was
 /// read from (it is valid only while each of those bodies is still the stored one).
 public struct MappedPageRecord: Sendable, Equatable {
@@ -135,7 +164,10 @@ public struct MappedPageRecord: Sendable, Equatable {
     public static let lifetime: Double = 7 * 86_400
 
     /// The response stamps as stored text (JSON, sorted keys: one text per set of stamps).
-    public var responsesText: String {
+    public var responsesText: String { Self.text(of: responses) }
+
+    /// `responses` as stored text.
+    public static func text(of responses: [String: Double]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(responses)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -40,6 +40,42 @@ struct BodyFiles: Sendable {
         }
     }
 
+    /// Where a page written a chunk at a time went.
+    enum PageBytes {
+        /// Under ``threshold``, or no file could take it: the row keeps it.
+        case inline(Data)
+        /// A new file, named.
+        case file(String)
+    }
+
+    /// Writes `page` as its chunks come: in memory up to ``threshold``, then on into a new
+    /// file, so a large page is never whole in memory. Where no file can be made or the
+    /// file cannot take it all (a full disk), the page is kept in memory as before.
+    func write(_ page: MappedPageBytes) -> PageBytes {
+        var head = Data()
+        var file: SpooledBody?
+        var fileFailed = false
+        page.write { chunk in
+            if let spooled = file {
+                if !fileFailed && !spooled.append(chunk) { fileFailed = true }
+                return
+            }
+            head.append(contentsOf: chunk)
+            guard head.count >= Self.threshold, !fileFailed else { return }
+            if let spooled = try? SpooledBody(folder: folder), head.withUnsafeBytes({ spooled.append($0) }) {
+                file = spooled
+                head = Data()
+            } else {
+                fileFailed = true
+            }
+        }
+        guard let file else { return .inline(head) }
+        // Unnamed, the partial file is removed with `file`.
+        guard !fileFailed, let name = file.close() else { return .inline(page.gathered()) }
+        file.handOver()
+        return .file(name)
+    }
+
     /// The body in file `name`, mapped rather than read; nil when it is missing, cut
     /// short, or the name is not one this type gives.
     func read(_ name: String) -> Data? {

@@ -177,18 +177,25 @@ public struct SQLiteResponseCache: ResponseCache {
     }
 
     public func putMappedPage(_ page: MappedPageRecord) async throws {
-        let created = page.created.timeIntervalSince1970
-        // Where no file can be made, the page stays in its row as before.
-        let pageFile = page.page.count >= BodyFiles.threshold ? try? bodies.write(page.page) : nil
+        try await putMappedPage(key: page.key, responses: page.responses, created: page.created, page: MappedPageBytes(page.page))
+    }
+
+    public func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws {
+        let responsesText = MappedPageRecord.text(of: responses)
+        let created = created.timeIntervalSince1970
+        let (inline, pageFile): (Data, String?) = switch bodies.write(page) {
+        case .inline(let data): (data, nil)
+        case .file(let name): (Data(), name)
+        }
         let replaced: [String]
         do {
             replaced = try await pool.write { db in
-                let previous = try String.fetchOne(db, sql: "SELECT page_file FROM mapped_page WHERE key = ?", arguments: [page.key])
+                let previous = try String.fetchOne(db, sql: "SELECT page_file FROM mapped_page WHERE key = ?", arguments: [key])
                 try db.execute(sql: """
                     INSERT INTO mapped_page (key, responses, page, page_file, created) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page,
                       page_file = excluded.page_file, created = excluded.created
-                    """, arguments: [page.key, page.responsesText, pageFile == nil ? page.page : Data(), pageFile, created])
+                    """, arguments: [key, responsesText, inline, pageFile, created])
                 let expiry = created - MappedPageRecord.lifetime
                 let expired = try String.fetchAll(db, sql: "SELECT page_file FROM mapped_page WHERE created < ? AND page_file IS NOT NULL",
                                                   arguments: [expiry])
