@@ -2,14 +2,19 @@
 # The performance benchmark (README, "Performance"): aggregate against a curl + jq
 # pipeline and a plain Python script doing the same job, side by side, on this machine.
 #   bash Benchmarks/run.sh [SCALE] [RUNS]     (defaults: 250-fold lists, 5 runs each)
-# Needs a release build (built here if missing), jq, curl and python3. Quote ratios from
-# one run, not absolute times.
+# Needs the release build (built or brought up to date here; BENCH_BIN=.build/debug tries
+# the script quickly on a debug build), jq, curl and python3. Quote ratios from one run,
+# not absolute times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scale=${1:-250}
 runs=${2:-5}
-bin=${BENCH_BIN:-.build/release}   # BENCH_BIN=.build/debug to try the script quickly
-[ -x "$bin/aggregate" ] && [ -x "$bin/fixture-server" ] || swift build -c release >&2
+bin=${BENCH_BIN:-.build/release}
+if [ -z "${BENCH_BIN:-}" ]; then
+    # The release build as the README makes it (statically linked); seconds when it is current.
+    swift build -c release --static-swift-stdlib --product aggregate >&2
+    swift build -c release --static-swift-stdlib --product fixture-server >&2
+fi
 work=$(mktemp -d)
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
 

@@ -3,14 +3,18 @@
 # /feed.atom?per_page=50 on loopback with wrk, throughput and latency percentiles, then
 # the server's RSS after each of ROUNDS rounds (memory must not grow from round to round).
 #   bash Benchmarks/serve.sh [SECONDS_PER_ROUND] [ROUNDS]    (defaults: 15 and 3)
-# Needs a release build (built here if missing) and wrk (installed from Debian if missing).
+# Needs the release build (built or brought up to date here) and wrk (installed from Debian if missing).
 # Traffic goes to 127.0.0.1 only; every round is bounded by its duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-15}
 rounds=${2:-3}
 bin=${BENCH_BIN:-.build/release}
-[ -x "$bin/aggregate" ] && [ -x "$bin/fixture-server" ] || swift build -c release >&2
+if [ -z "${BENCH_BIN:-}" ]; then
+    # The release build as the README makes it (statically linked); seconds when it is current.
+    swift build -c release --static-swift-stdlib --product aggregate >&2
+    swift build -c release --static-swift-stdlib --product fixture-server >&2
+fi
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 work=$(mktemp -d)
 trap 'kill $upstream $served 2>/dev/null; rm -rf "$work"' EXIT
