@@ -57,7 +57,7 @@ public struct SQLiteDigestStore: DigestStore {
         return SQLiteSchema(name: "digests", migrator: migrator)
     }()
 
-    private var database: DatabasePool {
+    private var database: any DatabaseWriter {
         get throws { try directory.stateDatabase(Self.schema) }
     }
 

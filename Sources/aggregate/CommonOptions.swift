@@ -117,10 +117,10 @@ struct CommonOptions: ParsableArguments {
     /// Opens the state. A directory that cannot be used leaves the run uncached (it says
     /// so), unless `required`; a database that cannot be reached ends the run with exit 1:
     /// whoever names a shared store relies on it.
-    func openState(_ config: FeedConfig, required: Bool) async throws -> EngineState? {
+    func openState(_ config: FeedConfig, required: Bool, connections: SQLiteStateDirectory.Connections) async throws -> EngineState? {
         let location = try stateLocation(config)
         do {
-            let state = try await EngineState.open(location)
+            let state = try await EngineState.open(location, connections: connections)
             state.notices.forEach(Terminal.writeError)
             return state
         } catch {
@@ -139,10 +139,12 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// The same, for commands that need the configuration and the state themselves.
+    /// A server reads the state in parallel (`stateConnections: .pool`); a run needs one connection.
     func withRunner<T>(sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
+                       stateConnections: SQLiteStateDirectory.Connections = .one,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         let config = try loadConfig()
-        let state = try await openState(config, required: stateRequired)
+        let state = try await openState(config, required: stateRequired, connections: stateConnections)
         let live = offline ? nil : LiveHTTPTransport()
         let transports = StandardTransports(live: live, store: state?.cache, refresh: refresh, logger: logger,
                                             sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } },

@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let host = host
-        try await common.withRunner(sharedRequests: SharedRequests()) { runner, config, state in
+        try await common.withRunner(sharedRequests: SharedRequests(), stateConnections: .pool) { runner, config, state in
             let server = FeedServer(runner: runner, config: config, firstSeen: state?.firstSeen, host: host, port: port,
                                     accessLog: { Terminal.writeError($0) })
             do {

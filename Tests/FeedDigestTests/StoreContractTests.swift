@@ -9,10 +9,11 @@ import Testing
 /// SQLite, and (when a test server is configured) in PostgreSQL.
 @Suite struct StoreContractTests {
     enum Backend: String, CaseIterable, CustomStringConvertible {
-        case memory, sqlite, postgres
+        /// `sqlite` is one connection per file (a run); `sqlitePool` a writer and readers (`serve`).
+        case memory, sqlite, sqlitePool, postgres
         var description: String { rawValue }
 
-        static var all: [Backend] { PostgresTestServer.isAvailable ? allCases : [.memory, .sqlite] }
+        static var all: [Backend] { PostgresTestServer.isAvailable ? allCases : [.memory, .sqlite, .sqlitePool] }
     }
 
     /// Opens a fresh state of `backend`, runs `body`, and removes it.
@@ -20,10 +21,10 @@ import Testing
         switch backend {
         case .memory:
             try await body(.inMemory())
-        case .sqlite:
+        case .sqlite, .sqlitePool:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-contract-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            try await body(try await EngineState.open(.directory(directory)))
+            try await body(try await EngineState.open(.directory(directory), connections: backend == .sqlite ? .one : .pool))
         case .postgres:
             let url = try PostgresTestServer.createDatabase()
             defer { PostgresTestServer.dropDatabase(url) }
@@ -116,6 +117,39 @@ import Testing
                                       page: MappedPageBytes { write in for _ in 0..<21 { chunk.withUnsafeBytes(write) } })
         #expect(files().count == 2 && files().contains { $0.hasSuffix("-2100000") })
         #expect(try await cache.mappedPage(key: "chunked")?.page == Data(repeating: 3, count: 2_100_000))
+    }
+
+    /// A run that only reads (a warm page) opens one connection per file and writes
+    /// nothing: the files are byte for byte as the last writer left them, with no `-wal`
+    /// left behind. (GRDB's pool wrote and checkpointed a throwaway table on every open.)
+    @Test func aRunThatOnlyReadsLeavesTheFilesAsTheyWere() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-reads-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let response = CachedResponse(key: "https://api.test/a", url: "https://api.test/a", status: 200, etag: "\"v1\"",
+                                      lastModified: nil, maxAge: 60, body: Data("{\"items\":[]}".utf8), fetchedAt: t1)
+        let page = MappedPageRecord(key: "page", responses: [response.key: 1], page: Data([1, 2, 3]), created: t1)
+        func files() throws -> [String: Data] {
+            try Dictionary(uniqueKeysWithValues: FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix("cache.sqlite") || $0.hasPrefix("state.sqlite") }
+                .map { ($0, try Data(contentsOf: directory.appendingPathComponent($0))) })
+        }
+        do {
+            let state = try await EngineState.open(.directory(directory))
+            try await state.cache.put(response)
+            try await state.cache.putMappedPage(page)
+            _ = try await state.firstSeen.firstSeen(["card-1"], now: t1)
+        }
+        let written = try files()
+        #expect(written.keys.sorted() == ["cache.sqlite", "cache.sqlite.open-lock", "state.sqlite", "state.sqlite.open-lock"])
+        for _ in 0..<2 {
+            do {
+                let state = try await EngineState.open(.directory(directory))
+                #expect(try await state.cache.response(forKey: response.key) == response)
+                #expect(try await state.cache.mappedPage(key: page.key) == page)
+                #expect(try await state.firstSeen.firstSeen(["card-1"], now: t2) == ["card-1": Date(timeIntervalSince1970: 1_800_000_000)])
+            }
+            #expect(try files() == written)
+        }
     }
 
     /// A page given a chunk at a time (as the memo writes one) is stored whole; in SQLite

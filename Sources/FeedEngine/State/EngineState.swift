@@ -18,12 +18,14 @@ public struct EngineState: Sendable {
     public let notices: [String]
 
     /// Opens the state at `location`, creating and migrating what this module owns.
-    public static func open(_ location: StateLocation) async throws(StateOpenError) -> EngineState {
+    /// `connections` shapes an SQLite directory (a database server is always a pool).
+    public static func open(_ location: StateLocation,
+                            connections: SQLiteStateDirectory.Connections = .one) async throws(StateOpenError) -> EngineState {
         switch location {
         case .directory(let url):
             let directory: SQLiteStateDirectory
             do {
-                directory = try SQLiteStateDirectory(directory: url)
+                directory = try SQLiteStateDirectory(directory: url, connections: connections)
             } catch {
                 throw .directory(url.path, PlainWords.describe(error))
             }

@@ -3,11 +3,11 @@ import GRDB
 
 /// The ``ResponseCache`` in `cache.sqlite` of a ``SQLiteStateDirectory``.
 public struct SQLiteResponseCache: ResponseCache {
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
     let bodies: BodyFiles
 
     public init(_ directory: SQLiteStateDirectory) {
-        pool = directory.cachePool
+        pool = directory.cacheDatabase
         bodies = BodyFiles(folder: directory.directory.appendingPathComponent("bodies"))
     }
 

@@ -10,6 +10,16 @@ import Synchronization
 /// every write is one transaction, so a process killed mid-write leaves the last
 /// committed state. Each module migrates its own tables (``SQLiteSchema``).
 public final class SQLiteStateDirectory: Sendable {
+    /// How this process connects to each file.
+    public enum Connections: Sendable {
+        /// One connection per file: a run of the command line reads a few rows and writes
+        /// a few, and a warm run should open one connection and write nothing.
+        case one
+        /// A writer and a pool of readers per file: `serve`, whose requests read in parallel.
+        case pool
+    }
+
+
     /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let home = environment["HOME"] ?? NSHomeDirectory()
@@ -20,29 +30,31 @@ public final class SQLiteStateDirectory: Sendable {
     public let directory: URL
     /// `state.sqlite`.
     public let statePath: String
+    public let connections: Connections
     /// The HTTP cache, `cache.sqlite`.
-    let cachePool: DatabasePool
-    private let state = Mutex<(pool: DatabasePool?, migrated: Set<String>)>((nil, []))
+    let cacheDatabase: any DatabaseWriter
+    private let state = Mutex<(database: (any DatabaseWriter)?, migrated: Set<String>)>((nil, []))
     /// Things the caller should tell the user (a damaged cache moved aside).
     public let notices: [String]
 
     /// Opens (creating on first use) the cache in `directory`; `state.sqlite` is opened on
     /// first use.
-    public init(directory: URL) throws {
+    public init(directory: URL, connections: Connections = .one) throws {
         self.directory = directory
+        self.connections = connections
         try PrivateFiles.directory(directory)
         statePath = directory.appendingPathComponent("state.sqlite").path
         let cachePath = directory.appendingPathComponent("cache.sqlite").path
         var notices: [String] = []
         do {
-            cachePool = try Self.open(cachePath, schema: SQLiteResponseCache.schema)
+            cacheDatabase = try Self.open(cachePath, schema: SQLiteResponseCache.schema, connections: connections)
         } catch let error as DatabaseError where Self.isDamage(error) {
             let aside = cachePath + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cachePath + suffix) {
                 try FileManager.default.moveItem(atPath: cachePath + suffix, toPath: aside + suffix)
             }
             notices.append("aggregate: the cache \(cachePath) was damaged (\(error.message ?? "\(error.resultCode)")); moved it to \(aside) and started a fresh one")
-            cachePool = try Self.open(cachePath, schema: SQLiteResponseCache.schema)
+            cacheDatabase = try Self.open(cachePath, schema: SQLiteResponseCache.schema, connections: connections)
         }
         self.notices = notices
     }
@@ -50,25 +62,25 @@ public final class SQLiteStateDirectory: Sendable {
     /// `state.sqlite` with `schema`'s tables migrated. A damaged file throws
     /// ``SQLiteStateError/damaged(path:reason:)`` and is left untouched: it is the only
     /// record of what was already reported.
-    public func stateDatabase(_ schema: SQLiteSchema) throws -> DatabasePool {
+    public func stateDatabase(_ schema: SQLiteSchema) throws -> any DatabaseWriter {
         try state.withLock { state in
             do {
-                let pool: DatabasePool
-                if let opened = state.pool {
-                    pool = opened
+                let database: any DatabaseWriter
+                if let opened = state.database {
+                    database = opened
                 } else {
-                    pool = try Self.open(statePath, schema: nil)
-                    try pool.read { db in
+                    database = try Self.open(statePath, schema: nil, connections: connections)
+                    try database.read { db in
                         let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)") ?? "ok"
                         if check != "ok" { throw SQLiteStateError.damaged(path: statePath, reason: check) }
                     }
-                    state.pool = pool
+                    state.database = database
                 }
                 if !state.migrated.contains(schema.name) {
-                    try Self.migrate(pool, path: statePath, schema: schema)
+                    try Self.migrate(database, path: statePath, schema: schema)
                     state.migrated.insert(schema.name)
                 }
-                return pool
+                return database
             } catch let error as DatabaseError where Self.isDamage(error) {
                 throw SQLiteStateError.damaged(path: statePath, reason: error.message ?? "\(error.resultCode)")
             }
@@ -82,31 +94,47 @@ public final class SQLiteStateDirectory: Sendable {
     /// GRDB checks which migrations are applied outside their transactions, and two
     /// processes switching a new file to WAL race; a file lock makes opening and migrating
     /// one process at a time (it is held for milliseconds).
-    private static func open(_ path: String, schema: SQLiteSchema?) throws -> DatabasePool {
+    private static func open(_ path: String, schema: SQLiteSchema?, connections: Connections) throws -> any DatabaseWriter {
         let lock = try FileLock(path: path + ".open-lock", wait: 30)
         defer { withExtendedLifetime(lock) {} }
         try PrivateFiles.file(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "aggregate-state"
-        // Reads are sub-millisecond lookups by key; each extra reader is a connection to open.
-        configuration.maximumReaderCount = 2
         configuration.prepareDatabase { db in
             // Bodies of many megabytes are the norm: 64 KiB pages write one in a sixteenth of
             // the calls (only a new file takes it; an existing one keeps its size).
             try db.execute(sql: "PRAGMA page_size = 65536")
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let database: any DatabaseWriter
+        switch connections {
+        case .pool:
+            // Reads are sub-millisecond lookups by key; each extra reader is a connection to open.
+            configuration.maximumReaderCount = 2
+            database = try DatabasePool(path: path, configuration: configuration)
+        case .one:
+            // GRDB's WAL set-up writes a throwaway table whenever the -wal file is missing
+            // (SQLite deletes it at the last close), so that a pool's readers find one; the
+            // checkpoint of that write at exit was four fsyncs in a warm run that writes
+            // nothing. One connection needs none of it: WAL is kept in the file, set once.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            try database.writeWithoutTransaction { db in
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                }
+            }
+        }
         // Every run after the first finds the file migrated: a read says so, where
         // migrating would open a write transaction (and a checkpoint at exit) to do nothing.
-        if let schema, try !pool.read(schema.migrator.hasCompletedMigrations) { try schema.migrator.migrate(pool) }
-        return pool
+        if let schema, try !database.read(schema.migrator.hasCompletedMigrations) { try schema.migrator.migrate(database) }
+        return database
     }
 
-    private static func migrate(_ pool: DatabasePool, path: String, schema: SQLiteSchema) throws {
+    private static func migrate(_ database: any DatabaseWriter, path: String, schema: SQLiteSchema) throws {
         let lock = try FileLock(path: path + ".open-lock", wait: 30)
         defer { withExtendedLifetime(lock) {} }
-        try schema.migrator.migrate(pool)
+        try schema.migrator.migrate(database)
     }
 }
 
