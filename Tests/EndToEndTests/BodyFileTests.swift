@@ -117,6 +117,36 @@ import Testing
         }
     }
 
+    /// A disk that fills in the middle of a large body (here a file size limit of 1,200
+    /// KiB, `ulimit -f`, which binds root too) costs the cache its copy, never the
+    /// response: the rest of the body is kept in memory, every card prints, the cache says
+    /// once that it could not store the body, and no partial file is left behind. (A run
+    /// over a small source makes the state first: migrating a new cache alone writes more
+    /// than the limit to SQLite's log.)
+    @Test func aDiskThatFillsMidBodyCostsTheCacheItsCopyNotTheResponse() async throws {
+        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 20)
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("dishwashers")))
+            try workspace.write("Small.yml", FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))
+            #expect(try await workspace.run("--config", "Small.yml").status == 0)
+
+            let limited = try await Binary.aggregate.run(
+                ["-c", "trap '' XFSZ; ulimit -f 1200; exec \"$0\" \"$@\"", Binary.aggregate.url.path,
+                 "--all", "--format", "jsonl"] + Workspace.stateArguments,
+                in: workspace.url, absolute: "/bin/bash")
+            #expect(limited.status == 0)
+            #expect(limited.stderrLines == [
+                "aggregate: cache write failed: cannot store a large body in \(workspace.url.path)/state/bodies: File too large",
+            ])
+            #expect(limited.stdoutLines.count == 400)
+            #expect(Self.bodyFiles(workspace) == [])
+
+            let unlimited = try await workspace.run("--all", "--format", "jsonl", "--refresh")
+            #expect(unlimited.stdout == limited.stdout)
+            #expect(server.control.requests.filter { $0.path.hasSuffix("search-valid-response.json") }.count == 2)
+        }
+    }
+
     @Test func filesNoRowNamesAreSweptOnceOld() async throws {
         try await Self.withLargeGrid { _, workspace in
             #expect(try await workspace.run("--all", "--format", "jsonl").status == 0)

@@ -109,10 +109,16 @@ final class SpooledBody {
         return true
     }
 
-    /// The bytes written so far, read back (to carry on in memory when the spool fails).
+    /// The bytes of every whole ``append(_:)`` so far, read back (to carry on in memory
+    /// when the spool fails). A write the disk cut short left part of its chunk in the
+    /// file, and the caller keeps that chunk whole: reading the file to its end doubled
+    /// those bytes and made the body unreadable.
     func readBack() -> Data? {
-        guard let current else { return nil }
-        return try? Data(contentsOf: folder.appendingPathComponent(current))
+        guard let current, let handle = FileHandle(forReadingAtPath: folder.appendingPathComponent(current).path) else { return nil }
+        defer { try? handle.close() }
+        guard count > 0 else { return Data() }
+        guard let bytes = try? handle.read(upToCount: count), bytes.count == count else { return nil }
+        return bytes
     }
 
     /// Closes the file and gives it its final name, `<uuid>-<length>`; nil on failure.
