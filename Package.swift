@@ -147,16 +147,30 @@ let package = Package(
         .executableTarget(
             name: "aggregate",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue", "MallocTuning",
+                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue", "MallocTuning", "LoaderMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // The toolchain exports every symbol of the executable; nothing looks ours up by
-            // name, and the loader read 2.7 MB of symbol tables at start (README, "Performance").
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+            exclude: ["Layout"],
+            linkerSettings: [
+                // The toolchain exports every symbol of the executable; nothing looks ours up by
+                // name, and the loader read 2.7 MB of symbol tables at start (README, "Performance").
+                .unsafeFlags(["-Xlinker", "--no-export-dynamic"]),
+                // Release: lld puts the functions a run executes side by side at the front of
+                // the code (Layout/, made by Benchmarks/hot-layout.sh), so a run touches a few
+                // MiB of it, not pages scattered over 34 MB (README, "Performance").
+                .unsafeFlags([
+                    "-use-ld=lld",
+                    "-Xlinker", "--symbol-ordering-file=\(SourceFolder.root.path)/Sources/aggregate/Layout/hot-functions.order",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                    "-Xlinker", "--script=\(SourceFolder.root.path)/Sources/aggregate/Layout/hot-sections.ld",
+                ], .when(configuration: .release)),
+            ]
         ),
         // glibc's mallopt for the command's start (README, "Performance").
         .target(name: "MallocTuning"),
+        // The loader's relocation table, given back at the command's start (README, "Performance").
+        .target(name: "LoaderMemory"),
         .target(
             name: "FixtureServer",
             dependencies: [
@@ -194,6 +208,7 @@ let package = Package(
             path: "Tests/FeedSourceTesting"
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "SourceCatalogue"]),
+        .testTarget(name: "LoaderMemoryTests", dependencies: ["LoaderMemory"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         .testTarget(

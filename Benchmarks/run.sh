@@ -11,9 +11,9 @@ scale=${1:-250}
 runs=${2:-5}
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    # The release build as the README makes it (statically linked); seconds when it is current.
-    swift build -c release --static-swift-stdlib --product aggregate >&2
-    swift build -c release --static-swift-stdlib --product fixture-server >&2
+    # The release build as the README makes it; seconds when it is current.
+    bash Tools/release-build.sh aggregate >&2
+    bash Tools/release-build.sh fixture-server >&2
 fi
 work=$(mktemp -d)
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
@@ -24,19 +24,7 @@ until grep -q listening "$work/server.log" 2>/dev/null; do sleep 0.1; done
 base=$(sed -n 's/^listening on //p' "$work/server.log")
 
 # The four list sources, with budgets that let every card through.
-cat > "$work/Sources.yml" <<YAML
-sources:
-  - {id: target, plugin: target-deals, url: $base/target, max_items: 1000000, max_body: 1GiB, fallback: none}
-  - {id: users, plugin: reqres, url: $base/reqres, max_items: 1000000, max_pages: 10000, max_body: 1GiB, fallback: none}
-  - id: dishwashers
-    plugin: dishwashers
-    url: $base/dishwasher/api/search-valid-response.json
-    max_items: 1000000
-    max_body: 1GiB
-    fallback: none
-    options: {detail_url: $base/dishwasher/api/product-search-response.json, image_base: $base/dishwasher/images/}
-  - {id: cabify, plugin: cabify, url: $base/cabify/Products.json, max_items: 1000000, max_body: 1GiB, fallback: none}
-YAML
+bash Benchmarks/list-sources.sh "$base" > "$work/Sources.yml"
 # Warm the server's memo of scaled bodies, so every contender reads the same bytes.
 curl -sf "$base/dishwasher/api/search-valid-response.json" > /dev/null
 agg="$bin/aggregate --config $work/Sources.yml --state-dir $work/state"

@@ -11,9 +11,9 @@ seconds=${1:-15}
 rounds=${2:-3}
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    # The release build as the README makes it (statically linked); seconds when it is current.
-    swift build -c release --static-swift-stdlib --product aggregate >&2
-    swift build -c release --static-swift-stdlib --product fixture-server >&2
+    # The release build as the README makes it; seconds when it is current.
+    bash Tools/release-build.sh aggregate >&2
+    bash Tools/release-build.sh fixture-server >&2
 fi
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 work=$(mktemp -d)

@@ -26,6 +26,9 @@ public struct LenientList<Element: Decodable>: Decodable {
         let listPath = JSONPath.render(decoder.codingPath)
         elements = []
         skipped = []
+        // The decoders know the length: no doubling buffer, whose old and new copies of 5,000
+        // wire records were both alive while it grew.
+        elements.reserveCapacity(container.count ?? 0)
         while !container.isAtEnd {
             let index = container.currentIndex
             do {

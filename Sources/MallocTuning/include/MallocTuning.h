@@ -19,4 +19,14 @@ static inline void malloc_tuning_fix_mmap_threshold(int bytes) {
 #endif
 }
 
+/// At most `arenas` heaps, however many threads allocate (glibc otherwise makes up to eight
+/// per core, each keeping its own free memory). Does nothing where the C library is not glibc.
+static inline void malloc_tuning_limit_arenas(int arenas) {
+#ifdef __GLIBC__
+    mallopt(M_ARENA_MAX, arenas);
+#else
+    (void)arenas;
+#endif
+}
+
 #endif
