@@ -81,7 +81,6 @@ let sourceFolders = SourceFolder.all()
 
 let package = Package(
     name: "aggregate",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "aggregate", targets: ["aggregate"]),
         .executable(name: "fixture-server", targets: ["fixture-server"]),
@@ -101,9 +100,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
-        .target(name: "FeedCore"),
+        /// The vocabulary every module shares: cards, prices, the source protocol, errors.
+        .target(name: "FeedCore", dependencies: ["JSONTape"]),
+        /// A fast `Decoder` for upstream JSON with Foundation's semantics (Foundation only).
+        .target(name: "JSONTape"),
         .target(
             name: "FeedEngine",
             dependencies: [
@@ -118,6 +122,7 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(
@@ -147,30 +152,12 @@ let package = Package(
         .executableTarget(
             name: "aggregate",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue", "MallocTuning", "LoaderMemory",
+                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Layout"],
-            linkerSettings: [
-                // The toolchain exports every symbol of the executable; nothing looks ours up by
-                // name, and the loader read 2.7 MB of symbol tables at start (README, "Performance").
-                .unsafeFlags(["-Xlinker", "--no-export-dynamic"]),
-                // Release: lld puts the functions a run executes side by side at the front of
-                // the code (Layout/, made by Benchmarks/hot-layout.sh), so a run touches a few
-                // MiB of it, not pages scattered over 34 MB (README, "Performance").
-                .unsafeFlags([
-                    "-use-ld=lld",
-                    "-Xlinker", "--symbol-ordering-file=\(SourceFolder.root.path)/Sources/aggregate/Layout/hot-functions.order",
-                    "-Xlinker", "--no-warn-symbol-ordering",
-                    "-Xlinker", "--script=\(SourceFolder.root.path)/Sources/aggregate/Layout/hot-sections.ld",
-                ], .when(configuration: .release)),
-            ]
         ),
-        // glibc's mallopt for the command's start (README, "Performance").
-        .target(name: "MallocTuning"),
-        // The loader's relocation table, given back at the command's start (README, "Performance").
-        .target(name: "LoaderMemory"),
         .target(
             name: "FixtureServer",
             dependencies: [
@@ -207,8 +194,7 @@ let package = Package(
             dependencies: ["FeedCore", "FeedEngine", "FixtureServer", "SourceCatalogue"],
             path: "Tests/FeedSourceTesting"
         ),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "SourceCatalogue"]),
-        .testTarget(name: "LoaderMemoryTests", dependencies: ["LoaderMemory"]),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         .testTarget(

@@ -12,8 +12,8 @@ rounds=${2:-3}
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
     # The release build as the README makes it; seconds when it is current.
-    bash Tools/release-build.sh aggregate >&2
-    bash Tools/release-build.sh fixture-server >&2
+    swift build -c release --product aggregate >&2
+    swift build -c release --product fixture-server >&2
 fi
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 work=$(mktemp -d)

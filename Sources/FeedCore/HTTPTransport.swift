@@ -1,4 +1,5 @@
 import Foundation
+import JSONTape
 
 /// One HTTP GET as a source asks for it. The engine adds the source's configured
 /// headers, timeout, retries and caching; a source only names the URL.
@@ -56,11 +57,16 @@ extension HTTPTransport {
 
 /// Decoding of upstream bodies with errors in plain words.
 public enum JSONBody {
+    /// Whether the tape decoder (the `JSONTape` target) reads bodies first. Set
+    /// `AGGREGATE_JSON_DECODER=foundation` to use Foundation's `JSONDecoder` alone: to
+    /// rule the tape out when a body decodes strangely (CI runs the source tests both ways).
+    public static let usesTape = ProcessInfo.processInfo.environment["AGGREGATE_JSON_DECODER"] != "foundation"
+
     /// Decodes `T`, turning `DecodingError` into ``SourceError/undecodable(path:reason:)``.
     public static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
         // The tape decodes what it is sure to read as Foundation would; errors and
         // anything unusual go to Foundation, whose verdict and words stand.
-        if case .decoded(let value) = TapeDecoding.decode(type, from: body) { return value }
+        if usesTape, case .decoded(let value) = TapeDecoding.decode(type, from: body) { return value }
         do {
             return try JSONDecoder().decode(type, from: body)
         } catch let error as DecodingError {

@@ -1,4 +1,5 @@
 import Foundation
+import JSONTape
 
 /// Any JSON value, for a card's source-specific `details` and for reading raw bodies.
 /// Numbers are `Decimal` so that prices and ids survive exactly.
@@ -76,4 +77,18 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
     /// Goes through the shortest text form so `7.5` is exactly `7.5`.
     public init(floatLiteral value: Double) { self = .number(Decimal(string: "\(value)") ?? Decimal(value)) }
+}
+
+/// The tape decoder builds a whole `JSONValue` node by node.
+extension JSONValue: TapeTree {
+    public init(node: TapeNode<JSONValue>) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let items): self = .array(items)
+        case .object(let members): self = .object(members)
+        }
+    }
 }

@@ -1,6 +1,4 @@
 import ArgumentParser
-import LoaderMemory
-import MallocTuning
 import FeedEngine
 import Foundation
 
@@ -52,16 +50,8 @@ struct Aggregate: AsyncParsableCommand {
     /// Parses and runs, mapping every error to the documented exit codes: argument
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
     static func main() async {
-        // glibc's default (128 KiB) made fixed: 16 MB less peak at scale 500, the same time.
-        malloc_tuning_fix_mmap_threshold(128 << 10)
-        // 3.4 MiB of every run's peak were the relocation table, read once before main.
-        _ = loader_memory_release_relocations()
         do {
             var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
-            // A run's threads take turns with the cards: one heap kept 1.1 MiB less at the peak
-            // at scale 250, in the same time. `serve` answers many requests at once and keeps
-            // glibc's heap per thread.
-            if !(command is ServeCommand) { malloc_tuning_limit_arenas(1) }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

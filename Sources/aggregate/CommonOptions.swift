@@ -146,7 +146,7 @@ struct CommonOptions: ParsableArguments {
         let config = try loadConfig()
         let state = try await openState(config, required: stateRequired, connections: stateConnections)
         let live = offline ? nil : LiveHTTPTransport()
-        let transports = StandardTransports(live: live, store: state?.cache, refresh: refresh, logger: logger,
+        let transports = StandardTransports(live: live, store: state?.cache, pageMemo: state?.pageMemo, refresh: refresh, logger: logger,
                                             sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } },
                                             sharedRequests: sharedRequests)
         let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)

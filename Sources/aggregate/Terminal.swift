@@ -1,6 +1,8 @@
+import FeedCore
 import FeedEngine
 import Foundation
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,19 +50,13 @@ enum Terminal {
     /// reader has gone, with one line on stderr otherwise (a full disk).
     static func write(bytes: [UInt8]) {
         guard !bytes.isEmpty, outputState.load(ordering: .relaxed) == 0 else { return }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = Glibc.write(STDOUT_FILENO, base + offset, buffer.count - offset)
-                if written >= 0 {
-                    offset += written
-                } else if errno != EINTR {
-                    let error = errno
-                    outputState.store(error == EPIPE ? 1 : 2, ordering: .relaxed)
-                    if error != EPIPE { writeError("aggregate: cannot write the output: \(String(cString: strerror(error)))") }
-                    return
-                }
-            }
+        do {
+            _ = try FileDescriptor.standardOutput.writeAll(bytes)
+        } catch Errno.brokenPipe {
+            outputState.store(1, ordering: .relaxed)
+        } catch {
+            outputState.store(2, ordering: .relaxed)
+            writeError("aggregate: cannot write the output: \(PlainWords.describe(error))")
         }
     }
 

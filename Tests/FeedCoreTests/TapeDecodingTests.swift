@@ -1,4 +1,5 @@
 @testable import FeedCore
+import JSONTape
 import Foundation
 import SourceCatalogue
 import Testing

@@ -68,12 +68,12 @@ import Testing
         try await withState(backend) { state in
             let old = MappedPageRecord(key: "old", responses: ["https://api.test/a": t1.timeIntervalSince1970],
                                        page: Data([0, 1, 2, 255]), created: t1)
-            try await state.cache.putMappedPage(old)
-            #expect(try await state.cache.mappedPage(key: "old") == old)
+            try await state.pageMemo.put(old)
+            #expect(try await state.pageMemo.page(forKey: "old") == old)
             let new = MappedPageRecord(key: "new", responses: [:], page: Data(), created: t1.addingTimeInterval(8 * 86_400))
-            try await state.cache.putMappedPage(new)
-            #expect(try await state.cache.mappedPage(key: "new") == new)
-            #expect(try await state.cache.mappedPage(key: "old") == nil)
+            try await state.pageMemo.put(new)
+            #expect(try await state.pageMemo.page(forKey: "new") == new)
+            #expect(try await state.pageMemo.page(forKey: "old") == nil)
         }
     }
 
@@ -83,14 +83,15 @@ import Testing
     @Test func aLargeMappedPageIsAFileThatGoesWithItsRow() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pages-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try await EngineState.open(.directory(directory)).cache
+        let state = try await EngineState.open(.directory(directory))
+        let (cache, pages) = (state.cache, state.pageMemo)
         let bodies = directory.appendingPathComponent("bodies")
         func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? []).sorted() }
 
         let large = Data((0..<(1 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let first = MappedPageRecord(key: "big", responses: ["https://api.test/a": 1], page: large, created: t1)
-        try await cache.putMappedPage(first)
-        #expect(try await cache.mappedPage(key: "big") == first)
+        try await pages.put(first)
+        #expect(try await pages.page(forKey: "big") == first)
         let pageFile = try #require(files().first)
         #expect(files() == [pageFile] && pageFile.hasSuffix("-\(large.count)"))
 
@@ -103,20 +104,13 @@ import Testing
         var second = first
         second.page = large + Data([1])
         second.created = t2
-        try await cache.putMappedPage(second)
-        #expect(try await cache.mappedPage(key: "big") == second)
+        try await pages.put(second)
+        #expect(try await pages.page(forKey: "big") == second)
         #expect(files().count == 2 && !files().contains(pageFile))
 
-        try await cache.putMappedPage(MappedPageRecord(key: "later", responses: [:], page: Data(), created: t2.addingTimeInterval(8 * 86_400)))
-        #expect(try await cache.mappedPage(key: "big") == nil)
+        try await pages.put(MappedPageRecord(key: "later", responses: [:], page: Data(), created: t2.addingTimeInterval(8 * 86_400)))
+        #expect(try await pages.page(forKey: "big") == nil)
         #expect(files().count == 1)
-
-        // Given a chunk at a time, a large page goes on into its file as it comes.
-        let chunk = Data(repeating: 3, count: 100_000)
-        try await cache.putMappedPage(key: "chunked", responses: [:], created: t2.addingTimeInterval(8 * 86_400),
-                                      page: MappedPageBytes { write in for _ in 0..<21 { chunk.withUnsafeBytes(write) } })
-        #expect(files().count == 2 && files().contains { $0.hasSuffix("-2100000") })
-        #expect(try await cache.mappedPage(key: "chunked")?.page == Data(repeating: 3, count: 2_100_000))
     }
 
     /// A run that only reads (a warm page) opens one connection per file and writes
@@ -136,7 +130,7 @@ import Testing
         do {
             let state = try await EngineState.open(.directory(directory))
             try await state.cache.put(response)
-            try await state.cache.putMappedPage(page)
+            try await state.pageMemo.put(page)
             _ = try await state.firstSeen.firstSeen(["card-1"], now: t1)
         }
         let written = try files()
@@ -145,23 +139,10 @@ import Testing
             do {
                 let state = try await EngineState.open(.directory(directory))
                 #expect(try await state.cache.response(forKey: response.key) == response)
-                #expect(try await state.cache.mappedPage(key: page.key) == page)
+                #expect(try await state.pageMemo.page(forKey: page.key) == page)
                 #expect(try await state.firstSeen.firstSeen(["card-1"], now: t2) == ["card-1": Date(timeIntervalSince1970: 1_800_000_000)])
             }
             #expect(try files() == written)
-        }
-    }
-
-    /// A page given a chunk at a time (as the memo writes one) is stored whole; in SQLite
-    /// a large one goes on into its file as it comes.
-    @Test(arguments: Backend.all) func aPageWrittenInChunksIsStoredWhole(_ backend: Backend) async throws {
-        let chunks = (0..<210).map { index in Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &+ index) }) }
-        let whole = chunks.reduce(Data(), +)
-        try await withState(backend) { state in
-            try await state.cache.putMappedPage(key: "big", responses: ["https://api.test/a": 1], created: t1,
-                                                page: MappedPageBytes { chunk in for piece in chunks { piece.withUnsafeBytes(chunk) } })
-            #expect(try await state.cache.mappedPage(key: "big")
-                == MappedPageRecord(key: "big", responses: ["https://api.test/a": 1], page: whole, created: t1))
         }
     }
 
@@ -170,18 +151,11 @@ import Testing
     @Test func aLargeMappedPageWithNowhereToGoStaysInItsRow() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pages-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try await EngineState.open(.directory(directory)).cache
+        let pages = try await EngineState.open(.directory(directory)).pageMemo
         try Data("not a folder".utf8).write(to: directory.appendingPathComponent("bodies"))
         let page = MappedPageRecord(key: "big", responses: [:], page: Data(repeating: 7, count: 1 << 20), created: t1)
-        try await cache.putMappedPage(page)
-        #expect(try await cache.mappedPage(key: "big") == page)
-        let chunked = MappedPageRecord(key: "chunked", responses: [:], page: Data(repeating: 8, count: 3 << 20), created: t1)
-        try await cache.putMappedPage(key: "chunked", responses: [:], created: t1, page: MappedPageBytes { chunk in
-            for offset in stride(from: 0, to: chunked.page.count, by: 1000) {
-                chunked.page[offset..<min(offset + 1000, chunked.page.count)].withUnsafeBytes(chunk)
-            }
-        })
-        #expect(try await cache.mappedPage(key: "chunked") == chunked)
+        try await pages.put(page)
+        #expect(try await pages.page(forKey: "big") == page)
     }
 
     @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {

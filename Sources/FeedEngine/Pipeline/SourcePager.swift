@@ -9,7 +9,7 @@ struct SourcePager: Sendable {
         var source: any FeedSource
         var tracker: RequestTracker
         var describe: @Sendable () -> String
-        var settle: @Sendable (Bool) async -> Void
+        var settle: @Sendable (Bool) async -> [String: Double]
         var memo: PageMemo?
     }
 
@@ -67,28 +67,28 @@ struct SourcePager: Sendable {
     /// throws anything but `notFound`. Returns nil once every tier has failed.
     private mutating func withTiers<T: Sendable>(
         _ body: @escaping @Sendable (any FeedSource) async throws -> T
-    ) async -> (value: T, origin: Card.Origin?)? {
+    ) async -> (value: T, origin: Card.Origin?, read: [String: Double])? {
         while tierIndex < tiers.count {
             let tier = tiers[tierIndex]
             do {
                 // Only the network is bounded by the deadline; fallbacks are local and fast.
                 let source = tier.source
                 let value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
-                await tier.settle(true)
+                let read = await tier.settle(true)
                 if let origin = tier.origin {
                     outcome.status = .fallback(origin, liveFailure: liveFailure, servedBy: tier.describe())
                 }
-                return (value, tier.origin)
+                return (value, tier.origin, read)
             } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
-                await tier.settle(true)
+                _ = await tier.settle(true)
                 outcome.detail = error == .noDetailEndpoint ? .noEndpoint : .unavailable(error.description)
                 return nil
             } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
-                await tier.settle(true)
+                _ = await tier.settle(true)
                 outcome.detail = .notFound(error.description)
                 return nil
             } catch {
-                await tier.settle(false)
+                _ = await tier.settle(false)
                 let message = explain(error, tier: tier)
                 if tier.origin == nil { liveFailure = message } else { fallbackFailures.append(message) }
                 tierIndex += 1
@@ -140,8 +140,8 @@ struct SourcePager: Sendable {
     /// The page after `cursor` from the first tier that can serve it, remembered when the
     /// live tier served it.
     private mutating func readPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
-        guard let (page, origin) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
-        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor) }
+        guard let (page, origin, read) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
+        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor, readFrom: read) }
         return (page, origin)
     }
 
@@ -207,7 +207,7 @@ struct SourcePager: Sendable {
     /// else (or when the detail cannot be had) the card from its pages, within the budget.
     mutating func detail(id: String) async -> Card? {
         let cardID = "\(config.id):\(id)"
-        if let (card, origin) = await withTiers({ try await $0.detail(id: id) }) {
+        if let (card, origin, _) = await withTiers({ try await $0.detail(id: id) }) {
             var card = card
             card.origin = origin
             return card

@@ -13,14 +13,15 @@ public struct TransportTier: Sendable {
     /// `cached response from 12 minutes ago`. Asked after the tier has served.
     public var describe: @Sendable () -> String
     /// Told after every call of the source whether it could read what this tier served
-    /// (the cache stores a response only then).
-    public var settle: @Sendable (_ parsed: Bool) async -> Void
+    /// (the cache stores a response only then); answers the stored bodies the call read,
+    /// by cache key, with their `storedAt` stamps (what a remembered page depends on).
+    public var settle: @Sendable (_ parsed: Bool) async -> [String: Double]
     /// Pages this tier's source mapped before, served while their responses are fresh.
     var memo: PageMemo?
 
     public init(origin: Card.Origin?, transport: any HTTPTransport,
                 describe: @escaping @Sendable () -> String = { "live response" },
-                settle: @escaping @Sendable (_ parsed: Bool) async -> Void = { _ in }) {
+                settle: @escaping @Sendable (_ parsed: Bool) async -> [String: Double] = { _ in [:] }) {
         self.origin = origin
         self.transport = transport
         self.describe = describe
@@ -49,6 +50,8 @@ extension TransportProvider {
 public struct StandardTransports: TransportProvider {
     public let live: LiveHTTPTransport?
     public let store: (any ResponseCache)?
+    /// Where mapped pages are remembered; nil remembers none.
+    public let pageMemo: (any PageMemoStore)?
     public let refresh: Bool
     public let logger: Logger
     /// Every built-in source's recordings, for plugins that ship none (`json`, `exec`): a
@@ -62,12 +65,13 @@ public struct StandardTransports: TransportProvider {
 
     /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
     /// without a cache.
-    public init(live: LiveHTTPTransport?, store: (any ResponseCache)?, refresh: Bool = false,
+    public init(live: LiveHTTPTransport?, store: (any ResponseCache)?, pageMemo: (any PageMemoStore)? = nil, refresh: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
                 sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
                 sharedRequests: SharedRequests? = nil) {
         self.live = live
         self.store = store
+        self.pageMemo = pageMemo
         self.refresh = refresh
         self.logger = logger
         self.sharedSnapshots = sharedSnapshots
@@ -88,14 +92,17 @@ public struct StandardTransports: TransportProvider {
                 base: upstream, sourceID: source.id, headers: source.headers,
                 policy: RetryPolicy(attempts: source.retries), logger: logger)
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
-            var settle: @Sendable (Bool) async -> Void = { _ in }
+            var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?
             if let store {
                 let cache = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
                                              refresh: refresh, logger: logger, writes: writes)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
-                memo = PageMemo(cache: cache, source: source)
+                // `--refresh` asks every upstream again: no page is served from memory.
+                if let pageMemo, !refresh {
+                    memo = PageMemo(store: pageMemo, responses: store, source: source, writes: writes)
+                }
             }
             var tier = TransportTier(origin: nil, transport: network, settle: settle)
             tier.memo = memo

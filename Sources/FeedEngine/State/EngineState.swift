@@ -1,7 +1,7 @@
 import FeedCore
 import Foundation
 
-/// The state one process uses: the response cache and first-seen log, and the backend
+/// The state one process uses: the response cache, the page memo and first-seen log, and the backend
 /// they live in (which other modules, such as the digests, open their own stores in).
 public struct EngineState: Sendable {
     public enum Backend: Sendable {
@@ -13,6 +13,7 @@ public struct EngineState: Sendable {
     public let location: StateLocation?
     public let backend: Backend
     public let cache: any ResponseCache
+    public let pageMemo: any PageMemoStore
     public let firstSeen: any FirstSeenLog
     /// Things the caller should tell the user (a damaged cache moved aside).
     public let notices: [String]
@@ -30,7 +31,8 @@ public struct EngineState: Sendable {
                 throw .directory(url.path, PlainWords.describe(error))
             }
             return EngineState(location: location, backend: .sqlite(directory), cache: SQLiteResponseCache(directory),
-                               firstSeen: SQLiteFirstSeenLog(directory), notices: directory.notices)
+                               pageMemo: SQLitePageMemoStore(directory), firstSeen: SQLiteFirstSeenLog(directory),
+                               notices: directory.notices)
         case .postgres(let postgres):
             let database: PostgresStateDatabase
             do {
@@ -45,13 +47,15 @@ public struct EngineState: Sendable {
                 await database.close()
                 throw .postgres(error)
             }
-            return EngineState(location: location, backend: .postgres(database), cache: cache, firstSeen: cache, notices: [])
+            return EngineState(location: location, backend: .postgres(database), cache: cache, pageMemo: cache, firstSeen: cache,
+                               notices: [])
         }
     }
 
     /// State that lives as long as the process (tests, and runs that keep nothing).
     public static func inMemory() -> EngineState {
-        EngineState(location: nil, backend: .memory, cache: InMemoryResponseCache(), firstSeen: InMemoryFirstSeenLog(), notices: [])
+        EngineState(location: nil, backend: .memory, cache: InMemoryResponseCache(), pageMemo: InMemoryPageMemoStore(),
+                    firstSeen: InMemoryFirstSeenLog(), notices: [])
     }
 
     /// Releases connections; the state is not used after.

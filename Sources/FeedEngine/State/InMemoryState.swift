@@ -3,7 +3,6 @@ import Foundation
 /// A ``ResponseCache`` in memory, for tests and for runs that keep nothing.
 public actor InMemoryResponseCache: ResponseCache {
     private var responses: [String: CachedResponse] = [:]
-    private var pages: [String: MappedPageRecord] = [:]
 
     public init() {}
 
@@ -29,12 +28,19 @@ public actor InMemoryResponseCache: ResponseCache {
             CacheStamp(storedAt: $0.storedAt.timeIntervalSince1970, fetchedAt: $0.fetchedAt.timeIntervalSince1970, maxAge: $0.maxAge)
         }
     }
+}
 
-    public func mappedPage(key: String) -> MappedPageRecord? {
+/// A ``PageMemoStore`` in memory.
+public actor InMemoryPageMemoStore: PageMemoStore {
+    private var pages: [String: MappedPageRecord] = [:]
+
+    public init() {}
+
+    public func page(forKey key: String) -> MappedPageRecord? {
         pages[key]
     }
 
-    public func putMappedPage(_ page: MappedPageRecord) {
+    public func put(_ page: MappedPageRecord) {
         pages[page.key] = page
         pages = pages.filter { $0.value.created.timeIntervalSince(page.created) > -MappedPageRecord.lifetime }
     }

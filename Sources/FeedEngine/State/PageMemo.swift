@@ -11,11 +11,20 @@ import Synchronization
 /// the binary, the plugin, the id, the URL and the options as written, which hold
 /// `${VAR}` references rather than secret values).
 struct PageMemo: Sendable {
-    let cache: CachingTransport
+    let store: any PageMemoStore
+    /// Where the responses a page was mapped from are stored, to check they still are.
+    let responses: any ResponseCache
+    /// The source's `cache_ttl`: a page is served only while its responses are fresh.
+    let ttl: Double
     let fingerprint: String
+    /// The run's cache writes: a page is remembered after the responses it names.
+    let writes: WriteBehind
 
-    init(cache: CachingTransport, source: SourceConfig) {
-        self.cache = cache
+    init(store: any PageMemoStore, responses: any ResponseCache, source: SourceConfig, writes: WriteBehind) {
+        self.store = store
+        self.responses = responses
+        self.ttl = source.cacheTTL
+        self.writes = writes
         var text = "\(BuildIdentity.current) \(CardBinaryCoding.layoutVersion)\n\(source.plugin)\n\(source.id)\n\(source.url.redactedString)\n"
         if let options = source.options { ConfigText.append(options, to: &text) }
         fingerprint = String(FNV1a.hash(text), radix: 16)
@@ -27,28 +36,22 @@ struct PageMemo: Sendable {
 
     /// The remembered page after `cursor`, when it is still valid, opened for reading.
     func lookup(cursor: String?) async -> RememberedPage? {
-        guard !cache.refresh, let memo = try? await cache.store.mappedPage(key: key(cursor: cursor)) else { return nil }
+        guard let memo = try? await store.page(forKey: key(cursor: cursor)), !memo.responses.isEmpty else { return nil }
         for (responseKey, storedAt) in memo.responses {
-            guard let stamp = await cache.freshStamp(key: responseKey), stamp == storedAt else { return nil }
+            guard let stamp = try? await responses.stamp(key: responseKey), stamp.storedAt == storedAt,
+                  stamp.isFresh(ttl: ttl) else { return nil }
         }
         return try? MappedPageCoding.open(memo.page)
     }
 
-    /// Remembers `page`, mapped from the responses the source's last call read: queued
-    /// behind the writes of those responses, whose stamps it records.
-    func remember(_ page: SourcePage, cursor: String?) {
-        let keys = cache.lastReadKeys
-        guard !keys.isEmpty else { return }
+    /// Remembers `page`, mapped from `readFrom` (the stored bodies its call read, with
+    /// their stamps): encoded and written behind the run, after the writes of those bodies.
+    func remember(_ page: SourcePage, cursor: String?, readFrom stamps: [String: Double]) {
+        guard !stamps.isEmpty else { return }
         let key = key(cursor: cursor)
-        // Encoded as it is stored: the grid's page is 4 MB, which need never be whole.
-        let bytes = MappedPageBytes { chunk in MappedPageCoding.write(page, to: chunk) }
-        cache.writes.enqueue { [cache] in
-            var stamps: [String: Double] = [:]
-            for responseKey in keys {
-                guard let stamp = await cache.freshStamp(key: responseKey) else { return }
-                stamps[responseKey] = stamp
-            }
-            try? await cache.store.putMappedPage(key: key, responses: stamps, created: Date(), page: bytes)
+        writes.enqueue { [store] in
+            let record = MappedPageRecord(key: key, responses: stamps, page: MappedPageCoding.encode(page), created: Date())
+            try? await store.put(record)
         }
     }
 }
@@ -106,11 +109,7 @@ public enum FNV1a {
 /// A ``SourcePage`` as stored: what is known of the page first, then its cards in
 /// ``CardBinaryCoding``'s layout, so a run can read as many cards as it needs.
 enum MappedPageCoding {
-    /// How much is encoded between two writes.
-    static let chunkSize = 64 << 10
-
-    /// Encodes `page`, handing the bytes to `chunk` about ``chunkSize`` at a time.
-    static func write(_ page: SourcePage, to chunk: (UnsafeRawBufferPointer) -> Void) {
+    static func encode(_ page: SourcePage) -> Data {
         var writer = BinaryWriter()
         writer.optionalString(page.next)
         writer.flag(page.total != nil)
@@ -123,18 +122,8 @@ enum MappedPageCoding {
         writer.int(page.notes.count)
         for note in page.notes { writer.string(note) }
         writer.int(page.cards.count)
-        for card in page.cards {
-            CardBinaryCoding.encode(card, into: &writer)
-            if writer.bytes.count >= chunkSize {
-                writer.bytes.withUnsafeBytes(chunk)
-                writer.bytes.removeAll(keepingCapacity: true)
-            }
-        }
-        writer.bytes.withUnsafeBytes(chunk)
-    }
-
-    static func encode(_ page: SourcePage) -> Data {
-        MappedPageBytes { chunk in write(page, to: chunk) }.gathered()
+        for card in page.cards { CardBinaryCoding.encode(card, into: &writer) }
+        return Data(writer.bytes)
     }
 
     /// Reads what is known of the page; its cards are read by ``RememberedPage/take(_:)``.

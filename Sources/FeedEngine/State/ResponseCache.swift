@@ -1,12 +1,12 @@
 import FeedCore
 import Foundation
 
-/// Where responses are kept between runs: the HTTP cache, and beside each response the
-/// pages a source mapped from it (``PageMemo``). Implementations: ``InMemoryResponseCache``
-/// (tests), ``SQLiteResponseCache`` (one machine), ``PostgresResponseCache`` (shared).
-/// Every write is atomic on its own; nothing here needs a transaction across calls.
+/// Where HTTP responses are kept between runs, with what is needed to revalidate them.
+/// Implementations: ``InMemoryResponseCache`` (tests), ``SQLiteResponseCache`` (one
+/// machine), ``PostgresResponseCache`` (shared). Every write is atomic on its own.
 public protocol ResponseCache: Sendable {
-    /// The stored response under `key` (``ResponseCacheKey``), if any.
+    /// The stored response under `key` (``ResponseCacheKey``), if any. An entry that
+    /// cannot be read back whole is a miss, never an error the run must handle.
     func response(forKey key: String) async throws -> CachedResponse?
     /// Stores a response (replacing one under the same key); its `storedAt` marks a new body.
     func put(_ response: CachedResponse) async throws
@@ -16,43 +16,18 @@ public protocol ResponseCache: Sendable {
     func forget(key: String) async throws
     /// When the body under `key` was stored and last confirmed, without reading the body.
     func stamp(key: String) async throws -> CacheStamp?
-    /// A remembered mapped page.
-    func mappedPage(key: String) async throws -> MappedPageRecord?
-    /// Remembers a mapped page, and drops pages not rewritten for a week (those of an old
-    /// build or of a source no longer configured would otherwise stay forever).
-    func putMappedPage(_ page: MappedPageRecord) async throws
-    /// ``putMappedPage(_:)`` for a page whose bytes are written as they are encoded, so
-    /// a store that keeps large pages as files never holds one whole in memory.
-    func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws
-
-    /// Starts writing `body` as it arrives, while the source still reads it; nil when the
-    /// store has nothing to gain. Nothing is stored until ``put(_:prepared:)`` names it.
-    func prepare(body: Data) -> PreparedBody?
-    /// ``put(_:)``, with the body already written by ``prepare(body:)``.
-    func put(_ response: CachedResponse, prepared: PreparedBody) async throws
-    /// Forgets a prepared body the source could not read.
-    func discard(_ prepared: PreparedBody) async
-    /// Where the network may write a large body as it arrives, so that it is written once
-    /// (see ``BodySpool``); nil when the store keeps no files.
-    func spool() -> BodySpool?
 }
 
-extension ResponseCache {
-    public func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws {
-        try await putMappedPage(MappedPageRecord(key: key, responses: responses, page: page.gathered(), created: created))
-    }
-
-    public func prepare(body: Data) -> PreparedBody? { nil }
-    public func put(_ response: CachedResponse, prepared: PreparedBody) async throws { try await put(response) }
-    public func discard(_ prepared: PreparedBody) async {}
-    public func spool() -> BodySpool? { nil }
-}
-
-/// A body being written ahead of its response's ``ResponseCache/put(_:prepared:)``: the
-/// 20 MB grid's file is then written while it is decoded, not after.
-public struct PreparedBody: Sendable {
-    /// Where it was written, once it is; nil when the write failed (the put writes it again).
-    let written: Task<String?, Never>
+/// Pages as their source mapped them (``PageMemo``), so a warm run reads cards instead of
+/// decoding upstream JSON again. Its own seam: it knows nothing of HTTP, and the cache
+/// knows nothing of it. Implementations: ``InMemoryPageMemoStore``, ``SQLitePageMemoStore``,
+/// ``PostgresResponseCache``.
+public protocol PageMemoStore: Sendable {
+    /// The remembered page under `key`, if any; one that cannot be read back is a miss.
+    func page(forKey key: String) async throws -> MappedPageRecord?
+    /// Remembers a page, and drops pages not rewritten for ``MappedPageRecord/lifetime``
+    /// (those of an old build or a source no longer configured would otherwise stay).
+    func put(_ page: MappedPageRecord) async throws
 }
 
 /// The cache key of a request: the redacted URL. No secret, nor a hash of one (a short
@@ -121,27 +96,17 @@ public struct CacheStamp: Sendable, Equatable {
         self.fetchedAt = fetchedAt
         self.maxAge = maxAge
     }
-}
 
-/// A remembered page's bytes as its encoder writes them: in order, a chunk at a time.
-public struct MappedPageBytes: Sendable {
-    /// Calls its argument with every chunk, in order.
-    let write: @Sendable (_ chunk: (UnsafeRawBufferPointer) -> Void) -> Void
-
-    public init(write: @escaping @Sendable (_ chunk: (UnsafeRawBufferPointer) -> Void) -> Void) {
-        self.write = write
+    /// The stamp of `response`.
+    public init(_ response: CachedResponse) {
+        self.init(storedAt: response.storedAt.timeIntervalSince1970, fetchedAt: response.fetchedAt.timeIntervalSince1970,
+                  maxAge: response.maxAge)
     }
 
-    /// Bytes already whole.
-    public init(_ data: Data) {
-        write = { chunk in data.withUnsafeBytes { chunk($0) } }
-    }
-
-    /// Every chunk in one `Data`.
-    public func gathered() -> Data {
-        var data = Data()
-        write { data.append(contentsOf: $0) }
-        return data
+    /// Whether the body may still be served without asking the upstream: younger than the
+    /// source's `cache_ttl`, and than the upstream's `max-age` when it sent a shorter one.
+    public func isFresh(ttl: Double, now: Date = Date()) -> Bool {
+        now.timeIntervalSince1970 - fetchedAt < min(ttl, maxAge ?? ttl)
     }
 }
 

@@ -12,9 +12,9 @@ import Synchronization
 final class CachingTransport: HTTPTransport {
     /// What one call of the source touched, applied when it settles.
     private enum Pending {
-        case fetched(URL, HTTPResponse, PreparedBody?)
-        case revalidated(URL, headers: [String: String])
-        case servedFromCache(URL)
+        case fetched(URL, HTTPResponse)
+        case revalidated(URL, headers: [String: String], storedAt: Date)
+        case servedFromCache(URL, storedAt: Date)
     }
 
     let network: any HTTPTransport
@@ -27,7 +27,6 @@ final class CachingTransport: HTTPTransport {
     /// Where the writes go: behind the run, in order (``WriteBehind``).
     let writes: WriteBehind
     private let pending = Mutex<[Pending]>([])
-    private let lastRead = Mutex<[String]>([])
 
     init(network: any HTTPTransport, store: any ResponseCache, ttl: Double, refresh: Bool, logger: Logger,
          writes: WriteBehind) {
@@ -41,27 +40,21 @@ final class CachingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let cached = await lookup(request.url)
-        if let cached, !refresh, Date().timeIntervalSince(cached.fetchedAt) < min(ttl, cached.maxAge ?? ttl) {
-            pending.withLock { $0.append(.servedFromCache(request.url)) }
+        if let cached, !refresh, CacheStamp(cached).isFresh(ttl: ttl) {
+            pending.withLock { $0.append(.servedFromCache(request.url, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
         }
         var conditional = request
         if let etag = cached?.etag { conditional.headers["If-None-Match"] = etag }
         if let lastModified = cached?.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
-        let spool = store.spool()
-        // Attempts that were retried, and error pages, leave no file behind.
-        defer { spool?.removeUnclaimed() }
-        let response = try await BodySpool.$current.withValue(spool) { try await network.send(conditional) }
+        let response = try await network.send(conditional)
         if response.status == 304, let cached {
-            pending.withLock { $0.append(.revalidated(request.url, headers: response.headers)) }
+            pending.withLock { $0.append(.revalidated(request.url, headers: response.headers, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
                                 body: cached.body, url: request.url)
         }
         if response.isSuccess {
-            // A large body received into the cache's folder is its file already; one that
-            // was not (a layer in between made new bytes) starts on its way there now.
-            let prepared = spool?.claim(response.body) ?? store.prepare(body: response.body)
-            pending.withLock { $0.append(.fetched(request.url, response, prepared)) }
+            pending.withLock { $0.append(.fetched(request.url, response)) }
         }
         return response
     }
@@ -69,53 +62,39 @@ final class CachingTransport: HTTPTransport {
     /// Called once the source has read what this transport gave it: `parsed` stores the
     /// fetched responses and refreshes revalidated ones; otherwise nothing is stored and
     /// a cached body the source could not read is forgotten. The writes are queued on
-    /// ``writes``, not awaited.
-    func settle(parsed: Bool) async {
+    /// ``writes``, not awaited. Returns the stored bodies the call read, by cache key,
+    /// with their `storedAt` stamps (empty unless `parsed`): what a page mapped from
+    /// them depends on (``PageMemo``).
+    func settle(parsed: Bool) async -> [String: Double] {
         let touched = pending.withLock { list in
             defer { list = [] }
             return list
         }
-        lastRead.withLock { keys in
-            keys = parsed ? touched.map { item in
-                switch item {
-                case .fetched(let url, _, _), .revalidated(let url, _), .servedFromCache(let url): ResponseCacheKey.key(for: url)
-                }
-            } : []
-        }
         let now = Date()
+        var read: [String: Double] = [:]
         for item in touched {
             switch item {
-            case .fetched(let url, let response, let prepared) where parsed:
+            case .fetched(let url, let response) where parsed:
                 let cached = CachedResponse(response, for: url, at: now)
-                writes.store(cached) { [self] in
-                    await write {
-                        if let prepared { try await store.put(cached, prepared: prepared) } else { try await store.put(cached) }
-                    }
-                }
-            case .revalidated(let url, let headers) where parsed:
+                read[cached.key] = cached.storedAt.timeIntervalSince1970
+                writes.store(cached) { [self] in await write { try await store.put(cached) } }
+            case .revalidated(let url, let headers, let storedAt) where parsed:
+                let key = ResponseCacheKey.key(for: url)
+                read[key] = storedAt.timeIntervalSince1970
                 writes.enqueue { [self] in
                     await write {
-                        try await store.touch(key: ResponseCacheKey.key(for: url), fetchedAt: now,
-                                              maxAge: CacheControl.maxAge(headers["cache-control"]))
+                        try await store.touch(key: key, fetchedAt: now, maxAge: CacheControl.maxAge(headers["cache-control"]))
                     }
                 }
-            case .revalidated(let url, _), .servedFromCache(let url):
-                if !parsed { writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } } }
-            case .fetched(_, _, let prepared):
-                if let prepared { writes.enqueue { [store] in await store.discard(prepared) } }
+            case .servedFromCache(let url, let storedAt) where parsed:
+                read[ResponseCacheKey.key(for: url)] = storedAt.timeIntervalSince1970
+            case .revalidated(let url, _, _), .servedFromCache(let url, _):
+                writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
+            case .fetched:
+                break
             }
         }
-    }
-
-    /// The cache keys of the responses the last settled call read and could parse.
-    var lastReadKeys: [String] { lastRead.withLock { $0 } }
-
-    /// When the body cached under `key` was stored, if it is still fresh (a page mapped
-    /// from that very body may then be served instead of the body).
-    func freshStamp(key: String) async -> Double? {
-        guard let stamp = try? await store.stamp(key: key),
-              Date().timeIntervalSince1970 - stamp.fetchedAt < min(ttl, stamp.maxAge ?? ttl) else { return nil }
-        return stamp.storedAt
+        return read
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {

@@ -116,7 +116,7 @@ public final class LiveHTTPTransport: Sendable {
         let prepared = outgoing
         return try await limiter.withSlot(for: url.host ?? "") {
             let response = try await self.client.execute(prepared, deadline: deadline)
-            let body = try await Self.collect(response.body, announced: Self.announcedLength(response.headers), maxBody: maxBody)
+            let body = Data(buffer: try await response.body.collect(upTo: maxBody))
             var fields: [String: String] = [:]
             for header in response.headers {
                 let name = header.name.lowercased()
@@ -124,25 +124,6 @@ public final class LiveHTTPTransport: Sendable {
             }
             return HTTPResponse(status: Int(response.status.code), headers: fields, body: body, url: url)
         }
-    }
-
-    /// The body's length when the response says it and it is not compressed (the client
-    /// decompresses, so a compressed body's `Content-Length` is not what arrives).
-    static func announcedLength(_ headers: HTTPHeaders) -> Int? {
-        let encoding = headers.first(name: "content-encoding")?.lowercased() ?? "identity"
-        guard encoding == "identity", let length = headers.first(name: "content-length").flatMap({ Int($0) }), length >= 0 else { return nil }
-        return length
-    }
-
-    /// The whole body, at most `maxBody` bytes, kept by a ``BodySink``.
-    static func collect(_ body: HTTPClientResponse.Body, announced: Int?, maxBody: Int) async throws -> Data {
-        if let announced, announced > maxBody { throw NIOTooManyBytesError(maxBytes: maxBody) }
-        var sink = BodySink(spool: BodySpool.current, announced: announced)
-        for try await chunk in body {
-            guard sink.count + chunk.readableBytes <= maxBody else { throw NIOTooManyBytesError(maxBytes: maxBody) }
-            try sink.append(chunk)
-        }
-        return try sink.finish()
     }
 
     /// The HTTP client's errors as typed failures, by their types alone.

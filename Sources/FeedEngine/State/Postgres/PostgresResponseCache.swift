@@ -1,9 +1,9 @@
 import Foundation
 import PostgresNIO
 
-/// The ``ResponseCache`` and ``FirstSeenLog`` in a shared PostgreSQL database: the same
-/// tables as the SQLite files, so every host reads what any host fetched.
-public struct PostgresResponseCache: ResponseCache, FirstSeenLog {
+/// The ``ResponseCache``, ``PageMemoStore`` and ``FirstSeenLog`` in a shared PostgreSQL
+/// database: the same tables as the SQLite files, so every host reads what any host fetched.
+public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog {
     let database: PostgresStateDatabase
 
     public init(_ database: PostgresStateDatabase) {
@@ -73,7 +73,7 @@ public struct PostgresResponseCache: ResponseCache, FirstSeenLog {
         return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge)
     }
 
-    public func mappedPage(key: String) async throws -> MappedPageRecord? {
+    public func page(forKey key: String) async throws -> MappedPageRecord? {
         let rows = try await database.query("SELECT responses, page, created FROM mapped_page WHERE key = \(key)")
         guard let row = rows.first else { return nil }
         let (responses, page, created) = try row.decode((String, Data, Double).self)
@@ -81,7 +81,7 @@ public struct PostgresResponseCache: ResponseCache, FirstSeenLog {
         return MappedPageRecord(key: key, responses: stamps, page: page, created: Date(timeIntervalSince1970: created))
     }
 
-    public func putMappedPage(_ page: MappedPageRecord) async throws {
+    public func put(_ page: MappedPageRecord) async throws {
         let created = page.created.timeIntervalSince1970
         _ = try await database.query("""
             INSERT INTO mapped_page (key, responses, page, created) VALUES (\(page.key), \(page.responsesText), \(page.page), \(created))

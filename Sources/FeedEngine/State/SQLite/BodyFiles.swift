@@ -1,5 +1,6 @@
 import FeedCore
 import Foundation
+import SystemPackage
 
 /// A body that could not be stored as a file, with the folder to look at.
 struct BodyFileFailure: Error, CustomStringConvertible {
@@ -9,12 +10,12 @@ struct BodyFileFailure: Error, CustomStringConvertible {
     var description: String { "cannot store a large body in \(folder): \(reason)" }
 }
 
-/// Response bodies and mapped pages (PageMemo) of 1 MiB and more, kept as files in
-/// `bodies/` beside `cache.sqlite`.
+/// Response bodies and remembered pages of 1 MiB and more, kept as files in `bodies/`
+/// beside `cache.sqlite`.
 ///
 /// SQLite writes a blob twice (its write-ahead log, then the database at the checkpoint):
 /// a 20 MB body took longer to store than to decode. A file is written once. Each file is
-/// created whole under a temporary name and renamed, and never changed after, so a reader
+/// written whole under a temporary name and renamed, and never changed after, so a reader
 /// that maps it stays safe while another process replaces the row that names it. The
 /// name ends in the body's length, which a read checks: a file cut short by a crash is a
 /// cache miss, not a wrong body.
@@ -27,79 +28,38 @@ struct BodyFiles: Sendable {
 
     let folder: URL
 
-    /// Writes `body` to a new file and returns its name.
+    /// Writes `body` to a new file (0600, in a 0700 folder made if missing) and returns
+    /// its name, `<uuid>-<length>`.
     func write(_ body: Data) throws(BodyFileFailure) -> String {
+        let name = "\(UUID().uuidString.lowercased())-\(body.count)"
+        let temporary = folder.appendingPathComponent(".\(name).partial")
         do {
-            let file = try SpooledBody(folder: folder)
-            guard body.withUnsafeBytes({ file.append($0) }) else { throw file.writeError ?? POSIXError(.EIO) }
-            guard let name = file.close() else { throw CocoaError(.fileWriteUnknown) }
-            file.handOver()
+            try PrivateFiles.directory(folder)
+            let file = try FileDescriptor.open(FilePath(temporary.path), .writeOnly,
+                                               options: [.create, .exclusiveCreate, .closeOnExec],
+                                               permissions: [.ownerReadWrite])
+            do {
+                _ = try file.closeAfter { try file.writeAll(body) }
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                throw error
+            }
+            try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
             return name
         } catch {
+            try? FileManager.default.removeItem(at: temporary)
             throw BodyFileFailure(folder: folder.path, reason: PlainWords.describe(error))
         }
     }
 
-    /// Where a page written a chunk at a time went.
-    enum PageBytes {
-        /// Under ``threshold``, or no file could take it: the row keeps it.
-        case inline(Data)
-        /// A new file, named.
-        case file(String)
-    }
-
-    /// Writes `page` as its chunks come: in memory up to ``threshold``, then on into a new
-    /// file, so a large page is never whole in memory. Where no file can be made or the
-    /// file cannot take it all (a full disk), the page is kept in memory as before.
-    func write(_ page: MappedPageBytes) -> PageBytes {
-        var head = Data()
-        var file: SpooledBody?
-        var fileFailed = false
-        page.write { chunk in
-            if let spooled = file {
-                if !fileFailed && !spooled.append(chunk) { fileFailed = true }
-                return
-            }
-            head.append(contentsOf: chunk)
-            guard head.count >= Self.threshold, !fileFailed else { return }
-            if let spooled = try? SpooledBody(folder: folder), head.withUnsafeBytes({ spooled.append($0) }) {
-                file = spooled
-                head = Data()
-            } else {
-                fileFailed = true
-            }
-        }
-        guard let file else { return .inline(head) }
-        // Unnamed, the partial file is removed with `file`.
-        guard !fileFailed, let name = file.close() else { return .inline(page.gathered()) }
-        file.handOver()
-        return .file(name)
-    }
-
-    /// The body in file `name`, mapped rather than read; nil when it is missing, cut
-    /// short, or the name is not one this type gives.
+    /// The body in file `name`, mapped rather than read (Foundation maps it read-only;
+    /// the file never changes once named); nil when it is missing, cut short, or the
+    /// name is not one this type gives.
     func read(_ name: String) -> Data? {
-        guard let expected = Self.length(name), expected > 0 else { return nil }
-        return Self.map(folder.appendingPathComponent(name).path, length: expected)
-    }
-
-    /// A private, read-only mapping of the file at `path`, registered with
-    /// ``MappedBodies`` so that a decode can give back the pages it has read (the file
-    /// never changes once named, so they can always be read again).
-    private static func map(_ path: String, length: Int) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { _ = close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, Int(status.st_size) == length,
-              let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
-        MappedBodies.register(UnsafeRawBufferPointer(start: address, count: length))
-        return Data(bytesNoCopy: address, count: length, deallocator: .custom { address, length in
-            // Unregistered first: once unmapped, the addresses may be reused by memory
-            // whose pages must never be dropped.
-            MappedBodies.unregister(UnsafeRawBufferPointer(start: address, count: length))
-            munmap(address, length)
-        })
+        guard let expected = Self.length(name), expected > 0,
+              let data = try? Data(contentsOf: folder.appendingPathComponent(name), options: .alwaysMapped),
+              data.count == expected else { return nil }
+        return data
     }
 
     func remove(_ name: String?) {

@@ -1,4 +1,6 @@
+import FeedCore
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,7 +10,7 @@ import Darwin
 /// An exclusive lock between processes: `flock` on a file. The kernel drops it when the
 /// process ends, even by `kill -9`, so it never goes stale. Released on deinit.
 public final class FileLock {
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
 
     /// Another process held the lock for the whole wait.
     public struct Busy: Error {}
@@ -22,17 +24,19 @@ public final class FileLock {
 
     /// Waits up to `wait` seconds for the lock on `path` (created if missing).
     public init(path: String, wait: Double) throws {
-        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = code == EISDIR ? "it is a directory; remove it or choose another --state-dir"
-                : String(cString: strerror(code))
-            throw Unavailable(path: path, reason: reason)
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .closeOnExec],
+                                                 permissions: [.ownerReadWrite])
+        } catch Errno.isDirectory {
+            throw Unavailable(path: path, reason: "it is a directory; remove it or choose another --state-dir")
+        } catch {
+            throw Unavailable(path: path, reason: PlainWords.describe(error))
         }
         let deadline = Date().addingTimeInterval(wait)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        // swift-system has no flock; the call is the one piece of the C library here.
+        while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard Date() < deadline else {
-                close(descriptor)
+                try? descriptor.close()
                 throw Busy()
             }
             usleep(20_000)
@@ -40,7 +44,6 @@ public final class FileLock {
     }
 
     deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        try? descriptor.close()
     }
 }

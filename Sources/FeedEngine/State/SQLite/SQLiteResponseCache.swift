@@ -76,31 +76,9 @@ public struct SQLiteResponseCache: ResponseCache {
         return response
     }
 
-    public func prepare(body: Data) -> PreparedBody? {
-        guard body.count >= BodyFiles.threshold else { return nil }
-        let bodies = bodies
-        return PreparedBody(written: Task { try? bodies.write(body) })
-    }
-
-    public func spool() -> BodySpool? {
-        BodySpool(files: bodies)
-    }
-
-    public func put(_ response: CachedResponse, prepared: PreparedBody) async throws {
-        try await put(response, bodyFile: await prepared.written.value)
-    }
-
-    public func discard(_ prepared: PreparedBody) async {
-        bodies.remove(await prepared.written.value)
-    }
-
+    /// Stores `response`; a large body goes to a file of its own (``BodyFiles``).
     public func put(_ response: CachedResponse) async throws {
-        try await put(response, bodyFile: nil)
-    }
-
-    /// Stores `response`; a large body goes to `bodyFile` when it is written already.
-    private func put(_ response: CachedResponse, bodyFile written: String?) async throws {
-        let bodyFile = response.body.count >= BodyFiles.threshold ? try written ?? bodies.write(response.body) : nil
+        let bodyFile = response.body.count >= BodyFiles.threshold ? try bodies.write(response.body) : nil
         let replaced: String?
         do {
             replaced = try await pool.write { db in
@@ -158,8 +136,21 @@ public struct SQLiteResponseCache: ResponseCache {
             }
         }
     }
+}
 
-    public func mappedPage(key: String) async throws -> MappedPageRecord? {
+/// The ``PageMemoStore`` in `cache.sqlite`, beside the responses its pages came from; a
+/// large page is a file in `bodies/`, as a large body is.
+public struct SQLitePageMemoStore: PageMemoStore {
+    let pool: any DatabaseWriter
+    let bodies: BodyFiles
+
+    public init(_ directory: SQLiteStateDirectory) {
+        let cache = SQLiteResponseCache(directory)
+        pool = cache.pool
+        bodies = cache.bodies
+    }
+
+    public func page(forKey key: String) async throws -> MappedPageRecord? {
         let found = try await pool.read { db -> (MappedPageRecord, pageFile: String?)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, page_file, created FROM mapped_page WHERE key = ?", arguments: [key]),
                   let responses = MappedPageRecord.responses(fromText: row["responses"])
@@ -176,17 +167,13 @@ public struct SQLiteResponseCache: ResponseCache {
         return record
     }
 
-    public func putMappedPage(_ page: MappedPageRecord) async throws {
-        try await putMappedPage(key: page.key, responses: page.responses, created: page.created, page: MappedPageBytes(page.page))
-    }
-
-    public func putMappedPage(key: String, responses: [String: Double], created: Date, page: MappedPageBytes) async throws {
-        let responsesText = MappedPageRecord.text(of: responses)
-        let created = created.timeIntervalSince1970
-        let (inline, pageFile): (Data, String?) = switch bodies.write(page) {
-        case .inline(let data): (data, nil)
-        case .file(let name): (Data(), name)
-        }
+    public func put(_ page: MappedPageRecord) async throws {
+        let key = page.key
+        let responsesText = page.responsesText
+        let created = page.created.timeIntervalSince1970
+        // A page that cannot be a file stays in its row.
+        let pageFile = page.page.count >= BodyFiles.threshold ? try? bodies.write(page.page) : nil
+        let inline = pageFile == nil ? page.page : Data()
         let replaced: [String]
         do {
             replaced = try await pool.write { db in

@@ -8,9 +8,10 @@ import Foundation
 ///
 /// Why not Foundation alone: on a 20 MB product grid its `JSONDecoder` was most of a cold
 /// run, chiefly because it makes a `String` and a dictionary entry of every key of every
-/// object, read or not (README, "Performance").
-enum TapeDecoding {
-    enum Outcome<T> {
+/// object, read or not (docs/performance.md).
+public enum TapeDecoding {
+    /// What the tape made of a body.
+    public enum Outcome<T> {
         case decoded(T)
         /// A `DecodingError` escaped the wire model: Foundation words it.
         case failed
@@ -18,11 +19,11 @@ enum TapeDecoding {
         case irregular
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from body: Data) -> Outcome<T> {
+    /// Decodes `type` from `body` if the tape is sure to read it as Foundation would.
+    public static func decode<T: Decodable>(_ type: T.Type, from body: Data) -> Outcome<T> {
         body.withUnsafeBytes { raw in
             guard let tape = JSONTape(scanning: raw) else { return .irregular }
             let document = TapeDocument(bytes: raw, tape: tape)
-            defer { document.releaseAll() }
             do {
                 let value = try document.decode(T.self, at: 0, parent: nil, key: nil)
                 return document.irregular ? .irregular : .decoded(value)
@@ -31,6 +32,23 @@ enum TapeDecoding {
             }
         }
     }
+}
+
+/// A JSON value type (any value at all) that the tape builds node by node, instead of
+/// through its `init(from:)`.
+public protocol TapeTree: Decodable {
+    /// The value of one node, its children already built.
+    init(node: TapeNode<Self>)
+}
+
+/// One JSON node with its children.
+public enum TapeNode<Tree> {
+    case null
+    case bool(Bool)
+    case number(Decimal)
+    case string(String)
+    case array([Tree])
+    case object([String: Tree])
 }
 
 /// Thrown where the tape leaves the decision to Foundation; the document is marked too,
@@ -42,47 +60,10 @@ final class TapeDocument {
     let bytes: UnsafeRawBufferPointer
     let tape: JSONTape
     private(set) var irregular = false
-    /// The body's pages behind the decode, given back as its arrays go on. Behind a
-    /// pointer: a class's stored property would be checked for exclusive access at every
-    /// element.
-    private let progress: UnsafeMutablePointer<(behind: PagesBehind, nextIndex: Int)>
-    /// About a megabyte of text between two releases.
-    private static let entriesPerRelease = 1 << 16
 
     init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
         self.bytes = bytes
         self.tape = tape
-        let behind = PagesBehind(bytes)
-        progress = .allocate(capacity: 1)
-        progress.initialize(to: (behind, behind.isActive ? Self.entriesPerRelease : Int.max))
-    }
-
-    deinit {
-        progress.deinitialize(count: 1)
-        progress.deallocate()
-    }
-
-    /// An array's element at tape index `index` is done with.
-    @inline(__always)
-    func passed(_ index: Int) {
-        if index >= progress.pointee.nextIndex { releaseBehind(index) }
-    }
-
-    private func releaseBehind(_ index: Int) {
-        // Containers record tape indices, not offsets: the next string or number says
-        // how far into the text the decode is.
-        var probe = index
-        while probe < tape.entries.count, tape.entries[probe].isContainer { probe += 1 }
-        guard probe < tape.entries.count else {
-            progress.pointee.nextIndex = Int.max
-            return
-        }
-        progress.pointee.behind.release(before: Int(tape.entries[probe].start))
-        progress.pointee.nextIndex = index + Self.entriesPerRelease
-    }
-
-    func releaseAll() {
-        progress.pointee.behind.releaseAll()
     }
 
     func leaveToFoundation() -> TapeIrregular {
@@ -127,7 +108,7 @@ final class TapeDocument {
         if T.self == Double.self { return try double(at: index, path) as! T }
         if T.self == Decimal.self { return try decimal(at: index, path) as! T }
         if T.self == URL.self { return try url(at: index, path) as! T }
-        if T.self == JSONValue.self, let value = try? jsonValue(at: index) { return value as! T }
+        if let tree = T.self as? any TapeTree.Type, let value = try? self.tree(tree, at: index) { return value as! T }
         if T.self == Date.self || T.self == Data.self || T.self == Float.self { throw leaveToFoundation() }
         return try T(from: TapeDecoder(document: self, index: index, parent: parent, key: key))
     }
@@ -210,35 +191,35 @@ final class TapeDocument {
         }
     }
 
-    /// Any value, built straight from the tape: `JSONValue.init(from:)` tries five types
-    /// in turn on every value, which is slow for a whole body.
-    func jsonValue(at index: Int) throws -> JSONValue {
+    /// Any value as a ``TapeTree``, built straight from the tape: a tree's `init(from:)`
+    /// tries five types in turn on every value, which is slow for a whole body.
+    func tree<Tree: TapeTree>(_ type: Tree.Type, at index: Int) throws -> Tree {
         let entry = entry(index)
         let noPath: () -> [any CodingKey] = { [] }
         switch entry.kind {
-        case .null: return .null
-        case .true: return .bool(true)
-        case .false: return .bool(false)
-        case .number: return .number(try decimal(at: index, noPath))
-        case .string, .escapedString: return .string(try string(at: index, noPath))
+        case .null: return Tree(node: .null)
+        case .true: return Tree(node: .bool(true))
+        case .false: return Tree(node: .bool(false))
+        case .number: return Tree(node: .number(try decimal(at: index, noPath)))
+        case .string, .escapedString: return Tree(node: .string(try string(at: index, noPath)))
         case .array:
-            var items: [JSONValue] = []
+            var items: [Tree] = []
             var child = index + 1
             while child < Int(entry.start) {
-                items.append(try jsonValue(at: child))
+                items.append(try tree(type, at: child))
                 child = tape.next(after: child)
             }
-            return .array(items)
+            return Tree(node: .array(items))
         case .object:
-            var members: [String: JSONValue] = [:]
+            var members: [String: Tree] = [:]
             var child = index + 1
             while child < Int(entry.start) {
                 let name = try string(at: child, noPath)
                 // The first of duplicate keys wins, as with Foundation.
-                if members[name] == nil { members[name] = try jsonValue(at: child + 1) }
+                if members[name] == nil { members[name] = try tree(type, at: child + 1) }
                 child = tape.next(after: child + 1)
             }
-            return .object(members)
+            return Tree(node: .object(members))
         }
     }
 

@@ -70,11 +70,8 @@ struct JSONTape {
     init?(scanning bytes: UnsafeRawBufferPointer) {
         // Every offset fits in an entry; so does every index, as values are never empty.
         guard bytes.count <= Int(Entry.startMask), let base = bytes.baseAddress else { return nil }
-        var scanner = Scanner(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, behind: PagesBehind(bytes))
-        let entries = scanner.scan()
-        // The decode reads the body again from its start.
-        scanner.behind.releaseAll()
-        guard let entries else { return nil }
+        var scanner = Scanner(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        guard let entries = scanner.scan() else { return nil }
         self.entries = entries
     }
 
@@ -127,15 +124,10 @@ private struct Scanner {
     let count: Int
     var position = 0
     var entries: [JSONTape.Entry] = []
-    /// A mapped body's pages the scan has passed are given back as it goes.
-    var behind: PagesBehind
-    private var nextRelease: Int
 
-    init(bytes: UnsafePointer<UInt8>, count: Int, behind: PagesBehind) {
+    init(bytes: UnsafePointer<UInt8>, count: Int) {
         self.bytes = bytes
         self.count = count
-        self.behind = behind
-        nextRelease = behind.isActive ? PagesBehind.step : Int.max
         entries.reserveCapacity(count / 12)
     }
 
@@ -170,10 +162,6 @@ private struct Scanner {
                 }
             }
             // After a value: the document ends, or its container goes on or closes.
-            if position >= nextRelease {
-                behind.release(before: position)
-                nextRelease = position + PagesBehind.step
-            }
             skipWhitespace()
             guard !open.isEmpty else {
                 return position == count ? entries : nil

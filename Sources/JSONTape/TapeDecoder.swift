@@ -240,7 +240,6 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     private mutating func advance() {
         position = document.tape.next(after: position)
         currentIndex += 1
-        document.passed(position)
     }
 
     private func atEnd(_ type: Any.Type) -> DecodingError {

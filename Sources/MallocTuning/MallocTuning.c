@@ -1,2 +1,0 @@
-// The one function is inline in include/MallocTuning.h; SwiftPM needs a source file.
-#include "MallocTuning.h"
