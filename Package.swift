@@ -1,88 +1,68 @@
 // swift-tools-version:6.1
-import Foundation
 import PackageDescription
 
-// SwiftPM caches this manifest by its text, so it sees a new source folder or snapshot only
-// once this file changes: `swift package new-source` and `aggregate record` rewrite this line.
-// Source folders: Cabify(1) Dishwashers(3) Exec(2) JSONAPI(1) LTK(4) Reqres(4) TargetDeals(2)
+/// The built-in source modules, one folder `Plugins/<Name>/` each: a library target of
+/// its Swift files with everything in `Snapshots/` compiled in (`PackageResources.<file>_json`;
+/// a new recording is picked up by the next build), and a test target `<Name>Tests` of its
+/// `Tests/` folder. `swift package new-source` adds a line here. The list is explicit
+/// because SwiftPM caches a manifest by its text: one that listed `Plugins/` by itself
+/// would not see a new folder.
+let sourceModules: [SourceModule] = [
+    SourceModule("Cabify"),
+    SourceModule("Dishwashers"),
+    SourceModule("Exec", notBuilt: ["Examples"], libraries: [.product(name: "Subprocess", package: "swift-subprocess"),
+                                                             .product(name: "SystemPackage", package: "swift-system")]),
+    SourceModule("JSONAPI"),
+    SourceModule("LTK", notBuilt: ["Snapshots/generate_pages.py", "Snapshots/real"]),
+    SourceModule("Reqres", testFixtures: true),
+    SourceModule("TargetDeals", testFixtures: true),
+]
 
-/// Every built-in source module is a folder `Plugins/<Name>/`, found here by itself:
-/// a library target of its Swift files, with every top-level `Snapshots/*.json` compiled
-/// in (`PackageResources.<file>_json`), and a test target `<Name>Tests` of its `Tests/`
-/// folder (with `Tests/Fixtures/` as resources when present). Nothing here names a source:
-/// adding one is its folder plus its line in Sources/SourceCatalogue (see README,
-/// "Adding a source").
-struct SourceFolder {
+/// One source module's targets. A source module depends on FeedCore only (and on a
+/// library it needs to reach its upstream, such as Subprocess for `exec`).
+struct SourceModule {
     let name: String
-    let snapshots: [String]
-    let notBuilt: [String]
-    let otherFolders: [String]
-    let hasTests: Bool
-    let hasTestFixtures: Bool
+    /// Files and folders of `Plugins/<Name>/` that are neither code nor snapshots.
+    var notBuilt: [String] = []
+    var libraries: [Target.Dependency] = []
+    /// Whether `Tests/Fixtures/` holds files the tests read.
+    var testFixtures = false
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-
-    static func all() -> [SourceFolder] {
-        let files = FileManager.default
-        let plugins = root.appendingPathComponent("Plugins")
-        let names = (try? files.contentsOfDirectory(atPath: plugins.path)) ?? []
-        return names.sorted().compactMap { name in
-            let folder = plugins.appendingPathComponent(name)
-            let entries = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
-            guard entries.contains(where: { $0.hasSuffix(".swift") }) else { return nil }
-            let snapshotEntries = ((try? files.contentsOfDirectory(atPath: folder.appendingPathComponent("Snapshots").path)) ?? []).sorted()
-            let isSnapshot = { (entry: String) in
-                entry.hasSuffix(".json") && !isDirectory(folder.appendingPathComponent("Snapshots/\(entry)"))
-            }
-            // Folders of other files (Examples/) are not built.
-            let otherFolders = entries.filter { entry in
-                !["Snapshots", "Tests"].contains(entry) && isDirectory(folder.appendingPathComponent(entry))
-                    && !((try? files.contentsOfDirectory(atPath: folder.appendingPathComponent(entry).path)) ?? [])
-                        .contains { $0.hasSuffix(".swift") }
-            }
-            return SourceFolder(
-                name: name,
-                snapshots: snapshotEntries.filter(isSnapshot),
-                notBuilt: snapshotEntries.filter { !isSnapshot($0) },
-                otherFolders: otherFolders,
-                hasTests: entries.contains("Tests"),
-                hasTestFixtures: files.fileExists(atPath: folder.appendingPathComponent("Tests/Fixtures").path))
-        }
-    }
-
-    static func isDirectory(_ url: URL) -> Bool {
-        var directory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    init(_ name: String, notBuilt: [String] = [], libraries: [Target.Dependency] = [], testFixtures: Bool = false) {
+        self.name = name
+        self.notBuilt = notBuilt
+        self.libraries = libraries
+        self.testFixtures = testFixtures
     }
 
     var targets: [Target] {
-        var targets: [Target] = [
+        [
             .target(
                 name: name,
-                dependencies: ["FeedCore"],
+                dependencies: ["FeedCore"] + libraries,
                 path: "Plugins/\(name)",
-                exclude: notBuilt.map { "Snapshots/\($0)" } + otherFolders + (hasTests ? ["Tests"] : []),
-                resources: snapshots.map { .embedInCode("Snapshots/\($0)") }
+                exclude: ["README.md", "Snapshots/README.md", "Tests"] + notBuilt,
+                resources: [.embedInCode("Snapshots")]
             ),
-        ]
-        if hasTests {
-            targets.append(.testTarget(
+            .testTarget(
                 name: "\(name)Tests",
                 dependencies: [.target(name: name), "FeedCore", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
                 path: "Plugins/\(name)/Tests",
-                resources: hasTestFixtures ? [.copy("Fixtures")] : []
-            ))
-        }
-        return targets
+                resources: testFixtures ? [.copy("Fixtures")] : []
+            ),
+        ]
     }
 }
-
-let sourceFolders = SourceFolder.all()
 
 let package = Package(
     name: "aggregate",
     products: [
         .executable(name: "aggregate", targets: ["aggregate"]),
+        // For packages that build aggregate with sources of their own (Examples/).
+        .library(name: "AggregateCommand", targets: ["AggregateCommand"]),
+        .library(name: "SourceCatalogue", targets: ["SourceCatalogue"]),
+        .library(name: "FeedCore", targets: ["FeedCore"]),
+        .library(name: "FeedEngine", targets: ["FeedEngine"]),
         .executable(name: "fixture-server", targets: ["fixture-server"]),
         .plugin(name: "new-source", targets: ["NewSource"]),
     ],
@@ -132,10 +112,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
-            ]
+            ],
+            resources: [.embedInCode("Templates")]
         ),
         /// The one list of built-in sources: the only target that imports source modules.
-        .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceFolders.map { .target(name: $0.name) }),
+        .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceModules.map { .target(name: $0.name) }),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
@@ -147,17 +128,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.embedInCode("Templates")]
         ),
-        .executableTarget(
-            name: "aggregate",
+        /// The command line as a library: `Aggregate.main(sources:)` runs it with any list of
+        /// plugins, so a package of its own can build "aggregate plus my sources" (Examples/).
+        .target(
+            name: "AggregateCommand",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer", "SourceCatalogue",
+                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ]
         ),
+        /// `aggregate`: the command with the built-in catalogue.
+        .executableTarget(name: "aggregate", dependencies: ["AggregateCommand", "SourceCatalogue"]),
         .target(
             name: "FixtureServer",
             dependencies: [
@@ -208,6 +195,6 @@ let package = Package(
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue",
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
-    ] + sourceFolders.flatMap(\.targets),
+    ] + sourceModules.flatMap(\.targets),
     swiftLanguageModes: [.v6]
 )

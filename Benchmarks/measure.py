@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs commands alternately, `runs` times each, and prints the median wall time, the
-peak RSS (the largest process of the command and its children, from wait4) and the
-ratio to the first command. Usage: measure.py RUNS LABEL=COMMAND [LABEL=COMMAND ...]"""
+"""Runs commands alternately, `runs` times each, and prints a Markdown table: the median
+wall time, the peak RSS (the largest process of the command and its children, from
+wait4), the lines printed, and the ratio of each median to the first command's.
+Usage: measure.py RUNS LABEL=COMMAND [LABEL=COMMAND ...]"""
 import os, statistics, subprocess, sys, time
 
 runs = int(sys.argv[1])
@@ -21,7 +22,10 @@ for _ in range(runs):
         if status != 0:
             print(f"{label}: exit status {status >> 8}", file=sys.stderr)
 first = statistics.median(walls[commands[0][0]])
-print(f"{'command':<34} {'median':>9} {'peak RSS':>10} {'lines':>7}  ratio to {commands[0][0]}")
+first_rss = rss[commands[0][0]]
+print(f"| command | median | peak RSS | lines | time ÷ first | RSS ÷ first |")
+print(f"|---|---:|---:|---:|---:|---:|")
 for label, _ in commands:
     median = statistics.median(walls[label])
-    print(f"{label:<34} {median:>8.3f}s {rss[label] / 1024:>8.1f}MB {lines[label]:>7}  {median / first:.2f}×")
+    print(f"| {label} | {median:.3f} s | {rss[label] / 1024:.1f} MiB | {lines[label]} | "
+          f"{median / first:.2f}× | {rss[label] / first_rss:.2f}× |")

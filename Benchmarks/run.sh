@@ -1,58 +1,86 @@
 #!/usr/bin/env bash
-# The performance benchmark (README, "Performance"): aggregate against a curl + jq
-# pipeline and a plain Python script doing the same job, side by side, on this machine.
-#   bash Benchmarks/run.sh [SCALE] [RUNS]     (defaults: 250-fold lists, 5 runs each)
+# The performance benchmark (docs/performance.md): aggregate against a curl + jq pipeline
+# and a plain Python script doing the same job, side by side, on this machine, and the
+# table it measures written into docs/performance.md.
+#   bash Benchmarks/run.sh [RUNS] [SCALE ...]     (defaults: 5 runs, scales 250 and 500)
 # Needs the release build (built or brought up to date here; BENCH_BIN=.build/debug tries
-# the script quickly on a debug build), jq, curl and python3. Quote ratios from one run,
-# not absolute times.
+# the script quickly on a debug build, and then writes no table), jq, curl and python3.
+# Quote ratios from one run, not absolute times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scale=${1:-250}
-runs=${2:-5}
+runs=${1:-5}
+shift || true
+scales=("${@:-250}")
+[ $# -eq 0 ] && scales=(250 500)
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    # The release build as the README makes it; seconds when it is current.
     swift build -c release --product aggregate >&2
     swift build -c release --product fixture-server >&2
 fi
 work=$(mktemp -d)
-trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+servers=()
+trap 'kill "${servers[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+table="$work/table.md"
 
-"$bin/fixture-server" --port 0 --scale "$scale" > "$work/server.log" &
-server=$!
-until grep -q listening "$work/server.log" 2>/dev/null; do sleep 0.1; done
-base=$(sed -n 's/^listening on //p' "$work/server.log")
+# Starts a fixture server with ARGS, waits for it, and prints its base URL.
+start_server() {
+    local log="$work/server-$RANDOM.log"
+    "$bin/fixture-server" --port 0 "$@" > "$log" &
+    servers+=($!)
+    until grep -q listening "$log" 2>/dev/null; do sleep 0.1; done
+    sed -n 's/^listening on //p' "$log"
+}
 
-# The four list sources, with budgets that let every card through.
-bash Benchmarks/list-sources.sh "$base" > "$work/Sources.yml"
-# Warm the server's memo of scaled bodies, so every contender reads the same bytes.
-curl -sf "$base/dishwasher/api/search-valid-response.json" > /dev/null
-agg="$bin/aggregate --config $work/Sources.yml --state-dir $work/state"
+{
+    echo "Measured $(date -u +%Y-%m-%d) at commit $(git rev-parse --short HEAD) on $(nproc) cores"
+    echo "($(uname -m), $(swift --version 2>&1 | head -1 | sed 's/ (.*//')), $runs runs of each command, alternating."
+} > "$table"
 
-echo "# bulk, cold cache: every card sorted by price, scale $scale, $runs runs each, $(nproc) cores"
-python3 Benchmarks/measure.py "$runs" \
-    "aggregate --all --sort price=$bin/aggregate --config $work/Sources.yml --state-dir \$(mktemp -d -p $work) --all --sort price" \
-    "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
-    "curl + jq=bash Benchmarks/peers/merge-jq.sh $base"
+for scale in "${scales[@]}"; do
+    base=$(start_server --scale "$scale")
+    # The four list sources, with budgets that let every card through.
+    bash Benchmarks/list-sources.sh "$base" > "$work/Sources-$scale.yml"
+    # Warm the server's memo of scaled bodies, so every contender reads the same bytes.
+    curl -sf "$base/dishwasher/api/search-valid-response.json" > /dev/null
+    agg="$bin/aggregate --config $work/Sources-$scale.yml"
+    {
+        echo
+        echo "### Bulk, cold cache: every card of four sources sorted by price, lists ${scale}-fold"
+        echo
+        python3 Benchmarks/measure.py "$runs" \
+            "aggregate --all --sort price=$agg --state-dir \$(mktemp -d -p $work) --all --sort price" \
+            "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
+            "curl + jq=bash Benchmarks/peers/merge-jq.sh $base"
+        echo
+        echo "### Warm, lists ${scale}-fold: every source fresh in the cache"
+        echo
+        $agg --state-dir "$work/warm-$scale" --all > /dev/null
+        python3 Benchmarks/measure.py "$runs" \
+            "aggregate --version=$bin/aggregate --version" \
+            "aggregate --page 1 (warm)=$agg --state-dir $work/warm-$scale --page 1"
+    } >> "$table"
+done
 
-echo
-echo "# warm: every source fresh in the cache, page 1 of the same feed"
-$agg --all > /dev/null
-python3 Benchmarks/measure.py "$runs" \
-    "aggregate --version=$bin/aggregate --version" \
-    "aggregate --page 1 (warm)=$agg --page 1"
-
-echo
-echo "# fan-out: every upstream answers after 300 ms; five sources against one (recorded sizes)"
+# Fan-out: every upstream answers after 300 ms; five sources against one (recorded sizes).
 echo '{"target": [{"latencyMs": 300}], "ltk": [{"latencyMs": 300}], "reqres": [{"latencyMs": 300}], "dishwasher": [{"latencyMs": 300}], "cabify": [{"latencyMs": 300}]}' > "$work/slow.json"
 "$bin/fixture-server" --port 0 --scenario "$work/slow.json" --write-sources "$work/Slow.yml" > "$work/slow.log" &
-slow=$!
-trap 'kill $server $slow 2>/dev/null; rm -rf "$work"' EXIT
+servers+=($!)
 until grep -q listening "$work/slow.log" 2>/dev/null && [ -s "$work/Slow.yml" ]; do sleep 0.1; done
-# At most 4 requests are in flight per host (README, "Network"): real upstreams are five
-# hosts, so one source here goes through the name localhost.
+# At most 4 requests are in flight per host (docs/network-and-cache.md): real upstreams are
+# five hosts, so one source here goes through the name localhost.
 sed -i '/id: cabify/,/url:/ s|http://127.0.0.1|http://localhost|' "$work/Slow.yml"
 slowagg="$bin/aggregate --config $work/Slow.yml --state-dir $work/slow-state"
-python3 Benchmarks/measure.py "$runs" \
-    "one slow source=rm -rf $work/slow-state; $slowagg --source cabify" \
-    "five slow sources=rm -rf $work/slow-state; $slowagg --source target --source ltk --source users --source dishwashers --source cabify"
+{
+    echo
+    echo "### Fan-out: every upstream answers after 300 ms (recorded sizes)"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "one slow source=rm -rf $work/slow-state; $slowagg --source cabify" \
+        "five slow sources=rm -rf $work/slow-state; $slowagg --source target --source ltk --source users --source dishwashers --source cabify"
+} >> "$table"
+
+cat "$table"
+if [ -z "${BENCH_BIN:-}" ]; then
+    python3 Benchmarks/write-table.py docs/performance.md benchmark "$table"
+    echo "wrote the table into docs/performance.md" >&2
+fi

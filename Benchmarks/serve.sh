@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The load benchmark of `aggregate serve` (README, "Performance"): warm-cache
+# The load benchmark of `aggregate serve` (docs/performance.md): warm-cache
 # /feed.atom?per_page=50 on loopback with wrk, throughput and latency percentiles, then
 # the server's RSS after each of ROUNDS rounds (memory must not grow from round to round).
 #   bash Benchmarks/serve.sh [SECONDS_PER_ROUND] [ROUNDS]    (defaults: 15 and 3)
@@ -11,7 +11,6 @@ seconds=${1:-15}
 rounds=${2:-3}
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    # The release build as the README makes it; seconds when it is current.
     swift build -c release --product aggregate >&2
     swift build -c release --product fixture-server >&2
 fi

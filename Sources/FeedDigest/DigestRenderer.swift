@@ -58,37 +58,14 @@ public enum DigestRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The `html` format: the built-in template over the same context a `template:` sees.
     static func html(_ report: DigestReport) -> String {
-        func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-                .replacingOccurrences(of: "'", with: "&#39;")
-        }
-        var body = [
-            "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-            "<title>\(escape(report.name)): \(escape(report.countsText))</title></head>",
-            "<body style=\"font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; max-width: 40em; margin: 1em auto; color: #222\">",
-            "<h1 style=\"font-size: 1.4em\">\(escape(report.name)): \(escape(report.countsText))</h1>",
-            "<p style=\"color: #666\">\(escape(report.dateText))</p>",
-        ]
-        for (source, items) in report.sections {
-            body.append("<h2 style=\"font-size: 1.1em; border-bottom: 1px solid #ddd\">\(escape(source))</h2>")
-            body.append("<ul>")
-            for item in items {
-                let title = item.card.url.map { "<a href=\"\(escape($0.absoluteString))\">\(escape(item.card.title))</a>" }
-                    ?? escape(item.card.title)
-                let price = item.priceText.isEmpty ? "" : " — \(escape(item.priceText))"
-                body.append("<li><strong>\(escape(item.changeText)):</strong> \(title)\(price)</li>")
-            }
-            body.append("</ul>")
-        }
-        if !report.unavailable.isEmpty {
-            body.append("<hr>")
-            body += report.unavailable.map { "<p style=\"color: #a33\">Not checked: <strong>\(escape($0.source))</strong> — \(escape($0.reason))</p>" }
-        }
-        body.append("</body></html>")
-        return body.joined(separator: "\n") + "\n"
+        htmlTemplate?.render(context(report)) ?? text(report)
     }
+
+    /// `Templates/digest.html.mustache`, compiled into the binary (the digest tests render
+    /// it). swift-mustache escapes every `{{value}}` for HTML: the one HTML escaper.
+    private static let htmlTemplate = try? MustacheTemplate(string: String(decoding: PackageResources.digest_html_mustache, as: UTF8.self))
 
     /// The cards as JSON Lines, each with `change` and, for price changes, `previous_price`.
     static func jsonl(_ report: DigestReport) -> String {
@@ -109,6 +86,7 @@ public enum DigestRenderer {
             var fields: [String: Any] = [
                 "id": item.card.id, "source": item.card.source, "title": item.card.title, "change": item.change.rawValue,
                 "change_text": item.changeText, "price": item.card.price?.label ?? "", "price_text": item.priceText,
+                "has_price": !item.priceText.isEmpty,
                 "is_new": item.change == .new, "is_price_drop": item.change == .priceDrop,
                 "is_price_rise": item.change == .priceRise, "is_removed": item.change == .removed,
             ]

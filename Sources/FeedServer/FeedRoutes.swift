@@ -197,26 +197,6 @@ struct HTTPAnswer {
     }
 }
 
-/// IMF-fixdate (RFC 9110 §5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT`.
-enum HTTPDate {
-    private static let formatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter
-    }()
-    private static let lock = NSLock()
-
-    static func string(from date: Date) -> String {
-        lock.withLock { formatter.string(from: date) }
-    }
-
-    static func date(from text: String) -> Date? {
-        lock.withLock { formatter.date(from: text) }
-    }
-}
-
 /// One line per request on stderr: `GET /feed.atom?per_page=50 200 12.3 ms`.
 struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let write: @Sendable (String) -> Void

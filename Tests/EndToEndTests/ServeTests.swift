@@ -160,7 +160,11 @@ import Testing
             let health = try await Self.get(served.base + "/healthz")
             #expect(health.body.contains(#""status":"ok""#))
             let index = try await Self.get(served.base + "/")
-            #expect(index.body.contains(#"<a href="/feed.atom">/feed.atom</a>"#))
+            #expect(index.headers.first(name: "content-type") == "text/html; charset=utf-8")
+            #expect(index.body.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+            #expect(index.body.contains(#"<link rel="alternate" type="application/atom+xml" title="aggregate" href="/feed.atom">"#))
+            #expect(index.body.contains(#"<li><a href="/feed.atom">/feed.atom</a> — "#))
+            #expect(index.body.contains(#"<li><a href="/feed.atom?source=cabify">cabify</a> — cabify</li>"#))
 
             // Every source fresh: no request reaches an upstream.
             session.clearLog()

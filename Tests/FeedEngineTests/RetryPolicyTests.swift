@@ -25,7 +25,7 @@ import Testing
     @Test func retryAfterInSecondsAndAsAnHTTPDate() {
         let policy = RetryPolicy()
         #expect(policy.decide(attempt: 1, retryAfter: "2", now: now) == .retry(after: 2))
-        let date = HTTPDate.string(now.addingTimeInterval(7))
+        let date = HTTPDate.string(from: now.addingTimeInterval(7))
         #expect(policy.decide(attempt: 1, retryAfter: date, now: now) == .retry(after: 7))
         #expect(RetryPolicy.seconds(fromRetryAfter: "Sun, 06 Nov 1994 08:49:37 GMT", now: now) == 0)
         #expect(RetryPolicy.seconds(fromRetryAfter: "soon", now: now) == nil)

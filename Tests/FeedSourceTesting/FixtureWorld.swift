@@ -16,8 +16,8 @@ public enum FixtureWorld {
     }
 
     /// The one source with this id, as a list for ``sourcesYml(base:sources:extra:)``.
-    public static func only(_ id: String) -> [FixtureSourceEntry] {
-        sources.filter { $0.id == id }
+    public static func only(_ ids: String...) -> [FixtureSourceEntry] {
+        sources.filter { ids.contains($0.id) }
     }
 
     public static func server(options: FixtureOptions = FixtureOptions()) -> FixtureServer {

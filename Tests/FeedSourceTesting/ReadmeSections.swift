@@ -1,24 +1,26 @@
 import Foundation
 
-/// The README's per-source sections (`### Source: \`<plugin>\``), read from the checkout.
+/// Each source module's own documentation, `Plugins/<Name>/README.md`, which opens with
+/// `# Source: \`<plugin>\``; read from the checkout.
 public enum ReadmeSections {
     public struct Missing: Error, CustomStringConvertible {
         public let plugin: String
-        public var description: String { "README.md has no section \"### Source: `\(plugin)`\"" }
+        public var description: String { "no Plugins/*/README.md opens with \"# Source: `\(plugin)`\"" }
     }
 
     /// The repository root of the checkout these tests were built from.
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The text of the section for `plugin`, up to the next heading of the same or a higher level.
+    /// The README of the source module whose plugin name is `plugin`.
     public static func section(for plugin: String) throws -> String {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let start = lines.firstIndex(where: { $0.hasPrefix("### Source: `\(plugin)`") }) else {
-            throw Missing(plugin: plugin)
+        let plugins = root.appendingPathComponent("Plugins")
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        for folder in folders.sorted() {
+            let url = plugins.appendingPathComponent(folder).appendingPathComponent("README.md")
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            if text.hasPrefix("# Source: `\(plugin)`") { return text }
         }
-        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") || $0.hasPrefix("### ") } ?? lines.endIndex
-        return lines[start..<end].joined(separator: "\n")
+        throw Missing(plugin: plugin)
     }
 }

@@ -3,9 +3,10 @@ import PackagePlugin
 
 /// `swift package --allow-writing-to-package-directory new-source NAME [--paging none|page|offset|cursor]`
 ///
-/// Creates `Plugins/<Name>/`, a source module that builds, passes its tests and the
-/// conformance suite, and prints example cards with `--offline`; registers it in the
-/// catalogue; adds a disabled entry to Sources.yml and a section to README.md.
+/// Creates `Plugins/<Name>/` (with its README), a source module that builds, passes its
+/// tests and the conformance suite, and prints example cards with `--offline`; adds its
+/// line to Package.swift's `sourceModules`, its import and entry to the catalogue, and a
+/// disabled entry to Sources.yml. Nothing else is touched.
 @main
 struct NewSource: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
@@ -64,10 +65,23 @@ struct Scaffold {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
+        try declare()
         try register()
-        try ManifestStamp.update(root: root)
         try append(to: "Sources.yml", template.sourcesEntry)
-        try insertReadmeSection(template.readmeSection)
+    }
+
+    /// One line in Package.swift's `sourceModules` list, kept in name order.
+    func declare() throws {
+        let file = root.appendingPathComponent("Package.swift")
+        var lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        guard let listStart = lines.firstIndex(where: { $0.hasPrefix("let sourceModules") }),
+              let listEnd = lines[listStart...].firstIndex(where: { $0 == "]" }) else {
+            throw ScaffoldError("cannot find the `let sourceModules` list in Package.swift")
+        }
+        let line = "    SourceModule(\"\(name)\"),"
+        let next = lines[(listStart + 1)..<listEnd].firstIndex { $0 > line } ?? listEnd
+        lines.insert(line, at: next)
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
     }
 
     /// One import and one line in the catalogue.
@@ -91,24 +105,11 @@ struct Scaffold {
         try Data((contents + text).utf8).write(to: file)
     }
 
-    /// After the last `### Source:` section of the README's Sources.yml reference.
-    func insertReadmeSection(_ section: String) throws {
-        let file = root.appendingPathComponent("README.md")
-        var lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
-        guard let last = lines.lastIndex(where: { $0.hasPrefix("### Source: ") }) else {
-            try append(to: "README.md", section)
-            return
-        }
-        let next = lines[(last + 1)...].firstIndex { $0.hasPrefix("## ") || $0.hasPrefix("### ") } ?? lines.endIndex
-        lines.insert(contentsOf: section.components(separatedBy: "\n"), at: next)
-        try Data(lines.joined(separator: "\n").utf8).write(to: file)
-    }
-
     var summary: String {
         """
-        Created Plugins/\(name)/ (\(paging.rawValue) paging), registered \(name)Source in \
-        Sources/SourceCatalogue/SourceCatalogue.swift, added a disabled "\(id)" entry to Sources.yml \
-        and a README section.
+        Created Plugins/\(name)/ (\(paging.rawValue) paging, with its README.md), declared it in \
+        Package.swift's sourceModules, registered \(name)Source in \
+        Sources/SourceCatalogue/SourceCatalogue.swift, and added a disabled "\(id)" entry to Sources.yml.
         Try it:  swift run aggregate --source \(id) --offline
         Test it: swift test --filter \(name)Tests
         Then: replace the example wire model, mapping and snapshots with the real upstream's \

@@ -26,6 +26,7 @@ struct Template {
             ("\(name)Wire.swift", wire),
             ("\(name)Mapping.swift", mapping),
             ("\(name)Fixture.swift", fixture),
+            ("README.md", readme),
             ("Snapshots/README.md", snapshotsReadme),
             ("Tests/\(name)Tests.swift", tests),
         ] + pages.map { ("Snapshots/\($0.file)", $0.body) }
@@ -245,12 +246,14 @@ struct Template {
             """)
     }
 
-    var readmeSection: String {
+    /// The module's own documentation: what it gives, its options, its upstream's quirks.
+    var readme: String {
         fill("""
-            ### Source: `__id__` (scaffolded example)
+            # Source: `__id__` (scaffolded example)
 
             `url` is the upstream's base. \(paging.summary) Fills `title`, `price`, `url`, `image`
-            and `published`. Options:
+            and `published`. Replace this with what the real upstream gives, which card fields
+            it fills, and its quirks. Options:
 
             | option | meaning |
             |---|---|

@@ -80,26 +80,7 @@ public struct RetryPolicy: Sendable {
     public static func seconds(fromRetryAfter value: String, now: Date) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        guard let date = HTTPDate.parse(trimmed) else { return nil }
+        guard let date = HTTPDate.date(from: trimmed) else { return nil }
         return max(0, date.timeIntervalSince(now))
-    }
-}
-
-/// IMF-fixdate, the HTTP date format (`Sun, 06 Nov 1994 08:49:37 GMT`).
-public enum HTTPDate {
-    public static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
-    }
-
-    public static func string(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

@@ -3,7 +3,6 @@ import FeedCore
 import FeedEngine
 import Foundation
 import Logging
-import SourceCatalogue
 
 extension SortKey: ExpressibleByArgument {}
 extension SortDirection: ExpressibleByArgument {}
@@ -82,7 +81,7 @@ struct CommonOptions: ParsableArguments {
 
     /// Loads and validates the configuration; prints every problem and exits 2 if any.
     func loadConfig() throws -> FeedConfig {
-        let loader = ConfigLoader(registry: SourceRegistry(SourceCatalogue.feedSources))
+        let loader = ConfigLoader(registry: SourceRegistry(Catalogue.sources))
         do {
             return try loader.load(path: try loader.locate(explicitPath: config))
         } catch {
@@ -144,12 +143,15 @@ struct CommonOptions: ParsableArguments {
                        stateConnections: SQLiteStateDirectory.Connections = .one,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         let config = try loadConfig()
+        if verbose && !JSONBody.usesTape {
+            Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")
+        }
         let state = try await openState(config, required: stateRequired, connections: stateConnections)
         let live = offline ? nil : LiveHTTPTransport()
         let transports = StandardTransports(live: live, store: state?.cache, pageMemo: state?.pageMemo, refresh: refresh, logger: logger,
-                                            sharedSnapshots: { SourceCatalogue.feedSources.flatMap { $0.snapshots } },
+                                            sharedSnapshots: { Catalogue.sources.flatMap { $0.snapshots } },
                                             sharedRequests: sharedRequests)
-        let runner = FeedRunner(config: config, registry: SourceRegistry(SourceCatalogue.feedSources), transports: transports)
+        let runner = FeedRunner(config: config, registry: SourceRegistry(Catalogue.sources), transports: transports)
         do {
             let result = try await body(runner, config, state)
             await transports.finishWrites()

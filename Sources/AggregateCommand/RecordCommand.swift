@@ -2,7 +2,6 @@ import ArgumentParser
 import FeedCore
 import FeedEngine
 import Foundation
-import SourceCatalogue
 
 /// `aggregate record SOURCE`: save what the live upstream answers as snapshot files.
 struct RecordCommand: AsyncParsableCommand {
@@ -39,7 +38,7 @@ struct RecordCommand: AsyncParsableCommand {
             Terminal.writeError("aggregate: unknown source \"\(sourceID)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))")
             throw ExitStatus.usage.code
         }
-        guard let type = SourceCatalogue.feedSources.first(where: { $0.plugin == source.plugin }) else {
+        guard let type = Catalogue.sources.first(where: { $0.plugin == source.plugin }) else {
             Terminal.writeError("aggregate: \(sourceID): plugin \"\(source.plugin)\" has no module to record with")
             throw ExitStatus.usage.code
         }
@@ -63,29 +62,8 @@ struct RecordCommand: AsyncParsableCommand {
             Terminal.write("RecordedResponse(url: \"\(recording.url.redactedString)\", \(status)bytes: PackageResources.\(resource)),\n")
             Terminal.writeError("\(sourceID): wrote \(folder.appendingPathComponent(recording.fileName).path) (\(recording.body.count) bytes, HTTP \(recording.status))")
         }
-        if let stamped = Self.restamp(folder: folder) {
-            Terminal.writeError("\(sourceID): updated the source-folders line of \(stamped.path), so SwiftPM compiles the new files in")
-        }
         if recordings.contains(where: { $0.url.redactedString != $0.url.absoluteString }) {
             Terminal.writeError("\(sourceID): a recorded URL carries a secret, printed as REDACTED; snapshots match the URL the source asks for, so keep secrets in headers instead")
         }
-    }
-
-    /// When `folder` is `Plugins/<Name>/Snapshots` of a package, rewrites `<Name>(count)`
-    /// in Package.swift's `// Source folders:` line: SwiftPM caches the manifest by its
-    /// text, so without a change it would not see the new snapshot files.
-    static func restamp(folder: URL) -> URL? {
-        let folder = folder.standardizedFileURL
-        let module = folder.deletingLastPathComponent()
-        let manifest = module.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Package.swift")
-        guard folder.lastPathComponent == "Snapshots", module.deletingLastPathComponent().lastPathComponent == "Plugins",
-              var text = try? String(contentsOf: manifest, encoding: .utf8) else { return nil }
-        let count = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.count
-        let name = module.lastPathComponent
-        let pattern = "\\b\(NSRegularExpression.escapedPattern(for: name))\\(\\d+\\)"
-        guard let line = text.range(of: "// Source folders: [^\n]*", options: .regularExpression),
-              let entry = text.range(of: pattern, options: .regularExpression, range: line) else { return nil }
-        text.replaceSubrange(entry, with: "\(name)(\(count))")
-        return (try? Data(text.utf8).write(to: manifest)) != nil ? manifest : nil
     }
 }

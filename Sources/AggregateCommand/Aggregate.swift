@@ -1,6 +1,8 @@
 import ArgumentParser
+import FeedCore
 import FeedEngine
 import Foundation
+import Synchronization
 
 /// Exit codes, documented in the README.
 enum ExitStatus: Int32 {
@@ -27,9 +29,10 @@ enum ExitStatus: Int32 {
     var code: ExitCode { ExitCode(rawValue) }
 }
 
-@main
-struct Aggregate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The `aggregate` command. A package that builds "aggregate plus its own sources" calls
+/// ``main(sources:)`` with the built-in catalogue and its sources (see Examples/).
+public struct Aggregate: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "aggregate",
         abstract: "Fetch several upstream feeds concurrently and print one merged feed of cards.",
         discussion: """
@@ -47,9 +50,18 @@ struct Aggregate: AsyncParsableCommand {
         defaultSubcommand: FeedCommand.self
     )
 
+    public init() {}
+
+    /// Runs the command line with `sources` as the plugins it knows (the built-in catalogue,
+    /// plus a package's own).
+    public static func main(sources: [any FeedSource.Type]) async {
+        Catalogue.install(sources)
+        await main()
+    }
+
     /// Parses and runs, mapping every error to the documented exit codes: argument
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
-    static func main() async {
+    public static func main() async {
         do {
             var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -96,4 +108,16 @@ enum CommonOptionsFirst {
         }
         return arguments
     }
+}
+
+/// The source plugins this process knows: given once, by the entry point, before the
+/// arguments are parsed (ArgumentParser makes the commands; they cannot be handed it).
+enum Catalogue {
+    private static let installed = Mutex<[any FeedSource.Type]>([])
+
+    static func install(_ sources: [any FeedSource.Type]) {
+        installed.withLock { $0 = sources }
+    }
+
+    static var sources: [any FeedSource.Type] { installed.withLock { $0 } }
 }

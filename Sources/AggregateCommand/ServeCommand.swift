@@ -3,7 +3,6 @@ import FeedCore
 import FeedEngine
 import FeedServer
 import Foundation
-import SourceCatalogue
 
 /// `aggregate serve`: the merged feed over HTTP for feed readers.
 struct ServeCommand: AsyncParsableCommand {

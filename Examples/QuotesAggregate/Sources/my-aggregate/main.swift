@@ -1,0 +1,5 @@
+import AggregateCommand
+import Quotes
+import SourceCatalogue
+
+await Aggregate.main(sources: SourceCatalogue.feedSources + [QuotesSource.self])
