@@ -1,7 +1,7 @@
 import FeedCore
 import Foundation
 
-/// The program's stdout: one card per line in the README's card format (`id` is the
+/// The program's stdout: one card per line in the card format of docs/cards.md (`id` is the
 /// upstream id; the engine prefixes the source id and sets `source` and `v`), and
 /// optionally a last line `{"next": "CURSOR"}`.
 enum ExecCardLines {

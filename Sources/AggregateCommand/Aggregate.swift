@@ -4,7 +4,7 @@ import FeedEngine
 import Foundation
 import Synchronization
 
-/// Exit codes, documented in the README.
+/// Exit codes, documented in docs/command-line.md.
 enum ExitStatus: Int32 {
     case ok = 0
     /// Every selected source failed, the item was not found, or an internal error.

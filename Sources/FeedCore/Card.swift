@@ -3,7 +3,7 @@ import Foundation
 /// One item of the merged feed, whatever source it came from: the output contract.
 ///
 /// Every line of `--format jsonl` is one `Card` encoded with sorted keys. The field
-/// names are documented in the README and versioned by ``Card/schemaVersion``.
+/// names are documented in docs/cards.md and versioned by ``Card/schemaVersion``.
 public struct Card: Sendable, Hashable {
     /// The version of the card format, written as `"v"` on every JSONL line.
     public static let schemaVersion = 1

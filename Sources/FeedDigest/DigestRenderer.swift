@@ -80,7 +80,7 @@ public enum DigestRenderer {
         }.joined()
     }
 
-    /// The context a `template:` sees (documented in the README).
+    /// The context a `template:` sees (documented in docs/digests.md).
     static func context(_ report: DigestReport) -> [String: Any] {
         func item(_ item: DigestItem) -> [String: Any] {
             var fields: [String: Any] = [

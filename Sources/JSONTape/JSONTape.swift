@@ -9,7 +9,7 @@ import Foundation
 /// fields a mapping never reads cost one pass of the scanner and nothing else. An entry
 /// holds no length: the few values a mapping reads are measured again when read, which
 /// costs less than carrying a length for every value (the tape of a 40 MB grid was 21 MB
-/// with one; README, "Performance").
+/// with one; docs/performance.md).
 ///
 /// The scanner is strict (RFC 8259) and stops at anything it does not handle itself:
 /// syntax errors, bytes that are not UTF-8, nesting deeper than Foundation allows, bodies

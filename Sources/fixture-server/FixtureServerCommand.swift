@@ -11,9 +11,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
         commandName: "fixture-server",
         abstract: "Serve the recorded upstream responses on 127.0.0.1, with optional faults.",
         discussion: """
-            Every built-in source's upstream under its own route (/<route>/…, listed in README.md, \
-            "The fixture server"). GET /_fixture/requests returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
-            gives the first request a 503 and every later one the data; see README.md for every fault.
+            Every built-in source's upstream under its own route (/<route>/…, listed in docs/fixture-server.md). GET /_fixture/requests returns the request log. A scenario file is JSON: {"cabify": [{"status": 503}, {}]} \
+            gives the first request a 503 and every later one the data; see docs/fixture-server.md for every fault.
             """)
 
     @Option(help: "Port on 127.0.0.1; 0 picks a free one.")

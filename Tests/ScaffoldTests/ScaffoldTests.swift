@@ -60,6 +60,34 @@ final class ScaffoldTests: XCTestCase {
         }
     }
 
+    /// Examples/QuotesAggregate, an out-of-tree package that depends on this one by path and
+    /// adds one source, builds (in the same build folder as the copy, so the packages both
+    /// need are compiled once) and runs its source beside a built-in one.
+    func testAnOutOfTreePackageBuildsAggregateWithItsOwnSource() async throws {
+        let work = Self.root.appendingPathComponent(".build/scaffold-check")
+        let copy = work.appendingPathComponent("example")
+        try await copyPackage(to: copy)
+        let example = copy.appendingPathComponent("Examples/QuotesAggregate")
+        say("building Examples/QuotesAggregate against a copy of this package (\(work.appendingPathComponent("build").path))")
+        let build = try await run(["swift", "build", "--scratch-path", work.appendingPathComponent("build").path, "--product", "my-aggregate"],
+                                  in: example)
+        XCTAssertEqual(build.status, 0, String((build.stdout + build.stderr).suffix(4000)))
+        guard build.status == 0 else { return }
+        let binary = work.appendingPathComponent("build/debug/my-aggregate").path
+        let state = ["--state-dir", work.appendingPathComponent("example-state").path]
+        let quotes = try await run([binary, "--offline", "--all", "--source", "quotes", "--format", "jsonl"] + state, in: example)
+        XCTAssertEqual(quotes.status, 0, quotes.stderr)
+        XCTAssertEqual(quotes.stdout.split(separator: "\n").first, #"{"author":{"name":"Rumi"},"id":"quotes:1","kind":"post","origin":"snapshot","source":"quotes","tags":[],"title":"Your heart is the size of an ocean. Go find yourself in its hidden depths.","v":1}"#)
+        XCTAssertEqual(quotes.stdout.split(separator: "\n").count, 6, quotes.stdout)
+        let both = try await run([binary, "--offline", "--all", "--format", "jsonl"] + state, in: example)
+        XCTAssertEqual(both.status, 0, both.stderr)
+        let sources = both.stdout.split(separator: "\n").compactMap { line -> String? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["source"] as? String
+        }
+        XCTAssertEqual(Set(sources), ["cabify", "quotes"])
+        XCTAssertEqual(sources.count, 9)
+    }
+
     /// A progress line on stderr: this test builds a whole package and would otherwise
     /// be silent for minutes.
     func say(_ text: String) {

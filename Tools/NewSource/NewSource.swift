@@ -107,7 +107,7 @@ struct Scaffold {
 
     var summary: String {
         """
-        Created Plugins/\(name)/ (\(paging.rawValue) paging, with its README.md), declared it in \
+        Created Plugins/\(name)/ (\(paging.rawValue) paging) with its README.md, declared it in \
         Package.swift's sourceModules, registered \(name)Source in \
         Sources/SourceCatalogue/SourceCatalogue.swift, and added a disabled "\(id)" entry to Sources.yml.
         Try it:  swift run aggregate --source \(id) --offline

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# An aggregate exec source: reqres.in users, one page per run (README, "plugin: exec").
+# An aggregate exec source: reqres.in users, one page per run (Plugins/Exec/README.md).
 import json, os, urllib.request
 
 page = int(os.environ.get("AGGREGATE_CURSOR", "1"))

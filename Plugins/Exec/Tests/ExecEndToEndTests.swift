@@ -108,4 +108,29 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderrLines == ["gone: no-such-program-xyz is not on PATH; install it or give its path"])
     }
+
+    /// A program starts as from a clean shell: no signal blocked, none of the standard
+    /// signals (1 to 31, the low 31 bits of SigIgn; 32 and 33 are glibc's own) ignored, nothing open but stdin, stdout
+    /// and stderr (`ls` itself holds one more, for /proc/self/fd), so `timeout 1 sleep 5`
+    /// inside it takes one second, not five.
+    @Test func aProgramStartsWithACleanSignalMaskAndOnlyStdio() async throws {
+        let workspace = try Self.shellSource("""
+            blocked=$(grep SigBlk /proc/self/status | tr -d '\\t')
+            ignored=$(grep SigIgn /proc/self/status | tr -d '\\t')
+            fds=$(ls /proc/self/fd | tr '\\n' ' ' | sed 's/ $//')
+            start=$(date +%s)
+            timeout 1 sleep 5
+            took=$(( $(date +%s) - start ))
+            printf '{"id": "1", "title": "%s %s fds %s took %s"}\\n' "$blocked" "$ignored" "$fds" "$took"
+            """, extra: "    timeout: 8\n")
+        let run = try await workspace.run("--format", "jsonl")
+        #expect(run.status == 0, "\(run.stderr)")
+        let title = try #require(try Self.cards(run).first?.title)
+        let words = title.split(separator: " ")
+        #expect(words.first == "SigBlk:0000000000000000", "\(title)")
+        let ignored = words.count > 1 ? UInt64(words[1].dropFirst("SigIgn:".count), radix: 16) : nil
+        #expect(ignored.map { $0 & 0x7FFF_FFFF } == 0, "\(title)")
+        #expect(title.contains(" fds 0 1 2 3 took "), "\(title)")
+        #expect(["took 1", "took 2"].contains { title.hasSuffix($0) }, "\(title)")
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Cards in the page memo's own compact layout: length-prefixed UTF-8, decimals as sign,
 /// exponent and 64-bit significand, dates as their seconds. A warm run decodes 13,750
 /// cards from it several times faster than `JSONDecoder` reads the same cards as JSON
-/// (README, "Performance"); nothing outside the memo reads it, and a blob that does not
+/// (docs/performance.md); nothing outside the memo reads it, and a blob that does not
 /// decode is a cache miss, never an error.
 enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
