@@ -73,14 +73,22 @@ public struct SQLiteDigestStore: DigestStore {
     }
 
     public func memory(of digest: String) async throws -> DigestMemory {
-        try await database.read { db in
+        let path = directory.statePath
+        return try await database.read { db in
             var memory = DigestMemory()
             for row in try Row.fetchAll(db, sql: "SELECT * FROM digest_item WHERE digest = ?", arguments: [digest]) {
-                guard let card = StoredCard.card(row["card"]) else { continue }
-                memory.entries[card.id] = DigestEntry(
-                    card: card, firstSeen: Date(timeIntervalSince1970: row["first_seen"]),
-                    lastSeen: Date(timeIntervalSince1970: row["last_seen"]), price: StoredCard.price(row["price"]),
-                    reported: row["reported"], present: row["present"])
+                // Values of the wrong type are damage, said as such (GRDB's subscripts would
+                // stop the process on them).
+                do {
+                    guard let card = StoredCard.card(try row.decode(String.self, forColumn: "card")) else { continue }
+                    memory.entries[card.id] = DigestEntry(
+                        card: card, firstSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "first_seen")),
+                        lastSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "last_seen")),
+                        price: StoredCard.price(try row.decode(String?.self, forColumn: "price")),
+                        reported: try row.decode(Bool.self, forColumn: "reported"), present: try row.decode(Bool.self, forColumn: "present"))
+                } catch let error as RowDecodingError {
+                    throw SQLiteStateError.damaged(path: path, reason: "a row of digest \(digest) cannot be read: \(error)")
+                }
             }
             memory.knownSources = Set(try String.fetchAll(db, sql: "SELECT source FROM digest_source WHERE digest = ?", arguments: [digest]))
             memory.lastSuccess = try Double.fetchOne(db, sql: "SELECT last_success FROM digest_run WHERE digest = ?", arguments: [digest])
@@ -118,9 +126,16 @@ public struct SQLiteDigestStore: DigestStore {
     }
 
     public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT path, text FROM digest_delivery WHERE digest = ?", arguments: [digest])
-                .map { PendingDelivery(path: $0["path"], text: $0["text"]) }
+        let path = directory.statePath
+        return try await database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT path, text FROM digest_delivery WHERE digest = ?", arguments: [digest]) else {
+                return nil
+            }
+            do {
+                return PendingDelivery(path: try row.decode(String.self, forColumn: "path"), text: try row.decode(String.self, forColumn: "text"))
+            } catch let error as RowDecodingError {
+                throw SQLiteStateError.damaged(path: path, reason: "the pending delivery of digest \(digest) cannot be read: \(error)")
+            }
         }
     }
 

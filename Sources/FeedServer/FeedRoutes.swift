@@ -23,10 +23,15 @@ struct FeedRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: AccessLog(write: accessLog))
+        router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
             router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
         }
-        router.get("/cards/:id") { request, context in await self.card(request, id: context.parameters.get("id") ?? "") }
+        router.get("/cards/:id") { request, context in
+            // `/cards/users%3A2` is `users:2`.
+            let raw = context.parameters.get("id") ?? ""
+            return await self.card(request, id: raw.removingPercentEncoding ?? raw)
+        }
         router.get("/sources") { request, _ in self.sources(request) }
         router.get("/healthz") { request, _ in await self.healthz(request) }
         router.get("/") { request, _ in IndexPage.response(config: config, request: request) }
@@ -50,8 +55,7 @@ struct FeedRoutes: Sendable {
             let failures = result.outcomes.map { "\($0.id): \($0.failure ?? "failed")" }.joined(separator: "; ")
             return Problem(title: "Bad Gateway", status: 502, detail: failures).response
         }
-        var info = config.feed
-        info.selfURL = Self.selfURL(request)
+        let info = config.feed.narrowed(by: request.uri.query, selfURL: Self.selfURL(request))
         var firstSeen: [String: Date] = [:]
         if format.isFeed, let firstSeenLog {
             do {
@@ -140,9 +144,11 @@ struct FeedRoutes: Sendable {
         cards.compactMap { $0.published ?? firstSeen[$0.id] }.max()
     }
 
+    /// The URL the reader asked for, query included (a filtered feed is a feed of its own).
     static func selfURL(_ request: Request) -> URL? {
         guard let authority = request.head.authority else { return nil }
-        return URL(string: "http://\(authority)\(request.uri.path)")
+        let query = request.uri.query.map { $0.isEmpty ? "" : "?\($0)" } ?? ""
+        return URL(string: "http://\(authority)\(request.uri.path)\(query)")
     }
 }
 
@@ -160,16 +166,20 @@ struct HTTPAnswer {
     var maxAge: Int?
 
     func response(to request: Request) -> Response {
-        // A strong validator of the exact bytes (FNV-1a 64 of the body), hashed once.
-        let etag = "\"\(String(FNV1a.hash(body), radix: 16))\""
+        // Strong validators of the exact bytes (FNV-1a 64 of the body, hashed once): the
+        // gzip representation is other bytes, so it has a tag of its own (RFC 9110 §8.8.3).
+        let hash = String(FNV1a.hash(body), radix: 16)
+        var buffer = ByteBuffer(bytes: body)
+        var compressed: ByteBuffer?
+        if Self.acceptsGzip(request), body.count > 256 { compressed = try? buffer.compress(with: .gzip()) }
+        let etag = compressed == nil ? "\"\(hash)\"" : "\"\(hash)-gzip\""
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag, .vary: "Accept-Encoding"]
         if let lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         if let maxAge { headers[.cacheControl] = "max-age=\(maxAge)" }
         if notModified(request, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
-        var buffer = ByteBuffer(bytes: body)
-        if Self.acceptsGzip(request), body.count > 256, let compressed = try? buffer.compress(with: .gzip()) {
+        if let compressed {
             headers[.contentEncoding] = "gzip"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: compressed))
         }
@@ -193,6 +203,18 @@ struct HTTPAnswer {
         return accepted.split(separator: ",").contains { part in
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             return fields.first?.lowercased() == "gzip" && !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" }
+        }
+    }
+}
+
+/// An unknown route is answered like every other error: an RFC 9457 problem, not an
+/// empty body.
+struct ProblemForUnknownRoutes<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Problem.notFound("no such route: \(request.uri.path) (see / for the feeds)").response
         }
     }
 }

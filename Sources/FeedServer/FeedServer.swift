@@ -25,7 +25,9 @@ public struct FeedServer: Sendable {
     public func run(onListening: @escaping @Sendable (Int) -> Void) async throws {
         var logger = Logger(label: "aggregate-serve")
         logger.logLevel = .critical
-        let router = Router()
+        // HEAD is answered on every GET route, as GET without the body (feed readers and
+        // `curl -I` use it).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         routes.register(on: router)
         let app = Application(
             router: router,

@@ -17,7 +17,7 @@ enum IndexPage {
             "sources": config.sources.map { ["id": $0.id, "plugin": $0.plugin, "enabled": $0.enabled] as [String: Any] },
         ]
         let html = template?.render(context) ?? config.feed.title
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil, maxAge: nil)
+            .response(to: request)
     }
 }

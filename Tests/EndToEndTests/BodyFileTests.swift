@@ -105,13 +105,13 @@ import Testing
     @Test func aLargeBodyWithNowhereToGoIsKeptInMemory() async throws {
         try await Self.withLargeGrid { server, workspace in
             let state = workspace.url.appendingPathComponent("state")
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try Data("not a folder".utf8).write(to: state.appendingPathComponent("bodies"))
             let run = try await workspace.run("--all", "--format", "jsonl")
             #expect(run.status == 0)
             #expect(run.stdoutLines.count == 400)
             #expect(run.stderrLines == [
-                "aggregate: cache write failed: cannot store a large body in \(state.path)/bodies: cannot be written (check that every parent is a directory you may write to)",
+                "aggregate: cache write failed: cannot store a large body in \(state.path)/bodies: Not a directory",
             ])
             #expect(server.control.requests.count == 1)
         }

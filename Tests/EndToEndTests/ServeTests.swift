@@ -60,8 +60,9 @@ import Testing
         var bytes: [UInt8]
     }
 
-    static func get(_ url: String, headers: [(String, String)] = []) async throws -> Answer {
+    static func get(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
+        request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 50 << 20)
@@ -234,6 +235,64 @@ import Testing
             for await _ in served.exited {}
             #expect(served.process.terminationStatus == 0)
             #expect(served.log.hasSuffix("aggregate: stopped\n"))
+        }
+    }
+
+    /// HTTP as feed readers and `curl -I` use it (issue 28, defects 13, 15 and 16).
+    @Test func headUnknownRoutesFilteredFeedsAndRepresentations() async throws {
+        try await Self.withServe { _, served in
+            // HEAD answers like GET, without a body.
+            // (The test client asks for gzip unless told otherwise, and cannot inflate the empty
+            // body of a HEAD answer: HEAD asks for the identity representation.)
+            let identity = [("Accept-Encoding", "identity")]
+            let get = try await Self.get(served.base + "/feed.atom", headers: identity)
+            let head = try await Self.get(served.base + "/feed.atom", method: .HEAD, headers: identity)
+            #expect(head.status == 200 && head.bytes.isEmpty)
+            #expect(head.headers.first(name: "etag") == get.headers.first(name: "etag"))
+            #expect(head.headers.first(name: "content-type") == "application/atom+xml; charset=utf-8")
+            #expect(try await Self.get(served.base + "/", method: .HEAD, headers: identity).status == 200)
+
+            // An unknown route is a problem, not an empty body.
+            let missing = try await Self.get(served.base + "/nope")
+            #expect(missing.status == 404)
+            #expect(missing.headers.first(name: "content-type") == "application/problem+json")
+            #expect(missing.body == #"{"detail":"no such route: /nope (see / for the feeds)","status":404,"title":"Not Found","type":"about:blank"}"#)
+
+            // A card id percent-encoded in the path is decoded.
+            let card = try await Self.get(served.base + "/cards/target%3A1")
+            #expect(card.status == 200)
+            #expect(card.body.contains(#""id":"target:1""#))
+
+            // Every distinct query is a feed of its own: its id and self link; the same
+            // parameters in another order are the same feed.
+            func feedID(_ body: String) -> String? {
+                body.range(of: #"(?<=<id>)[^<]*(?=</id>)"#, options: .regularExpression).map { String(body[$0]) }
+            }
+            let all = try await Self.get(served.base + "/feed.atom")
+            let target = try await Self.get(served.base + "/feed.atom?source=target&kind=deal")
+            let reordered = try await Self.get(served.base + "/feed.atom?kind=deal&source=target")
+            #expect(feedID(all.body) == "tag:aggregate,2026:feed/aggregate")
+            #expect(feedID(target.body) == "tag:aggregate,2026:feed/aggregate?kind=deal&amp;source=target")
+            #expect(feedID(reordered.body) == feedID(target.body))
+            #expect(target.body.contains(#"<link rel="self" type="application/atom+xml" href="\#(served.base)/feed.atom?source=target&amp;kind=deal"/>"#))
+            let rss = try await Self.get(served.base + "/feed.rss?source=cabify")
+            #expect(rss.body.contains(#"<atom:link href="\#(served.base)/feed.rss?source=cabify" rel="self" type="application/rss+xml"/>"#),
+                    "\(rss.body.prefix(800))")
+
+            // gzip is another representation with a tag of its own; each revalidates itself.
+            let plain = try await Self.get(served.base + "/feed.atom", headers: identity)
+            let gzip = try await Self.get(served.base + "/feed.atom", headers: [("Accept-Encoding", "gzip")])
+            let plainTag = try #require(plain.headers.first(name: "etag"))
+            let gzipTag = try #require(gzip.headers.first(name: "etag"))
+            #expect(gzip.headers.first(name: "content-encoding") == "gzip")
+            #expect(gzipTag == plainTag.dropLast() + "-gzip\"")
+            #expect(try await Self.get(served.base + "/feed.atom", headers: [("Accept-Encoding", "gzip"), ("If-None-Match", gzipTag)]).status == 304)
+            #expect(try await Self.get(served.base + "/feed.atom", headers: identity + [("If-None-Match", gzipTag)]).status == 200)
+            #expect(try await Self.get(served.base + "/feed.atom", headers: identity + [("If-None-Match", plainTag)]).status == 304)
+            // The index page has a validator too.
+            let index = try await Self.get(served.base + "/")
+            let indexTag = try #require(index.headers.first(name: "etag"))
+            #expect(try await Self.get(served.base + "/", headers: [("If-None-Match", indexTag)]).status == 304)
         }
     }
 }

@@ -61,6 +61,56 @@ import Testing
         }
     }
 
+    /// Values of the wrong type in the digests' table are damage, said with how to recover,
+    /// never a crash (issue 28, defect 9); in the cache they are a miss, fetched again.
+    @Test func wrongTypedStateValuesAreDamageAndWrongTypedCacheValuesAMiss() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run("digest", "--name", "daily").status == 0)
+            let state = session.workspace.url.appendingPathComponent("state/state.sqlite").path
+            let sql = try await Binary(name: "sqlite3").run([state, "UPDATE digest_item SET first_seen = 'yesterday'"],
+                                                          in: session.workspace.url, absolute: "/usr/bin/sqlite3")
+            #expect(sql.status == 0, "\(sql.stderr)")
+            let run = try await session.run("digest", "--name", "daily")
+            #expect(run.status == 1)
+            #expect(run.stdout == "")
+            #expect(run.stderrLines.last?.hasPrefix("aggregate: digest 'daily' failed: \(state) is damaged (a row of digest daily cannot be read: "
+                + "could not decode Double from database value \"yesterday\" - column: \"first_seen\"") == true, "\(run.stderr)")
+            #expect(run.stderrLines.last?.hasSuffix("restore it from a backup, or move it aside (mv \(state) \(state).bak) and the next digest run "
+                + "records a fresh baseline; nothing was committed") == true)
+
+            session.clearLog()
+            _ = try await session.workspace.cacheSQL("UPDATE http_cache SET status = 'ok', fetched_at = 'now'")
+            let feed = try await session.run("--format", "jsonl")
+            #expect(feed.status == 0)
+            #expect(feed.stdoutLines.count == 3)
+            #expect(session.requests.count == 1)
+        }
+    }
+
+    /// A state folder that exists keeps its mode (a shared, sticky folder is the user's)
+    /// and gets one warning when others can read it; a symlinked `state.sqlite` stays a
+    /// link and its target keeps its mode (issue 28, defect 6).
+    @Test func anExistingFolderAndALinkedFileKeepTheirModes() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            let manager = FileManager.default
+            let shared = session.workspace.url.appendingPathComponent("shared")
+            try manager.createDirectory(at: shared, withIntermediateDirectories: false)
+            try manager.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: shared.path)
+            let target = session.workspace.url.appendingPathComponent("elsewhere.sqlite")
+            #expect(manager.createFile(atPath: target.path, contents: nil, attributes: [.posixPermissions: 0o644]))
+            try manager.createSymbolicLink(atPath: shared.appendingPathComponent("state.sqlite").path, withDestinationPath: target.path)
+            let run = try await Binary.aggregate.run(["digest", "--name", "daily", "--state-dir", shared.path], in: session.workspace.url)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderrLines.first == "aggregate: warning: \(shared.path) can be read by other users (mode 1777); "
+                + "the cache may hold responses fetched with your keys: choose a private --state-dir, or chmod 700 it")
+            #expect(try manager.attributesOfItem(atPath: shared.path)[.posixPermissions] as? Int == 0o1777)
+            #expect(try manager.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int == 0o644)
+            #expect(try manager.destinationOfSymbolicLink(atPath: shared.appendingPathComponent("state.sqlite").path) == target.path)
+            // What this run made is private.
+            #expect(try manager.attributesOfItem(atPath: shared.appendingPathComponent("cache.sqlite").path)[.posixPermissions] as? Int == 0o600)
+        }
+    }
+
     @Test func aLockPathThatIsADirectoryIsSaidPlainly() async throws {
         try await FixtureWorld.withSession(sources: Self.cabify) { session in
             try FileManager.default.createDirectory(at: session.workspace.url.appendingPathComponent("state/digest-daily.lock"),

@@ -37,7 +37,8 @@ public enum CardDetailText {
                 describe(card.details[key] ?? .null, name: key, depth: 0, width: wrap, into: &lines)
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        // Every line from upstream data, made safe for the terminal.
+        return lines.map(TerminalText.safe).joined(separator: "\n") + "\n"
     }
 
     private static func describe(_ value: JSONValue, name: String, depth: Int, width: Int, into lines: inout [String]) {

@@ -65,6 +65,18 @@ public struct FeedInfo: Sendable, Hashable {
     /// The newest change; the newest card date when absent.
     public var updated: Date?
 
+    /// This feed narrowed by a query (`source=target&kind=deal`): a feed of its own, with
+    /// its own id (the same for the same parameters in any order) and its own self link, so
+    /// a reader subscribed to two filtered feeds sees two feeds.
+    public func narrowed(by query: String?, selfURL: URL?) -> FeedInfo {
+        var info = self
+        info.selfURL = selfURL
+        let pairs = URLComponents(string: "?" + (query ?? ""))?.percentEncodedQueryItems?
+            .map { "\($0.name)=\($0.value ?? "")" }.sorted() ?? []
+        if !pairs.isEmpty { info.id = FeedEntry.feedID(self) + "?" + pairs.joined(separator: "&") }
+        return info
+    }
+
     public init(title: String = "aggregate", link: URL? = nil, id: String? = nil, selfURL: URL? = nil, updated: Date? = nil) {
         self.title = title
         self.link = link

@@ -1,4 +1,5 @@
 import FeedCore
+import Foundation
 
 /// RFC 4180 CSV with a header row (CRLF line ends).
 public struct CSVFormat: CardFormat {
@@ -40,7 +41,22 @@ public enum DelimitedTable {
         "author", "published", "tags", "origin",
     ]
 
+    /// A card's cells, each neutralised for spreadsheets (``cell(_:)``).
     static func row(_ card: Card) -> [String] {
+        cells(card).map(cell)
+    }
+
+    /// A cell that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`,
+    /// a tab or a carriage return) gets a leading `'`, as OWASP recommends against CSV
+    /// injection: upstream text like `=HYPERLINK(…)` is shown, never evaluated. A plain
+    /// number (`-5.5`) is left as it is: it cannot be a formula.
+    static func cell(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+        if Decimal(plainText: text) != nil { return text }
+        return "'" + text
+    }
+
+    private static func cells(_ card: Card) -> [String] {
         [
             card.id, card.source, card.kind.rawValue, card.title, card.summary ?? "",
             card.price.map { "\($0.amount)" } ?? "", card.price?.currency ?? "",

@@ -28,9 +28,9 @@ struct TextTable {
     func render(_ cards: some Collection<Card>) -> String {
         guard !cards.isEmpty else { return "" }
         let rows = cards.map { card in
-            Row(source: card.source, title: card.title.split(whereSeparator: \.isNewline).joined(separator: " "),
-                price: card.price?.label ?? "", marker: card.origin.map { "[\($0.rawValue)]" } ?? "",
-                id: Self.shortID(card.upstreamID), tags: card.tags.joined(separator: ", "))
+            Row(source: TerminalText.safe(card.source), title: TerminalText.safe(card.title).split(whereSeparator: \.isNewline).joined(separator: " "),
+                price: TerminalText.safe(card.price?.label ?? ""), marker: card.origin.map { "[\($0.rawValue)]" } ?? "",
+                id: TerminalText.safe(Self.shortID(card.upstreamID)), tags: TerminalText.safe(card.tags.joined(separator: ", ")))
         }
         func widest(_ column: (Row) -> String) -> Int { rows.map { DisplayWidth.of(column($0)) }.max() ?? 0 }
         var sourceWidth = widest(\.source)
@@ -92,10 +92,20 @@ struct TextTable {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// The line without colour codes, to measure it.
+    /// The line without the colour codes ``paint(_:_:)`` puts in (`ESC [ digits m`), to
+    /// measure it. (Card text never holds an ESC: ``TerminalText/safe(_:)`` removed them.)
     private func strip(_ line: String) -> String {
         guard color else { return line }
-        return line.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
+        var out = String.UnicodeScalarView()
+        var scalars = line.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else {
+                out.append(scalar)
+                continue
+            }
+            while let next = scalars.next(), next != "m" {}
+        }
+        return String(out)
     }
 
     private func trimTrailing(_ line: String) -> String {
@@ -122,5 +132,27 @@ enum DisplayWidth {
         default:
             return first.properties.generalCategory == .nonspacingMark ? 0 : 1
         }
+    }
+}
+
+/// Text from upstream data made safe to print on a terminal: control characters (C0, DEL
+/// and C1, which include ESC and the 8-bit CSI) are dropped, so a hostile title cannot
+/// move the cursor, recolour or retitle the terminal; tabs and line breaks become spaces.
+public enum TerminalText {
+    public static func safe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\t" || scalar == "\n" || scalar == "\r" {
+                out.append(" ")
+            } else if !isControl(scalar) {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -56,14 +56,21 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func response(forKey key: String) async throws -> CachedResponse? {
         let found = try await pool.read { db -> (CachedResponse, bodyFile: String?)? in
-            try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]).map { row in
-                let fetchedAt: Double = row["fetched_at"]
-                let storedAt: Double? = row["stored_at"]
-                let response = CachedResponse(key: row["key"], url: row["url"], status: row["status"], etag: row["etag"],
-                                              lastModified: row["last_modified"], maxAge: row["max_age"], body: row["body"],
-                                              fetchedAt: Date(timeIntervalSince1970: fetchedAt),
-                                              storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt), link: row["link"])
-                return (response, row["body_file"])
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]) else { return nil }
+            // A row with values of the wrong type is a miss, fetched and stored again.
+            do {
+                let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
+                let storedAt = try row.decode(Double?.self, forColumn: "stored_at")
+                let response = CachedResponse(
+                    key: try row.decode(String.self, forColumn: "key"), url: try row.decode(String.self, forColumn: "url"),
+                    status: try row.decode(Int.self, forColumn: "status"), etag: try row.decode(String?.self, forColumn: "etag"),
+                    lastModified: try row.decode(String?.self, forColumn: "last_modified"),
+                    maxAge: try row.decode(Double?.self, forColumn: "max_age"), body: try row.decode(Data.self, forColumn: "body"),
+                    fetchedAt: Date(timeIntervalSince1970: fetchedAt), storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt),
+                    link: try row.decode(String?.self, forColumn: "link"))
+                return (response, try row.decode(String?.self, forColumn: "body_file"))
+            } catch is RowDecodingError {
+                return nil
             }
         }
         guard let found else { return nil }
@@ -130,9 +137,14 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func stamp(key: String) async throws -> CacheStamp? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?",
-                             arguments: [key]).map { row in
-                CacheStamp(storedAt: row["stored_at"] ?? row["fetched_at"], fetchedAt: row["fetched_at"], maxAge: row["max_age"])
+            guard let row = try Row.fetchOne(db, sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?",
+                                             arguments: [key]) else { return nil }
+            do {
+                let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
+                return CacheStamp(storedAt: try row.decode(Double?.self, forColumn: "stored_at") ?? fetchedAt, fetchedAt: fetchedAt,
+                                  maxAge: try row.decode(Double?.self, forColumn: "max_age"))
+            } catch is RowDecodingError {
+                return nil
             }
         }
     }
@@ -153,10 +165,13 @@ public struct SQLitePageMemoStore: PageMemoStore {
     public func page(forKey key: String) async throws -> MappedPageRecord? {
         let found = try await pool.read { db -> (MappedPageRecord, pageFile: String?)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, page_file, created FROM mapped_page WHERE key = ?", arguments: [key]),
-                  let responses = MappedPageRecord.responses(fromText: row["responses"])
+                  let text = try? row.decode(String.self, forColumn: "responses"), let responses = MappedPageRecord.responses(fromText: text),
+                  let page = try? row.decode(Data.self, forColumn: "page"), let created = try? row.decode(Double.self, forColumn: "created")
             else { return nil }
-            return (MappedPageRecord(key: key, responses: responses, page: row["page"],
-                                     created: Date(timeIntervalSince1970: row["created"])), row["page_file"])
+            // A value of the wrong type is a miss; NULL is a page kept in its row.
+            let pageFile: String?
+            do { pageFile = try row.decode(String?.self, forColumn: "page_file") } catch { return nil }
+            return (MappedPageRecord(key: key, responses: responses, page: page, created: Date(timeIntervalSince1970: created)), pageFile)
         }
         guard var record = found?.0 else { return nil }
         if let pageFile = found?.pageFile {

@@ -42,10 +42,10 @@ public final class SQLiteStateDirectory: Sendable {
     public init(directory: URL, connections: Connections = .one) throws {
         self.directory = directory
         self.connections = connections
-        try PrivateFiles.directory(directory)
+        let shared = try PrivateFiles.directory(directory)
         statePath = directory.appendingPathComponent("state.sqlite").path
         let cachePath = directory.appendingPathComponent("cache.sqlite").path
-        var notices: [String] = []
+        var notices: [String] = shared.map { [$0] } ?? []
         do {
             cacheDatabase = try Self.open(cachePath, schema: SQLiteResponseCache.schema, connections: connections)
         } catch let error as DatabaseError where Self.isDamage(error) {
@@ -163,20 +163,34 @@ public enum SQLiteStateError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// State files are private: the directory 0700, files 0600 (they hold cached responses
-/// that may be personal, and the digests' memory).
+/// State files are private: a directory made here is 0700, a file 0600 (they hold cached
+/// responses that may be personal, and the digests' memory). What exists already keeps
+/// its mode: a shared folder (`state: .`, a sticky `/tmp`-like folder) is the user's, and
+/// a symlink's target is never touched.
 enum PrivateFiles {
-    static func directory(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+    /// Creates `url` (and missing parents) 0700 when it does not exist. For one that does,
+    /// returns a warning when others may read it; its mode is left as it is.
+    @discardableResult
+    static func directory(_ url: URL) throws -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let mode = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            guard mode & 0o077 != 0 else { return nil }
+            return "aggregate: warning: \(url.path) can be read by other users (mode \(String(mode, radix: 8))); "
+                + "the cache may hold responses fetched with your keys: choose a private --state-dir, or chmod 700 it"
+        }
+        // Parents as the system makes them; the folder itself made 0700 in one step (made
+        // and then chmodded, another process could see it open in between).
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if mkdir(url.path, 0o700) != 0 && errno != EEXIST {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        return nil
     }
 
     /// Creates `path` 0600 if missing (SQLite gives its -wal and -shm files the same mode).
     static func file(_ path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        }
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
     }
 }
