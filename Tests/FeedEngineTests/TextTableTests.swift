@@ -42,4 +42,33 @@ import Testing
         }
         #expect(TextTable.shortID("c70ee072-b8f8-11ec-a4b0-0242ac110004") == "c70ee072-b8f8…0004")
     }
+
+    /// With colour on, the lines still fit: the colour codes are measured out (issue 28,
+    /// defect 17: the expression that stripped them never matched, and lines of 86 to 117
+    /// columns came out at 80). The visible text is the same as without colour.
+    @Test func colouredLinesFitTheWidthToo() {
+        let cards = [
+            Card(source: "dishwashers", upstreamID: "c70ee072-b8f8-11ec-a4b0-0242ac110004", kind: .product,
+                 title: "Neff S513M60X1G Integrated Dishwasher, Stainless Steel", price: Price(amount: 660, currency: "GBP"),
+                 tags: ["Claim £50 cashback", "out of stock", "2 year guarantee"], origin: .snapshot),
+            Card(source: "users", upstreamID: "2", kind: .person, title: "Janet Weaver", tags: ["staff"]),
+        ]
+        for width in [40, 80, 120] {
+            let table = TextTable(width: width, color: true)
+            let coloured = table.render(cards).split(separator: "\n").map(String.init)
+            // Visible text: the codes out, and the padding a colour reset leaves at the end.
+            let visible = coloured.map { line in
+                String(line.replacing(#/\u{1B}\[[0-9;]*m/#, with: "").reversed().drop { $0 == " " }.reversed())
+            }
+            #expect(coloured.contains { $0.contains("\u{1B}[") })
+            #expect(visible.allSatisfy { DisplayWidth.of($0) <= width }, "width \(width): \(visible)")
+            #expect(visible == TextTable(width: width, color: false).render(cards).split(separator: "\n").map(String.init))
+        }
+    }
+
+    /// Control characters in upstream text never reach the terminal.
+    @Test func controlCharactersAreDropped() {
+        #expect(TerminalText.safe("a\u{1B}]0;x\u{07}b\u{9B}2Jc\td\ne") == "a]0;xb2Jc d e")
+        #expect(TerminalText.safe("Crème 東京 ✈️") == "Crème 東京 ✈️")
+    }
 }
