@@ -54,11 +54,30 @@ public struct DigestJob: Sendable {
         // A file the previous run committed but did not finish is delivered first, alone:
         // writing this run's report straight after would replace it unseen.
         if !dryRun, let pending = try await store.pendingDelivery(of: digest.name) {
-            let current = try? String(contentsOf: URL(fileURLWithPath: pending.path), encoding: .utf8)
-            if current != pending.text { try DigestOutput.writeFile(pending.text, to: pending.path) }
+            var delivered = pending.path
+            if !DigestOutput.holds(pending.text, at: pending.path) {
+                do {
+                    try DigestOutput.writeFile(pending.text, to: pending.path)
+                } catch let failure as Failure {
+                    // The path cannot take it any more: this run's output takes it instead,
+                    // when that is somewhere else; the report is never dropped.
+                    switch output {
+                    case .file(let path) where path != pending.path:
+                        try DigestOutput.writeFile(pending.text, to: path)
+                        delivered = path
+                    case .stdout:
+                        try printer(pending.text)
+                        delivered = "stdout"
+                    default:
+                        throw Failure.delivery("\(failure.description); the report an earlier run committed for \(pending.path) waits for it: "
+                            + "fix that path, or run again with another --output (or none, to print it)")
+                    }
+                }
+            }
             try await store.finishDelivery(of: digest.name)
+            let instead = delivered == pending.path ? "" : " (it could not go to \(pending.path))"
             return Result(reported: 0, messages: [
-                "digest '\(digest.name)': delivered to \(pending.path) what the interrupted previous run had committed; new changes come with the next run",
+                "digest '\(digest.name)': delivered to \(delivered) what the interrupted previous run had committed\(instead); new changes come with the next run",
             ], partial: false)
         }
 
@@ -102,10 +121,10 @@ public struct DigestJob: Sendable {
             do {
                 try await store.commit(plan, digest: digest.name, now: now, delivery: PendingDelivery(path: path, text: text))
             } catch {
-                try? FileManager.default.removeItem(at: prepared)
+                if case .temporary(let temporary, _) = prepared { try? FileManager.default.removeItem(at: temporary) }
                 throw error
             }
-            try DigestOutput.publish(prepared, to: path)
+            try DigestOutput.publish(prepared)
             try await store.finishDelivery(of: digest.name)
         case (.file(let path), let text?):
             try DigestOutput.writeFile(text, to: path)
