@@ -107,4 +107,21 @@ import Testing
             #expect(run.stderrLines == ["cabify: skipped products[0]: name is a number, expected text"])
         }
     }
+
+    /// Many broken records are ten named lines and one count; `--verbose` names them all
+    /// (issue 28, defect 12). The good records still print, and the run is partial.
+    @Test func manySkippedRecordsAreSummarised() async throws {
+        let broken = (0..<500).map { #"{"code":"B\#($0)","name":\#($0),"price":1}"# }.joined(separator: ",")
+        let body = #"{"products":["# + broken + #",{"code":"MUG","name":"Mug","price":7.5}]}"#
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), faults: ["cabify": [Fault(body: body), Fault(body: body)]]) { session in
+            let run = try await session.run("--format", "jsonl")
+            #expect(run.status == 3)
+            #expect(run.stdoutLines.count == 1)
+            #expect(run.stderrLines.count == 11)
+            #expect(run.stderrLines.first == "cabify: skipped products[0]: name is a number, expected text")
+            #expect(run.stderrLines.last == "cabify: skipped 490 more records (500 in all; --verbose lists every one)")
+            let verbose = try await session.run("--format", "jsonl", "--verbose", "--refresh")
+            #expect(verbose.stderrLines.filter { $0.hasPrefix("cabify: skipped products[") }.count == 500)
+        }
+    }
 }

@@ -57,6 +57,9 @@ public struct SourceOutcome: Sendable {
         return nil
     }
 
+    /// How many skipped records are named one by one without `--verbose`.
+    public static let skippedLinesShown = 10
+
     /// Lines for stderr: failures and fallbacks always, notes only when `verbose`.
     public func messages(verbose: Bool) -> [String] {
         var lines: [String] = []
@@ -77,7 +80,13 @@ public struct SourceOutcome: Sendable {
         case .noEndpoint, .notFound, nil:
             break
         }
-        lines += skipped.map { "\(id): \($0)" }
+        // The first few skipped records by name (with `--verbose`, every one), then a count:
+        // a body of 60,000 broken records is one screen, not 60,000 lines.
+        let named = verbose ? skipped.count : Self.skippedLinesShown
+        lines += skipped.prefix(named).map { "\(id): \($0)" }
+        if skipped.count > named {
+            lines.append("\(id): skipped \(skipped.count - named) more records (\(skipped.count) in all; --verbose lists every one)")
+        }
         if verbose {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
