@@ -124,4 +124,27 @@ import Testing
             #expect(verbose.stderrLines.filter { $0.hasPrefix("cabify: skipped products[") }.count == 500)
         }
     }
+
+    /// A 200 whose every record is broken is read like a body that does not parse: the
+    /// good cached copy stays and is served, marked, and the run says why (issue 28,
+    /// defect 12).
+    @Test func aBodyOfOnlyBrokenRecordsNeverReplacesTheGoodCopy() async throws {
+        let broken = #"{"products":[{"code":"A","name":1,"price":1},{"code":"B","name":2,"price":2}]}"#
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let good = try await session.run("--format", "jsonl")
+            #expect(good.status == 0 && good.stdoutLines.count == 3)
+            session.server.control.set("cabify", [Fault(body: broken)])
+            let run = try await session.run("--format", "jsonl", "--refresh")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdoutLines.count == 3)
+            #expect(run.stdoutLines.allSatisfy { $0.contains(#""origin":"cache""#) })
+            #expect(run.stderrLines.count == 1)
+            #expect(run.stderrLines.first?.hasPrefix("cabify: no record could be read (2 skipped; the first, products[0]: name is a number, expected text) (http://") == true,
+                    "\(run.stderr)")
+            #expect(run.stderrLines.first?.contains("; using cached response from ") == true)
+            // The good body is still the stored one.
+            let offline = try await session.run("--format", "jsonl", "--offline")
+            #expect(offline.stdoutLines.count == 3)
+        }
+    }
 }

@@ -66,6 +66,7 @@ struct SourcePager: Sendable {
     /// Runs `body` on the current tier, falling through to the next tier when it
     /// throws anything but `notFound`. Returns nil once every tier has failed.
     private mutating func withTiers<T: Sendable>(
+        unusable: (T) -> String? = { _ in nil },
         _ body: @escaping @Sendable (any FeedSource) async throws -> T
     ) async -> (value: T, origin: Card.Origin?, read: [String: Double])? {
         while tierIndex < tiers.count {
@@ -74,6 +75,9 @@ struct SourcePager: Sendable {
                 // Only the network is bounded by the deadline; fallbacks are local and fast.
                 let source = tier.source
                 let value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
+                // What the source read but could make nothing of counts as unreadable: it is
+                // not stored, and the next tier (the last good copy) is tried.
+                if let reason = unusable(value) { throw SourceError.failed(reason) }
                 let read = await tier.settle(true)
                 if let origin = tier.origin {
                     outcome.status = .fallback(origin, liveFailure: liveFailure, servedBy: tier.describe())
@@ -140,7 +144,11 @@ struct SourcePager: Sendable {
     /// The page after `cursor` from the first tier that can serve it, remembered when the
     /// live tier served it.
     private mutating func readPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
-        guard let (page, origin, read) = await withTiers({ try await $0.page(after: cursor) }) else { return nil }
+        let unusable = { (page: SourcePage) -> String? in
+            guard page.cards.isEmpty, let first = page.skipped.first else { return nil }
+            return "no record could be read (\(page.skipped.count) skipped; the first, \(first.path): \(first.reason))"
+        }
+        guard let (page, origin, read) = await withTiers(unusable: unusable, { try await $0.page(after: cursor) }) else { return nil }
         if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor, readFrom: read) }
         return (page, origin)
     }
