@@ -83,15 +83,21 @@ enum JSONAPIPaging: Sendable {
         switch self {
         case .single:
             return nil
+        // A stated total decides; a page shorter than asked ends the walk only when the
+        // upstream states none (APIs cap their pages below what `size`/`limit` asks).
         case .page(_, let start, _, let size, let totalPages):
             let current = cursor.flatMap(Int.init) ?? start
+            if let total = totalPages.flatMap({ Self.integer($0.value(in: body)) }) {
+                return current - start + 1 >= total ? nil : "\(current + 1)"
+            }
             if let size, count < size { return nil }
-            if let total = totalPages.flatMap({ Self.integer($0.value(in: body)) }), current - start + 1 >= total { return nil }
             return "\(current + 1)"
         case .offset(_, _, let limit, let total):
             let next = (cursor.flatMap(Int.init) ?? 0) + count
+            if let total = total.flatMap({ Self.integer($0.value(in: body)) }) {
+                return next >= total ? nil : "\(next)"
+            }
             if let limit, count < limit { return nil }
-            if let total = total.flatMap({ Self.integer($0.value(in: body)) }), next >= total { return nil }
             return "\(next)"
         case .cursor(_, let from):
             guard let next = from.value(in: body)?.scalarText, !next.isEmpty else { return nil }
