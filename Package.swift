@@ -103,9 +103,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Mustache", package: "swift-mustache"),
-            ],
-            resources: [.embedInCode("Output/Templates")]
+            ]
         ),
         .target(
             name: "FeedDigest",

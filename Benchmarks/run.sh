@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
-scales=("${@:-250}")
-[ $# -eq 0 ] && scales=(250 500)
+scales=(250 500)
+[ $# -gt 0 ] && scales=("$@")
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
     swift build -c release --product aggregate >&2

@@ -119,35 +119,32 @@ import Testing
         func body(_ ids: ClosedRange<Int>, _ extra: String) -> Data {
             Data((#"{"items": ["# + ids.map { #"{"id": \#($0), "title": "Item \#($0)"}"# }.joined(separator: ",") + "], \(extra)}").utf8)
         }
-        let fields = "items: items\nfields: {id: id, title: title}\n"
-        let offset = try JSONAPISource(
-            settings: try TestConfig.settings(for: JSONAPISource.self, url: "https://api.example/items",
-                                              options: fields + "paging: {style: offset, limit: 50, total: total}"),
-            http: RecordedUpstream(bodies: [
-                "https://api.example/items?offset=0&limit=50": body(1...30, #""total": 47"#),
-                "https://api.example/items?offset=30&limit=50": body(31...47, #""total": 47"#),
-            ]))
+        func source(paging: String, _ bodies: [String: Data]) throws -> JSONAPISource {
+            try JSONAPISource(
+                settings: try TestConfig.settings(for: JSONAPISource.self, url: "https://api.example/items",
+                                                  options: "items: items\nfields: {id: id, title: title}\npaging: \(paging)"),
+                http: RecordedUpstream(bodies: bodies))
+        }
+        let offset = try source(paging: "{style: offset, limit: 50, total: total}", [
+            "https://api.example/items?offset=0&limit=50": body(1...30, #""total": 47"#),
+            "https://api.example/items?offset=30&limit=50": body(31...47, #""total": 47"#),
+        ])
         let first = try await offset.page(after: nil)
         #expect(first.cards.count == 30 && first.next == "30")
         let second = try await offset.page(after: first.next)
         #expect(second.cards.map(\.id).last == "json:47" && second.next == nil)
 
-        let paged = try JSONAPISource(
-            settings: try TestConfig.settings(for: JSONAPISource.self, url: "https://api.example/items",
-                                              options: fields + "paging: {style: page, size_param: per_page, size: 50, total_pages: pages}"),
-            http: RecordedUpstream(bodies: [
-                "https://api.example/items?page=1&per_page=50": body(1...30, #""pages": 2"#),
-                "https://api.example/items?page=2&per_page=50": body(31...47, #""pages": 2"#),
-            ]))
+        let paged = try source(paging: "{style: page, size_param: per_page, size: 50, total_pages: pages}", [
+            "https://api.example/items?page=1&per_page=50": body(1...30, #""pages": 2"#),
+            "https://api.example/items?page=2&per_page=50": body(31...47, #""pages": 2"#),
+        ])
         let one = try await paged.page(after: nil)
         #expect(one.cards.count == 30 && one.next == "2")
         #expect(try await paged.page(after: one.next).next == nil)
 
         // Without a total, a short page still ends the walk, as documented.
-        let untotalled = try JSONAPISource(
-            settings: try TestConfig.settings(for: JSONAPISource.self, url: "https://api.example/items",
-                                              options: fields + "paging: {style: offset, limit: 50}"),
-            http: RecordedUpstream(bodies: ["https://api.example/items?offset=0&limit=50": body(1...30, #""more": true"#)]))
+        let untotalled = try source(paging: "{style: offset, limit: 50}",
+                                    ["https://api.example/items?offset=0&limit=50": body(1...30, #""more": true"#)])
         #expect(try await untotalled.page(after: nil).next == nil)
     }
 

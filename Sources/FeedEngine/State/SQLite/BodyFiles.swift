@@ -28,6 +28,11 @@ struct BodyFiles: Sendable {
 
     let folder: URL
 
+    /// `bodies/` beside `cache.sqlite`.
+    init(in directory: SQLiteStateDirectory) {
+        folder = directory.directory.appendingPathComponent("bodies")
+    }
+
     /// Writes `body` to a new file (0600, in a 0700 folder made if missing) and returns
     /// its name, `<uuid>-<length>`.
     func write(_ body: Data) throws(BodyFileFailure) -> String {

@@ -8,7 +8,7 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public init(_ directory: SQLiteStateDirectory) {
         pool = directory.cacheDatabase
-        bodies = BodyFiles(folder: directory.directory.appendingPathComponent("bodies"))
+        bodies = BodyFiles(in: directory)
     }
 
     static let schema: SQLiteSchema = {
@@ -157,9 +157,8 @@ public struct SQLitePageMemoStore: PageMemoStore {
     let bodies: BodyFiles
 
     public init(_ directory: SQLiteStateDirectory) {
-        let cache = SQLiteResponseCache(directory)
-        pool = cache.pool
-        bodies = cache.bodies
+        pool = directory.cacheDatabase
+        bodies = BodyFiles(in: directory)
     }
 
     public func page(forKey key: String) async throws -> MappedPageRecord? {
