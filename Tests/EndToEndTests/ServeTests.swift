@@ -71,9 +71,9 @@ import Testing
                       bytes: bytes)
     }
 
-    static func withServe(extra: [String: String] = [:], faults: [String: [Fault]] = [:],
-                          _ body: (FixtureSession, Served) async throws -> Void) async throws {
-        try await FixtureWorld.withSession(sources: sources, extra: extra, faults: faults) { session in
+    static func withServe(sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
+                          scale: Int = 1, _ body: (FixtureSession, Served) async throws -> Void) async throws {
+        try await FixtureWorld.withSession(sources: sources, extra: extra, faults: faults, scale: scale) { session in
             let served = try await Served.start(session)
             do {
                 try await body(session, served)
@@ -203,6 +203,41 @@ import Testing
             #expect(answers[0].body.split(separator: "\n").count == 20)
             #expect(session.server.control.requests(to: "cabify").count == 1)
             #expect(session.server.control.requests(to: "target").count == 1)
+        }
+    }
+
+    /// Thirty-two readers when the cached pages expire: one conditional request per page,
+    /// not one per reader (issue 28, defect 4).
+    @Test func expiredEntriesAreRevalidatedOncePerPage() async throws {
+        let ttl = "    cache_ttl: 3\n"
+        let routes = ["target", "reqres"]
+        let ids = ["target", "users"]
+        let faults = Dictionary(uniqueKeysWithValues: routes.map { ($0, [Fault(latencyMs: 50, etag: "\"\($0)-1\"")]) })
+        try await Self.withServe(sources: FixtureWorld.only(ids[0], ids[1]),
+                                 extra: ["target": ttl, "users": ttl], faults: faults, scale: 200) { session, served in
+            #expect(try await Self.get(served.base + "/feed.jsonl").status == 200)
+            let warm = routes.map { session.server.control.requests(to: $0).count }
+            try await Task.sleep(for: .milliseconds(3100))
+            // Readers arriving one after another, as they do, for two and a half seconds.
+            let until = Date().addingTimeInterval(2.5)
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for reader in 0..<32 {
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(reader * 20))
+                        var statuses: [Int] = []
+                        while Date() < until { statuses.append(try await Self.get(served.base + "/feed.jsonl").status) }
+                        return statuses
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(statuses.allSatisfy { $0 == 200 })
+            for (route, warmCount) in zip(routes, warm) {
+                let requests = session.server.control.requests(to: route).dropFirst(warmCount)
+                // One conditional request per page (a slow run may see a second expiry).
+                #expect(requests.count == warmCount || requests.count == 2 * warmCount, "\(route): \(requests.count) after \(warmCount)")
+                #expect(requests.allSatisfy { $0.status == 304 })
+            }
         }
     }
 

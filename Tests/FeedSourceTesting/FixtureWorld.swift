@@ -20,12 +20,13 @@ public enum FixtureWorld {
         sources.filter { ids.contains($0.id) }
     }
 
-    public static func server(options: FixtureOptions = FixtureOptions()) -> FixtureServer {
+    /// `scale` repeats every list upstream's items that many times.
+    public static func server(options: FixtureOptions = FixtureOptions(), scale: Int = 1) -> FixtureServer {
         let standard = FixtureServer.standard(SourceCatalogue.sources, options: options)
         let shop = standard.upstreams.first { $0.name == "cabify" }
         return FixtureServer(upstreams: standard.upstreams + shops.compactMap { name in
             shop.map { RenamedUpstream(name: name, upstream: $0) }
-        })
+        }, scale: scale)
     }
 
     /// A Sources.yml of `sources` at `base`; `extra[id]` adds YAML lines to that entry.
@@ -37,9 +38,10 @@ public enum FixtureWorld {
     /// sets `faults` per route, and runs `body` with both; the server stops afterwards.
     public static func withSession<T: Sendable>(
         sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
-        options: FixtureOptions = FixtureOptions(), state: StateBackend = .sqlite, _ body: (FixtureSession) async throws -> T
+        options: FixtureOptions = FixtureOptions(), scale: Int = 1, state: StateBackend = .sqlite,
+        _ body: (FixtureSession) async throws -> T
     ) async throws -> T {
-        let server = server(options: options)
+        let server = server(options: options, scale: scale)
         return try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: sourcesYml(base: base, sources: sources, extra: extra), state: state)
             for (route, list) in faults { server.control.set(route, list) }

@@ -13,7 +13,7 @@ final class CachingTransport: HTTPTransport {
     /// What one call of the source touched, applied when it settles.
     private enum Pending {
         case fetched(URL, HTTPResponse)
-        case revalidated(URL, headers: [String: String], storedAt: Date)
+        case revalidated(URL, storedAt: Date)
         case servedFromCache(URL, storedAt: Date)
     }
 
@@ -49,7 +49,12 @@ final class CachingTransport: HTTPTransport {
         if let lastModified = cached?.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
         let response = try await network.send(conditional)
         if response.status == 304, let cached {
-            pending.withLock { $0.append(.revalidated(request.url, headers: response.headers, storedAt: cached.storedAt)) }
+            // The upstream confirmed the stored body, which parsed when it was stored: it is
+            // fresh again now, not once this source has parsed it, so that every run starting
+            // meanwhile (`serve`) reads it instead of revalidating it again. A body that no
+            // longer parses is still forgotten when the call settles.
+            confirm(cached, headers: response.headers)
+            pending.withLock { $0.append(.revalidated(request.url, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
                                 body: cached.body, url: request.url)
         }
@@ -78,23 +83,25 @@ final class CachingTransport: HTTPTransport {
                 let cached = CachedResponse(response, for: url, at: now)
                 read[cached.key] = cached.storedAt.timeIntervalSince1970
                 writes.store(cached) { [self] in await write { try await store.put(cached) } }
-            case .revalidated(let url, let headers, let storedAt) where parsed:
-                let key = ResponseCacheKey.key(for: url)
-                read[key] = storedAt.timeIntervalSince1970
-                writes.enqueue { [self] in
-                    await write {
-                        try await store.touch(key: key, fetchedAt: now, maxAge: CacheControl.maxAge(headers["cache-control"]))
-                    }
-                }
-            case .servedFromCache(let url, let storedAt) where parsed:
+            case .revalidated(let url, let storedAt) where parsed, .servedFromCache(let url, let storedAt) where parsed:
                 read[ResponseCacheKey.key(for: url)] = storedAt.timeIntervalSince1970
-            case .revalidated(let url, _, _), .servedFromCache(let url, _):
+            case .revalidated(let url, _), .servedFromCache(let url, _):
                 writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
             case .fetched:
                 break
             }
         }
         return read
+    }
+
+    /// Marks `cached` fresh as of now: answered from ``WriteBehind`` at once, written behind.
+    private func confirm(_ cached: CachedResponse, headers: [String: String]) {
+        var fresh = cached
+        fresh.fetchedAt = Date()
+        fresh.maxAge = CacheControl.maxAge(headers["cache-control"])
+        writes.store(fresh) { [self, fresh] in
+            await write { try await store.touch(key: fresh.key, fetchedAt: fresh.fetchedAt, maxAge: fresh.maxAge) }
+        }
     }
 
     private func lookup(_ url: URL) async -> CachedResponse? {
