@@ -82,6 +82,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // HMAC for the cache's request identities; postgres-nio builds it already.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         /// The vocabulary every module shares: cards, prices, the source protocol, errors.
@@ -103,6 +105,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

@@ -148,7 +148,7 @@ struct CommonOptions: ParsableArguments {
         }
         let state = try await openState(config, required: stateRequired, connections: stateConnections)
         let live = offline ? nil : LiveHTTPTransport()
-        let transports = StandardTransports(live: live, store: state?.cache, pageMemo: state?.pageMemo, refresh: refresh, logger: logger,
+        let transports = StandardTransports(live: live, state: state, refresh: refresh, logger: logger,
                                             sharedSnapshots: { Catalogue.sources.flatMap { $0.snapshots } },
                                             sharedRequests: sharedRequests)
         let runner = FeedRunner(config: config, registry: SourceRegistry(Catalogue.sources), transports: transports)

@@ -52,7 +52,7 @@ struct SharedStateTests {
                 #expect(count == 1, "SHARED\(trial) reported \(count) times")
             }
             let migrations = try await hostA.sql(database, "SELECT component || ' ' || id FROM aggregate_migration ORDER BY 1")
-            #expect(migrations == "digests 1: digest state, pending delivery\nengine 1: http cache, mapped pages, first seen\n")
+            #expect(migrations == "digests 1: digest state, pending delivery\nengine 1: http cache, mapped pages, first seen\nengine 2: request identities\n")
         }
     }
 
@@ -67,7 +67,7 @@ struct SharedStateTests {
         }
         #expect(runs.allSatisfy { $0.status == 0 && $0.stderr == "" })
         #expect(Set(runs.map(\.stdout)).count == 1)
-        #expect(try await workspace.sql(database, "SELECT count(*) FROM aggregate_migration") == "1\n")
+        #expect(try await workspace.sql(database, "SELECT id FROM aggregate_migration ORDER BY id") == "1: http cache, mapped pages, first seen\n2: request identities\n")
     }
 
     /// The server stops while a digest is fetching: that run fails with one line and

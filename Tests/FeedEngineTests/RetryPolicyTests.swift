@@ -43,12 +43,31 @@ import Testing
         #expect(CacheControl.maxAge(nil) == nil)
     }
 
-    /// No secret, nor a hash of one that a short key could be guessed back from.
-    @Test func cacheKeysNeverHoldSecrets() {
-        let key = ResponseCacheKey.key(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=hunter2&X-Amz-Signature=abc")!)
-        #expect(key == "https://u:REDACTED@api.test/users?page=2&api_key=REDACTED&X-Amz-Signature=REDACTED")
-        #expect(key == ResponseCacheKey.key(for: URL(string: "https://u:pw@api.test/users?page=2&api_key=other&X-Amz-Signature=def")!))
-        #expect(ResponseCacheKey.key(for: URL(string: "https://api.test/a?page=1")!) == "https://api.test/a?page=1")
+    /// A cache key names the source and the redacted URL, and separates credentials by a
+    /// keyed hash: never the secret, nor a plain hash of it (issue 28, defect 2).
+    @Test func cacheKeysSeparateCredentialsWithoutHoldingThem() throws {
+        let identity = RequestIdentity(secret: Data(repeating: 7, count: 32))
+        func key(_ source: String, _ url: String, _ headers: [String: String] = [:], sent: [String: String] = [:]) throws -> String {
+            identity.cacheKey(source: source, request: HTTPRequest(url: try #require(URL(string: url)), headers: sent), headers: headers)
+        }
+        let signed = try key("users", "https://u:pw@api.test/users?page=2&api_key=hunter2&X-Amz-Signature=abc")
+        #expect(signed.hasPrefix("users https://u:REDACTED@api.test/users?page=2&api_key=REDACTED&X-Amz-Signature=REDACTED "))
+        #expect(!signed.contains("hunter2") && !signed.contains("pw@"))
+        // Another secret in the query, in userinfo, or in a header: another entry.
+        #expect(signed != (try key("users", "https://u:pw@api.test/users?page=2&api_key=other&X-Amz-Signature=abc")))
+        #expect(signed != (try key("users", "https://u:pw2@api.test/users?page=2&api_key=hunter2&X-Amz-Signature=abc")))
+        let plain = try key("users", "https://api.test/a?page=1")
+        #expect(plain != (try key("users", "https://api.test/a?page=1", ["x-api-key": "A"])))
+        #expect(try key("users", "https://api.test/a?page=1", ["x-api-key": "A"]) != (try key("users", "https://api.test/a?page=1", ["x-api-key": "B"])))
+        // Header names are case-insensitive; a header the source sets counts as a configured one.
+        #expect(try key("users", "https://api.test/a?page=1", ["X-Api-Key": "A"]) == (try key("users", "https://api.test/a?page=1", ["x-api-key": "A"])))
+        #expect(try key("users", "https://api.test/a?page=1", sent: ["x-api-key": "A"]) == (try key("users", "https://api.test/a?page=1", ["x-api-key": "A"])))
+        // Another source asking the same URL: another entry.
+        #expect(plain != (try key("people", "https://api.test/a?page=1")))
+        // The same request under another cache's secret hashes to something else.
+        let other = RequestIdentity(secret: Data(repeating: 8, count: 32))
+        #expect(plain != other.cacheKey(source: "users", request: HTTPRequest(url: try #require(URL(string: "https://api.test/a?page=1"))), headers: [:]))
+        #expect(plain == (try key("users", "https://api.test/a?page=1")))
     }
 }
 

@@ -49,9 +49,8 @@ extension TransportProvider {
 /// `fallback: snapshot`). Offline: cache, then snapshot, whatever the policy.
 public struct StandardTransports: TransportProvider {
     public let live: LiveHTTPTransport?
-    public let store: (any ResponseCache)?
-    /// Where mapped pages are remembered; nil remembers none.
-    public let pageMemo: (any PageMemoStore)?
+    /// Where responses are cached and mapped pages remembered; nil keeps nothing.
+    public let state: EngineState?
     public let refresh: Bool
     public let logger: Logger
     /// Every built-in source's recordings, for plugins that ship none (`json`, `exec`): a
@@ -63,15 +62,14 @@ public struct StandardTransports: TransportProvider {
     /// The cache writes of every source, done behind the run: ``finishWrites()``.
     public let writes = WriteBehind()
 
-    /// `live == nil` means offline: no socket is ever opened. `store == nil` runs
+    /// `live == nil` means offline: no socket is ever opened. `state == nil` runs
     /// without a cache.
-    public init(live: LiveHTTPTransport?, store: (any ResponseCache)?, pageMemo: (any PageMemoStore)? = nil, refresh: Bool = false,
+    public init(live: LiveHTTPTransport?, state: EngineState?, refresh: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
                 sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
                 sharedRequests: SharedRequests? = nil) {
         self.live = live
-        self.store = store
-        self.pageMemo = pageMemo
+        self.state = state
         self.refresh = refresh
         self.logger = logger
         self.sharedSnapshots = sharedSnapshots
@@ -94,22 +92,23 @@ public struct StandardTransports: TransportProvider {
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?
-            if let store {
-                let cache = CachingTransport(network: network, store: store, ttl: source.cacheTTL,
-                                             refresh: refresh, logger: logger, writes: writes)
+            if let state {
+                let cache = CachingTransport(network: network, store: state.cache, keys: CacheKeys(source: source, identity: state.identity),
+                                             ttl: source.cacheTTL, refresh: refresh, logger: logger, writes: writes)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
                 // `--refresh` asks every upstream again: no page is served from memory.
-                if let pageMemo, !refresh {
-                    memo = PageMemo(store: pageMemo, responses: store, source: source, writes: writes)
+                if !refresh {
+                    memo = PageMemo(store: state.pageMemo, responses: state.cache, source: source, identity: state.identity,
+                                    writes: writes)
                 }
             }
             var tier = TransportTier(origin: nil, transport: network, settle: settle)
             tier.memo = memo
             tiers.append(tier)
         }
-        if let store, live == nil || source.fallback != .none {
-            let stale = StaleCacheTransport(store: store)
+        if let state, live == nil || source.fallback != .none {
+            let stale = StaleCacheTransport(store: state.cache, keys: CacheKeys(source: source, identity: state.identity))
             tiers.append(TransportTier(origin: .cache, transport: stale) {
                 "cached response from \(Age.text(since: stale.oldestServed ?? Date()))"
             })

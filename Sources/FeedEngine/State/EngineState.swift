@@ -15,6 +15,8 @@ public struct EngineState: Sendable {
     public let cache: any ResponseCache
     public let pageMemo: any PageMemoStore
     public let firstSeen: any FirstSeenLog
+    /// How requests are named in ``cache``: keyed by its secret.
+    public let identity: RequestIdentity
     /// Things the caller should tell the user (a damaged cache moved aside).
     public let notices: [String]
 
@@ -30,9 +32,11 @@ public struct EngineState: Sendable {
             } catch {
                 throw .directory(url.path, PlainWords.describe(error))
             }
-            return EngineState(location: location, backend: .sqlite(directory), cache: SQLiteResponseCache(directory),
-                               pageMemo: SQLitePageMemoStore(directory), firstSeen: SQLiteFirstSeenLog(directory),
-                               notices: directory.notices)
+            let cache = SQLiteResponseCache(directory)
+            let (identity, notice) = await identity(of: cache)
+            return EngineState(location: location, backend: .sqlite(directory), cache: cache,
+                               pageMemo: SQLitePageMemoStore(directory), firstSeen: SQLiteFirstSeenLog(directory), identity: identity,
+                               notices: directory.notices + [notice].compactMap { $0 })
         case .postgres(let postgres):
             let database: PostgresStateDatabase
             do {
@@ -47,15 +51,26 @@ public struct EngineState: Sendable {
                 await database.close()
                 throw .postgres(error)
             }
+            let (identity, notice) = await identity(of: cache)
             return EngineState(location: location, backend: .postgres(database), cache: cache, pageMemo: cache, firstSeen: cache,
-                               notices: [])
+                               identity: identity, notices: [notice].compactMap { $0 })
         }
     }
 
     /// State that lives as long as the process (tests, and runs that keep nothing).
     public static func inMemory() -> EngineState {
         EngineState(location: nil, backend: .memory, cache: InMemoryResponseCache(), pageMemo: InMemoryPageMemoStore(),
-                    firstSeen: InMemoryFirstSeenLog(), notices: [])
+                    firstSeen: InMemoryFirstSeenLog(), identity: .random(), notices: [])
+    }
+
+    /// The identity `cache` keys its requests by; when its secret cannot be read, one of
+    /// this process's own (what it caches, no other process finds), said in a notice.
+    private static func identity(of cache: any ResponseCache) async -> (RequestIdentity, String?) {
+        do {
+            return (RequestIdentity(secret: try await cache.identitySecret()), nil)
+        } catch {
+            return (.random(), "aggregate: warning: cannot read the cache's secret (\(PlainWords.describe(error))); this run's responses are cached for itself alone")
+        }
     }
 
     /// Releases connections; the state is not used after.

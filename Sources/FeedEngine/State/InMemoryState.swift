@@ -3,6 +3,7 @@ import Foundation
 /// A ``ResponseCache`` in memory, for tests and for runs that keep nothing.
 public actor InMemoryResponseCache: ResponseCache {
     private var responses: [String: CachedResponse] = [:]
+    private let secret = RequestIdentity.newSecret()
 
     public init() {}
 
@@ -27,6 +28,10 @@ public actor InMemoryResponseCache: ResponseCache {
         responses[key].map {
             CacheStamp(storedAt: $0.storedAt.timeIntervalSince1970, fetchedAt: $0.fetchedAt.timeIntervalSince1970, maxAge: $0.maxAge)
         }
+    }
+
+    public func identitySecret() -> Data {
+        secret
     }
 }
 

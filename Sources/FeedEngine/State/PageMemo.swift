@@ -9,7 +9,8 @@ import Synchronization
 /// very body in the cache (same `stored_at`: a 304 keeps it, a new 200 replaces it) and
 /// still fresh; and only to a source with the same code and settings (``fingerprint``:
 /// the binary, the plugin, the id, the URL and the options as written, which hold
-/// `${VAR}` references rather than secret values).
+/// `${VAR}` references rather than secret values, and the keyed hash of the URL and
+/// headers as sent, so that another key is another source).
 struct PageMemo: Sendable {
     let store: any PageMemoStore
     /// Where the responses a page was mapped from are stored, to check they still are.
@@ -20,13 +21,17 @@ struct PageMemo: Sendable {
     /// The run's cache writes: a page is remembered after the responses it names.
     let writes: WriteBehind
 
-    init(store: any PageMemoStore, responses: any ResponseCache, source: SourceConfig, writes: WriteBehind) {
+    init(store: any PageMemoStore, responses: any ResponseCache, source: SourceConfig, identity: RequestIdentity,
+         writes: WriteBehind) {
         self.store = store
         self.responses = responses
         self.ttl = source.cacheTTL
         self.writes = writes
         var text = "\(BuildIdentity.current) \(CardBinaryCoding.layoutVersion)\n\(source.plugin)\n\(source.id)\n\(source.url.redactedString)\n"
         if let options = source.options { ConfigText.append(options, to: &text) }
+        // The URL and headers as sent, hashed with the cache's key: a rotated key is
+        // another source's pages, never this one's remembered ones.
+        text += identity.tag(url: source.url, headers: source.headers)
         fingerprint = String(FNV1a.hash(text), radix: 16)
     }
 

@@ -16,6 +16,9 @@ public protocol ResponseCache: Sendable {
     func forget(key: String) async throws
     /// When the body under `key` was stored and last confirmed, without reading the body.
     func stamp(key: String) async throws -> CacheStamp?
+    /// The random secret this cache's keys are hashed with (``RequestIdentity``): made by
+    /// the first process that asks, the same for every process sharing the cache after.
+    func identitySecret() async throws -> Data
 }
 
 /// Pages as their source mapped them (``PageMemo``), so a warm run reads cards instead of
@@ -28,15 +31,6 @@ public protocol PageMemoStore: Sendable {
     /// Remembers a page, and drops pages not rewritten for ``MappedPageRecord/lifetime``
     /// (those of an old build or a source no longer configured would otherwise stay).
     func put(_ page: MappedPageRecord) async throws
-}
-
-/// The cache key of a request: the redacted URL. No secret, nor a hash of one (a short
-/// key could be guessed back from it), is stored; two URLs that differ only in a secret
-/// share one entry.
-public enum ResponseCacheKey {
-    public static func key(for url: URL) -> String {
-        url.redactedString
-    }
 }
 
 /// A stored response and what is needed to revalidate it.
@@ -71,9 +65,9 @@ public struct CachedResponse: Sendable, Equatable {
         self.link = link
     }
 
-    /// `response` as it is stored for `url`, fetched at `date`.
-    public init(_ response: HTTPResponse, for url: URL, at date: Date) {
-        self.init(key: ResponseCacheKey.key(for: url), url: url.redactedString, status: response.status,
+    /// `response` as it is stored under `key` for `url`, fetched at `date`.
+    public init(_ response: HTTPResponse, key: String, for url: URL, at date: Date) {
+        self.init(key: key, url: url.redactedString, status: response.status,
                   etag: response.headers["etag"], lastModified: response.headers["last-modified"],
                   maxAge: CacheControl.maxAge(response.headers["cache-control"]), body: response.body,
                   fetchedAt: date, link: response.headers["link"])

@@ -12,13 +12,14 @@ import Synchronization
 final class CachingTransport: HTTPTransport {
     /// What one call of the source touched, applied when it settles.
     private enum Pending {
-        case fetched(URL, HTTPResponse)
-        case revalidated(URL, storedAt: Date)
-        case servedFromCache(URL, storedAt: Date)
+        case fetched(URL, key: String, HTTPResponse)
+        case revalidated(key: String, storedAt: Date)
+        case servedFromCache(key: String, storedAt: Date)
     }
 
     let network: any HTTPTransport
     let store: any ResponseCache
+    let keys: CacheKeys
     /// The source's `cache_ttl`; the upstream's `max-age` wins when shorter.
     let ttl: Double
     /// `--refresh`: ignore the TTL, but still revalidate.
@@ -28,20 +29,22 @@ final class CachingTransport: HTTPTransport {
     let writes: WriteBehind
     private let pending = Mutex<[Pending]>([])
 
-    init(network: any HTTPTransport, store: any ResponseCache, ttl: Double, refresh: Bool, logger: Logger,
+    init(network: any HTTPTransport, store: any ResponseCache, keys: CacheKeys, ttl: Double, refresh: Bool, logger: Logger,
          writes: WriteBehind) {
         self.network = network
         self.writes = writes
         self.store = store
+        self.keys = keys
         self.ttl = ttl
         self.refresh = refresh
         self.logger = logger
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let cached = await lookup(request.url)
+        let key = keys.key(for: request)
+        let cached = await lookup(key)
         if let cached, !refresh, CacheStamp(cached).isFresh(ttl: ttl) {
-            pending.withLock { $0.append(.servedFromCache(request.url, storedAt: cached.storedAt)) }
+            pending.withLock { $0.append(.servedFromCache(key: key, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
         }
         var conditional = request
@@ -54,12 +57,12 @@ final class CachingTransport: HTTPTransport {
             // meanwhile (`serve`) reads it instead of revalidating it again. A body that no
             // longer parses is still forgotten when the call settles.
             confirm(cached, headers: response.headers)
-            pending.withLock { $0.append(.revalidated(request.url, storedAt: cached.storedAt)) }
+            pending.withLock { $0.append(.revalidated(key: key, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
                                 body: cached.body, url: request.url)
         }
         if response.isSuccess {
-            pending.withLock { $0.append(.fetched(request.url, response)) }
+            pending.withLock { $0.append(.fetched(request.url, key: key, response)) }
         }
         return response
     }
@@ -79,14 +82,14 @@ final class CachingTransport: HTTPTransport {
         var read: [String: Double] = [:]
         for item in touched {
             switch item {
-            case .fetched(let url, let response) where parsed:
-                let cached = CachedResponse(response, for: url, at: now)
+            case .fetched(let url, let key, let response) where parsed:
+                let cached = CachedResponse(response, key: key, for: url, at: now)
                 read[cached.key] = cached.storedAt.timeIntervalSince1970
                 writes.store(cached) { [self] in await write { try await store.put(cached) } }
-            case .revalidated(let url, let storedAt) where parsed, .servedFromCache(let url, let storedAt) where parsed:
-                read[ResponseCacheKey.key(for: url)] = storedAt.timeIntervalSince1970
-            case .revalidated(let url, _), .servedFromCache(let url, _):
-                writes.enqueue { [self] in await write { try await store.forget(key: ResponseCacheKey.key(for: url)) } }
+            case .revalidated(let key, let storedAt) where parsed, .servedFromCache(let key, let storedAt) where parsed:
+                read[key] = storedAt.timeIntervalSince1970
+            case .revalidated(let key, _), .servedFromCache(let key, _):
+                writes.enqueue { [self] in await write { try await store.forget(key: key) } }
             case .fetched:
                 break
             }
@@ -104,8 +107,7 @@ final class CachingTransport: HTTPTransport {
         }
     }
 
-    private func lookup(_ url: URL) async -> CachedResponse? {
-        let key = ResponseCacheKey.key(for: url)
+    private func lookup(_ key: String) async -> CachedResponse? {
         if let storing = writes.response(forKey: key) { return storing }
         do {
             return try await store.response(forKey: key)
@@ -129,19 +131,40 @@ final class CachingTransport: HTTPTransport {
 /// oldest response it served so the run can say how stale it was.
 final class StaleCacheTransport: HTTPTransport {
     private let store: any ResponseCache
+    private let keys: CacheKeys
     private let oldest = Mutex<Date?>(nil)
 
-    init(store: any ResponseCache) {
+    init(store: any ResponseCache, keys: CacheKeys) {
         self.store = store
+        self.keys = keys
     }
 
     var oldestServed: Date? { oldest.withLock { $0 } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let cached = try? await store.response(forKey: ResponseCacheKey.key(for: request.url)) else {
+        guard let cached = try? await store.response(forKey: keys.key(for: request)) else {
             throw SourceError.failed("no cached response")
         }
         oldest.withLock { $0 = min($0 ?? cached.fetchedAt, cached.fetchedAt) }
         return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
+    }
+}
+
+/// One source's cache keys (``RequestIdentity``): its id and configured headers with
+/// the cache's identity.
+struct CacheKeys: Sendable {
+    let sourceID: String
+    /// The source's configured headers, which the network tier adds below the cache.
+    let headers: [String: String]
+    let identity: RequestIdentity
+
+    init(source: SourceConfig, identity: RequestIdentity) {
+        sourceID = source.id
+        headers = source.headers
+        self.identity = identity
+    }
+
+    func key(for request: HTTPRequest) -> String {
+        identity.cacheKey(source: sourceID, request: request, headers: headers)
     }
 }

@@ -25,6 +25,13 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
             "CREATE INDEX mapped_page_created ON mapped_page (created)",
             "CREATE TABLE first_seen (card_id text PRIMARY KEY, seen_at double precision NOT NULL)",
         ]),
+        // Keys name the source and hash the credentials (RequestIdentity) with a secret
+        // every host shares; entries under the old keys (the redacted URL alone) are dropped.
+        .init("2: request identities", [
+            "CREATE TABLE cache_secret (id integer PRIMARY KEY CHECK (id = 1), secret bytea NOT NULL)",
+            "DELETE FROM http_cache",
+            "DELETE FROM mapped_page",
+        ]),
     ])
 
     /// Creates the tables this module owns, if another host has not.
@@ -71,6 +78,16 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
         guard let row = rows.first else { return nil }
         let (storedAt, fetchedAt, maxAge) = try row.decode((Double, Double, Double?).self)
         return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge)
+    }
+
+    public func identitySecret() async throws -> Data {
+        _ = try await database.query(
+            "INSERT INTO cache_secret (id, secret) VALUES (1, \(RequestIdentity.newSecret())) ON CONFLICT (id) DO NOTHING")
+        let rows = try await database.query("SELECT secret FROM cache_secret WHERE id = 1")
+        guard let row = rows.first, let secret = try? row.decode(Data.self), secret.count >= 16 else {
+            throw PostgresStateError.failed("the table cache_secret holds no usable secret")
+        }
+        return secret
     }
 
     public func page(forKey key: String) async throws -> MappedPageRecord? {

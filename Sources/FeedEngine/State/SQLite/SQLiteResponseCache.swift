@@ -51,6 +51,16 @@ public struct SQLiteResponseCache: ResponseCache {
         migrator.registerMigration("v6: mapped page files") { db in
             try db.alter(table: "mapped_page") { table in table.add(column: "page_file", .text) }
         }
+        // Keys name the source and hash the credentials (RequestIdentity) with a secret
+        // kept here; entries under the old keys (the redacted URL alone) are dropped.
+        migrator.registerMigration("v7: request identities") { db in
+            try db.create(table: "cache_secret") { table in
+                table.primaryKey("id", .integer).check { $0 == 1 }
+                table.column("secret", .blob).notNull()
+            }
+            try db.execute(sql: "DELETE FROM http_cache")
+            try db.execute(sql: "DELETE FROM mapped_page")
+        }
         return SQLiteSchema(name: "cache", migrator: migrator)
     }()
 
@@ -146,6 +156,21 @@ public struct SQLiteResponseCache: ResponseCache {
             } catch is RowDecodingError {
                 return nil
             }
+        }
+    }
+
+    public func identitySecret() async throws -> Data {
+        let made = RequestIdentity.newSecret()
+        return try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO cache_secret (id, secret) VALUES (1, ?)", arguments: [made])
+            let secret = try Row.fetchOne(db, sql: "SELECT secret FROM cache_secret WHERE id = 1")
+                .flatMap { row in try? row.decode(Data.self, forColumn: "secret") }
+            guard let secret, secret.count >= 16 else {
+                // A damaged secret: a new one (every key changes, so the cache starts over).
+                try db.execute(sql: "UPDATE cache_secret SET secret = ? WHERE id = 1", arguments: [made])
+                return made
+            }
+            return secret
         }
     }
 }
