@@ -130,6 +130,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -197,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue",
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
     ] + sourceModules.flatMap(\.targets),
     swiftLanguageModes: [.v6]

@@ -22,17 +22,40 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one (printed on start).")
     var port = 8080
 
+    @Option(help: "Connections held at once; one more is answered 503 and closed.")
+    var maxConnections = ConnectionLimits.defaults.maxConnections
+
+    @Option(help: "Requests worked on at once; others wait their turn (default: two per processor, at least 4).")
+    var maxActiveRequests = ConnectionLimits.defaultActiveRequests
+
+    @Option(help: "Seconds a new connection has to send its first request head.")
+    var headerTimeout = 10.0
+
+    @Option(help: "Seconds a kept-alive connection may wait for its next request.")
+    var idleTimeout = 30.0
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
+        guard (1...100_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be between 1 and 100000, got \(maxConnections)")
+        }
+        guard (1...10_000).contains(maxActiveRequests) else {
+            throw ValidationError("--max-active-requests must be between 1 and 10000, got \(maxActiveRequests)")
+        }
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] where !(0.1...3600).contains(seconds) {
+            throw ValidationError("\(name) must be between 0.1 and 3600 seconds, got \(seconds)")
+        }
     }
 
     func run() async throws {
         let host = host
         try await common.withRunner(sharedRequests: SharedRequests(), stateConnections: .pool) { runner, config, state in
+            let limits = ConnectionLimits(maxConnections: maxConnections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
+                                          idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, config: config, firstSeen: state?.firstSeen, host: host, port: port,
-                                    accessLog: { Terminal.writeError($0) })
+                                    limits: limits, accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)")

@@ -21,8 +21,9 @@ struct FeedRoutes: Sendable {
         ("/feed.rss", RSSFormat.self), ("/feed.jsonl", JSONLinesFormat.self),
     ]
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<BasicRequestContext>, slots: RequestSlots) {
         router.add(middleware: AccessLog(write: accessLog))
+        router.add(middleware: SlotMiddleware(slots: slots))
         router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
             router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }

@@ -2,6 +2,7 @@ import FeedCore
 import FeedEngine
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -12,12 +13,14 @@ public struct FeedServer: Sendable {
     let routes: FeedRoutes
     let host: String
     let port: Int
+    let limits: ConnectionLimits
 
     public init(runner: FeedRunner, config: FeedConfig, firstSeen: (any FirstSeenLog)?, host: String, port: Int,
-                accessLog: @escaping @Sendable (String) -> Void) {
+                limits: ConnectionLimits = .defaults, accessLog: @escaping @Sendable (String) -> Void) {
         routes = FeedRoutes(runner: runner, config: config, firstSeenLog: firstSeen, health: SourceHealth(), accessLog: accessLog)
         self.host = host
         self.port = port
+        self.limits = limits
     }
 
     /// Serves until SIGTERM or SIGINT, then lets requests in flight finish.
@@ -28,9 +31,13 @@ public struct FeedServer: Sendable {
         // HEAD is answered on every GET route, as GET without the body (feed readers and
         // `curl -I` use it).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        routes.register(on: router)
+        routes.register(on: router, slots: RequestSlots(count: limits.activeRequests))
+        let limits = limits
+        let open = OpenConnections()
         let app = Application(
             router: router,
+            server: .http1(configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open)])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "aggregate"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)

@@ -30,12 +30,16 @@ struct Problem: Encodable {
         Problem(title: "Not Found", status: 404, detail: detail)
     }
 
-    var response: Response {
+    /// The problem as JSON, sorted keys.
+    var encoded: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(self)) ?? Data()
-        return Response(status: .init(code: status), headers: [.contentType: "application/problem+json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return (try? encoder.encode(self)) ?? Data()
+    }
+
+    var response: Response {
+        Response(status: .init(code: status), headers: [.contentType: "application/problem+json"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: encoded)))
     }
 }
 

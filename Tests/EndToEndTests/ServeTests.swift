@@ -21,12 +21,12 @@ import Testing
         let stderr: URL
         let base: String
 
-        static func start(_ session: FixtureSession) async throws -> Served {
+        static func start(_ session: FixtureSession, arguments: [String] = []) async throws -> Served {
             let stderr = session.workspace.url.appendingPathComponent("serve.err")
             _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             let process = Process()
             process.executableURL = Binary.aggregate.url
-            process.arguments = ["serve", "--port", "0"] + Workspace.stateArguments
+            process.arguments = ["serve", "--port", "0"] + arguments + Workspace.stateArguments
             process.currentDirectoryURL = session.workspace.url
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: stderr)
@@ -72,9 +72,10 @@ import Testing
     }
 
     static func withServe(sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
-                          scale: Int = 1, _ body: (FixtureSession, Served) async throws -> Void) async throws {
+                          scale: Int = 1, arguments: [String] = [],
+                          _ body: (FixtureSession, Served) async throws -> Void) async throws {
         try await FixtureWorld.withSession(sources: sources, extra: extra, faults: faults, scale: scale) { session in
-            let served = try await Served.start(session)
+            let served = try await Served.start(session, arguments: arguments)
             do {
                 try await body(session, served)
             } catch {

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// How many connections `serve` holds at once, how many requests it works on at once,
+/// and how long it waits for a client.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// Connections open at once; one more is answered 503 and closed. Below the usual
+    /// limit of 1,024 descriptors per service, with room for upstream sockets and state.
+    public var maxConnections: Int
+    /// Requests worked on at once; the others wait their turn (``RequestSlots``).
+    public var activeRequests: Int
+    /// From a connection's opening to its first request head, complete.
+    public var headerTimeout: Duration
+    /// From the end of a response to the next request head, complete (keep-alive).
+    public var idleTimeout: Duration
+
+    public static let defaults = ConnectionLimits(maxConnections: 512, activeRequests: defaultActiveRequests,
+                                                  headerTimeout: .seconds(10), idleTimeout: .seconds(30))
+
+    /// Two per processor, at least 4: enough to keep every core busy while some wait on
+    /// an upstream.
+    public static var defaultActiveRequests: Int { max(4, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+
+    public init(maxConnections: Int, activeRequests: Int, headerTimeout: Duration, idleTimeout: Duration) {
+        self.maxConnections = maxConnections
+        self.activeRequests = activeRequests
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+    }
+}
+
+/// The connections open now, shared by every connection's ``ConnectionGuard``.
+final class OpenConnections: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Counts one more connection; false (and not counted) when `limit` are open.
+    func admit(limit: Int) -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func release() {
+        count.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// One connection's guard, between the HTTP codec and the router: it refuses a
+/// connection beyond the cap with a 503 problem, and closes one whose client does not
+/// finish a request head in time (a half-sent header, or an idle keep-alive). Time is
+/// counted from the opening or the last response, not from the last byte, so a client
+/// trickling one byte at a time is closed like a silent one.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ConnectionLimits
+    private let open: OpenConnections
+    private var admitted = false
+    private var deadline: Scheduled<Void>?
+
+    init(limits: ConnectionLimits, open: OpenConnections) {
+        self.limits = limits
+        self.open = open
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard open.admit(limit: limits.maxConnections) else {
+            refuse(context: context)
+            return
+        }
+        admitted = true
+        awaitHead(within: limits.headerTimeout, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if admitted {
+            admitted = false
+            open.release()
+        }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), admitted {
+            awaitHead(within: limits.idleTimeout, context: context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// Closes the connection unless a request head arrives within `time`.
+    private func awaitHead(within time: Duration, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(time / .nanoseconds(1)))) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Answers 503 with a problem and `Retry-After`, then closes; the request is not read.
+    private func refuse(context: ChannelHandlerContext) {
+        let body = Problem(title: "Service Unavailable", status: 503,
+                           detail: "the server holds \(limits.maxConnections) connections, its limit; try again shortly")
+            .encoded
+        var head = HTTPResponse(status: .serviceUnavailable)
+        head.headerFields[.contentType] = "application/problem+json"
+        head.headerFields[.contentLength] = String(body.count)
+        head.headerFields[.connection] = "close"
+        head.headerFields[.retryAfter] = "1"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

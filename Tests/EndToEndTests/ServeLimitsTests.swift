@@ -1,0 +1,112 @@
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+/// `serve` under clients that hold connections (issue 28, defect 5): a cap with a clean
+/// refusal, a deadline for the request head, and one for idle keep-alive connections.
+@Suite(.serialized) struct ServeLimitsTests {
+    /// A raw TCP connection to the server: what a slow or hostile client does.
+    struct RawConnection {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+        static func open(_ base: String) async throws -> RawConnection {
+            let port = try #require(URLComponents(string: base)?.port)
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            return RawConnection(channel: channel)
+        }
+
+        /// Sends `text`, then reads until the server closes or `limit` passes; the text
+        /// read, and whether the server closed the connection.
+        func exchange(_ text: String, limit: Duration) async throws -> (text: String, closed: Bool) {
+            try await channel.executeThenClose { inbound, outbound in
+                // A server that already closed the connection fails the write: what is read says why.
+                if !text.isEmpty { try? await outbound.write(ByteBuffer(string: text)) }
+                return try await withThrowingTaskGroup(of: (String, Bool)?.self) { group in
+                    group.addTask {
+                        var read = ""
+                        for try await buffer in inbound { read += String(buffer: buffer) }
+                        return (read, true)
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: limit)
+                        return nil
+                    }
+                    let first = try await group.next() ?? nil
+                    group.cancelAll()
+                    return first ?? ("", false)
+                }
+            }
+        }
+    }
+
+    @Test func slowClientsAreCappedAndTimedOut() async throws {
+        let arguments = ["--max-connections", "3", "--header-timeout", "1", "--idle-timeout", "1.5"]
+        try await ServeTests.withServe(arguments: arguments) { _, served in
+            // Three clients that send half a request head and stop: the cap is reached.
+            let slow = try await (0..<3).asyncMap { _ in try await RawConnection.open(served.base) }
+            let started = ContinuousClock.now
+            async let halves = slow.asyncMap { try await $0.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(5)) }
+            try await Task.sleep(for: .milliseconds(300))
+
+            // The fourth is refused at once, with a problem, not left waiting.
+            let refused = try await RawConnection.open(served.base).exchange("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", limit: .seconds(3))
+            #expect(refused.closed)
+            #expect(refused.text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+            #expect(refused.text.contains("Retry-After: 1\r\n"))
+            #expect(refused.text.hasSuffix(#"{"detail":"the server holds 3 connections, its limit; try again shortly","status":503,"title":"Service Unavailable","type":"about:blank"}"#))
+
+            // The half-sent heads are closed by the header deadline, unanswered.
+            let answers = try await halves
+            let waited = ContinuousClock.now - started
+            #expect(answers.allSatisfy { $0.closed && $0.text.isEmpty })
+            #expect(waited >= .milliseconds(900) && waited < .seconds(4), "\(waited)")
+
+            // Then the server takes requests again; a kept-alive connection left idle is closed
+            // after the idle timeout, having had its answer.
+            let idle = try await RawConnection.open(served.base).exchange("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", limit: .seconds(5))
+            #expect(idle.closed)
+            #expect(idle.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(try await ServeTests.get(served.base + "/healthz").status == 200)
+        }
+    }
+
+    /// Four readers at once, each for a source of its own: with two request slots, at most
+    /// two requests are worked on (and so at most two upstream requests are in flight) at
+    /// any time; the others wait their turn and are answered too.
+    @Test func requestsBeyondTheActiveLimitWaitTheirTurn() async throws {
+        let ids = ["cabify", "target", "users", "ltk"]
+        let routes = ["cabify", "target", "reqres", "ltk"]
+        let faults = Dictionary(uniqueKeysWithValues: routes.map { ($0, [Fault(latencyMs: 400)]) })
+        try await ServeTests.withServe(sources: FixtureWorld.only(ids[0], ids[1], ids[2], ids[3]), faults: faults,
+                                       arguments: ["--max-active-requests", "2"]) { session, served in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for id in ids { group.addTask { try await ServeTests.get(served.base + "/feed.jsonl?source=\(id)").status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200, 200])
+            let requests = routes.compactMap { session.server.control.requests(to: $0).first }
+            #expect(requests.count == 4)
+            // The most upstream requests in flight at one moment.
+            let most = requests.map { request in
+                requests.filter { $0.arrival <= request.arrival && $0.finish > request.arrival }.count
+            }.max()
+            #expect(most == 2)
+        }
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
