@@ -13,6 +13,7 @@ struct FeedRoutes: Sendable {
     /// When each undated card was first seen (feed entries need a date that does not move).
     let firstSeenLog: (any FirstSeenLog)?
     let health: SourceHealth
+    let detailGuard = DetailGuard()
     let accessLog: @Sendable (String) -> Void
 
     /// Feed routes and the format each serves.
@@ -77,6 +78,16 @@ struct FeedRoutes: Sendable {
 
     private func card(_ request: Request, id: String) async -> Response {
         let result: FeedRunner.ShowResult
+        if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
+        // Only configured sources have a bucket (any other id is answered without a request).
+        let source = String(id.prefix { $0 != ":" })
+        if config.sources.contains(where: { $0.id == source }), let wait = await detailGuard.admit(source) {
+            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+            var response = Problem(title: "Too Many Requests", status: 429,
+                                   detail: "\(source): too many card lookups at once; try again in \(seconds) s").response
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
         do {
             result = try await runner.show(id)
         } catch {
@@ -91,6 +102,7 @@ struct FeedRoutes: Sendable {
             if let degraded = Self.degradedHeader([outcome]) { response.headers[.aggregateDegraded] = degraded }
             return response
         case .notFound(let message, _):
+            await detailGuard.rememberMissing(id, message: message)
             return Problem.notFound(message).response
         case .failed(let outcome):
             await health.record([outcome])

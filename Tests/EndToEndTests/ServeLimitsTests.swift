@@ -101,6 +101,40 @@ import Testing
             #expect(most == 2)
         }
     }
+
+    /// `/cards/{id}` is no open trigger for keyed upstream requests (issue 28, defect 8):
+    /// an unknown id is remembered, and each source's lookups are rate-limited.
+    @Test func cardLookupsAreRememberedAndRateLimited() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("users")) { session, served in
+            let started = ContinuousClock.now
+            var answers: [Int] = []
+            for number in 100..<160 {
+                let answer = try await ServeTests.get(served.base + "/cards/users:\(number)")
+                answers.append(answer.status)
+                if answer.status == 429 {
+                    #expect(answer.headers.first(name: "retry-after") == "1")
+                    #expect(answer.body == #"{"detail":"users: too many card lookups at once; try again in 1 s","status":429,"title":"Too Many Requests","type":"about:blank"}"#)
+                }
+            }
+            let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
+            let asked = session.server.control.requests(to: "reqres").count
+            // A burst of 20, then 5 a second: every lookup let through cost one request.
+            #expect(answers.filter { $0 == 404 }.count == asked)
+            #expect(asked >= 20 && Double(asked) <= 20 + 5 * elapsed, "\(asked) upstream requests in \(elapsed) s")
+            #expect(answers.contains(429))
+
+            // An id the upstream said it does not have is answered from memory.
+            try await Task.sleep(for: .seconds(1))
+            let again = try await ServeTests.get(served.base + "/cards/users:100")
+            #expect(again.status == 404)
+            #expect(again.body.contains("no user with id 100"))
+            #expect(session.server.control.requests(to: "reqres").count == asked)
+            // A known card is still found, and an unknown source costs nothing.
+            #expect(try await ServeTests.get(served.base + "/cards/users:2").status == 200)
+            #expect(try await ServeTests.get(served.base + "/cards/nope:2").status == 404)
+            #expect(session.server.control.requests(to: "reqres").count == asked + 1)
+        }
+    }
 }
 
 extension Sequence {
