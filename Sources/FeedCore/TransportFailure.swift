@@ -23,12 +23,14 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
     case noNetwork
     /// Anything else the HTTP client reported, in its words (never retried).
     case other(String)
+    /// The host failed this way moments ago, so it was not asked again (never retried).
+    indirect case lately(TransportFailure)
 
     /// Worth another try: the next attempt may well succeed.
     public var isTransient: Bool {
         switch self {
         case .refused, .dns, .unreachable, .closedEarly: true
-        case .tls, .redirectLoop, .tooManyRedirects, .badRedirect, .tooLarge, .noNetwork, .other: false
+        case .tls, .redirectLoop, .tooManyRedirects, .badRedirect, .tooLarge, .noNetwork, .other, .lately: false
         }
     }
 
@@ -45,6 +47,7 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
         case .tooLarge(let bytes): "response larger than \(ByteSize.text(bytes)) (raise max_body in Sources.yml to accept it)"
         case .noNetwork: "no network"
         case .other(let text): "network error: \(text)"
+        case .lately(let failure): "\(failure) (moments ago; not asked again yet)"
         }
     }
 }

@@ -48,12 +48,17 @@ import Testing
     }
 
     @Test func slowClientsAreCappedAndTimedOut() async throws {
-        let arguments = ["--max-connections", "3", "--header-timeout", "1", "--idle-timeout", "1.5"]
+        let arguments = ["--max-connections", "3", "--header-timeout", "3", "--idle-timeout", "1.5"]
         try await ServeTests.withServe(arguments: arguments) { _, served in
             // Three clients that send half a request head and stop: the cap is reached.
             let slow = try await (0..<3).asyncMap { _ in try await RawConnection.open(served.base) }
             let started = ContinuousClock.now
-            async let halves = slow.asyncMap { try await $0.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(5)) }
+            async let halves = withThrowingTaskGroup(of: (text: String, closed: Bool).self) { group in
+                for connection in slow {
+                    group.addTask { try await connection.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(8)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
             try await Task.sleep(for: .milliseconds(300))
 
             // The fourth is refused at once, with a problem, not left waiting.
@@ -67,7 +72,7 @@ import Testing
             let answers = try await halves
             let waited = ContinuousClock.now - started
             #expect(answers.allSatisfy { $0.closed && $0.text.isEmpty })
-            #expect(waited >= .milliseconds(900) && waited < .seconds(4), "\(waited)")
+            #expect(waited >= .milliseconds(2900) && waited < .seconds(7), "\(waited)")
 
             // Then the server takes requests again; a kept-alive connection left idle is closed
             // after the idle timeout, having had its answer.
@@ -107,21 +112,31 @@ import Testing
     @Test func cardLookupsAreRememberedAndRateLimited() async throws {
         try await ServeTests.withServe(sources: FixtureWorld.only("users")) { session, served in
             let started = ContinuousClock.now
-            var answers: [Int] = []
-            for number in 100..<160 {
-                let answer = try await ServeTests.get(served.base + "/cards/users:\(number)")
-                answers.append(answer.status)
-                if answer.status == 429 {
-                    #expect(answer.headers.first(name: "retry-after") == "1")
-                    #expect(answer.body == #"{"detail":"users: too many card lookups at once; try again in 1 s","status":429,"title":"Too Many Requests","type":"about:blank"}"#)
+            let answers = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for reader in 0..<8 {
+                    group.addTask {
+                        var statuses: [Int] = []
+                        for number in stride(from: 100 + reader, to: 220, by: 8) {
+                            let answer = try await ServeTests.get(served.base + "/cards/users:\(number)")
+                            statuses.append(answer.status)
+                            if answer.status == 429 {
+                                #expect(answer.headers.first(name: "retry-after") == "1")
+                                #expect(answer.body == #"{"detail":"users: too many card lookups at once; try again in 1 s","status":429,"title":"Too Many Requests","type":"about:blank"}"#)
+                            }
+                        }
+                        return statuses
+                    }
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
             let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
             let asked = session.server.control.requests(to: "reqres").count
             // A burst of 20, then 5 a second: every lookup let through cost one request.
+            #expect(answers.count == 120)
             #expect(answers.filter { $0 == 404 }.count == asked)
             #expect(asked >= 20 && Double(asked) <= 20 + 5 * elapsed, "\(asked) upstream requests in \(elapsed) s")
-            #expect(answers.contains(429))
+            // (A machine so slow that 120 lookups take 20 s never reaches the limit.)
+            #expect(answers.contains(429) || elapsed > 19)
 
             // An id the upstream said it does not have is answered from memory.
             try await Task.sleep(for: .seconds(1))
@@ -133,6 +148,38 @@ import Testing
             #expect(try await ServeTests.get(served.base + "/cards/users:2").status == 200)
             #expect(try await ServeTests.get(served.base + "/cards/nope:2").status == 404)
             #expect(session.server.control.requests(to: "reqres").count == asked + 1)
+        }
+    }
+
+    /// A host that cannot be reached is remembered for a while (issue 28, defect 16): the
+    /// first request pays its tries, the next ones do not ask it again.
+    @Test func anUnreachableHostIsNotAskedAgainAtOnce() async throws {
+        try await FixtureWorld.withSession(sources: []) { session in
+            try session.workspace.write("Sources.yml", """
+                sources:
+                  - id: cabify
+                    plugin: cabify
+                    url: \(session.base.absoluteString)/cabify/Products.json
+                  - id: gone
+                    plugin: cabify
+                    url: http://127.0.0.1:1/Products.json
+                    retries: 3
+
+                """)
+            let served = try await ServeTests.Served.start(session)
+            defer { served.process.terminate() }
+            let first = try await ServeTests.get(served.base + "/feed.jsonl")
+            #expect(first.status == 200)
+            #expect(first.headers.first(name: "x-aggregate-degraded") == "gone=failed")
+            let health = try await ServeTests.get(served.base + "/healthz")
+            #expect(health.body.contains("connection refused after 3 tries"), "\(health.body)")
+            let started = ContinuousClock.now
+            let second = try await ServeTests.get(served.base + "/feed.jsonl")
+            #expect(ContinuousClock.now - started < .milliseconds(250))
+            #expect(second.body == first.body)
+            let remembered = try await ServeTests.get(served.base + "/healthz")
+            #expect(remembered.body.contains("connection refused (moments ago; not asked again yet)"), "\(remembered.body)")
+            await served.stop()
         }
     }
 }

@@ -61,6 +61,8 @@ public struct StandardTransports: TransportProvider {
     public let sharedRequests: SharedRequests?
     /// The cache writes of every source, done behind the run: ``finishWrites()``.
     public let writes = WriteBehind()
+    /// Hosts that could not be reached moments ago, for every source of the process.
+    public let unreachable = UnreachableHosts()
 
     /// `live == nil` means offline: no socket is ever opened. `state == nil` runs
     /// without a cache.
@@ -88,7 +90,7 @@ public struct StandardTransports: TransportProvider {
                 ?? TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)
             var network: any HTTPTransport = RetryingTransport(
                 base: upstream, sourceID: source.id, headers: source.headers,
-                policy: RetryPolicy(attempts: source.retries), logger: logger)
+                policy: RetryPolicy(attempts: source.retries), logger: logger, unreachable: unreachable)
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?

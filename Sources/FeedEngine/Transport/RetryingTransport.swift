@@ -11,12 +11,15 @@ struct RetryingTransport: HTTPTransport {
     let headers: [String: String]
     let policy: RetryPolicy
     let logger: Logger
+    /// Hosts not reached moments ago: not asked again until they may be back.
+    var unreachable: UnreachableHosts?
     /// Waits between tries; tests pass one that does not sleep.
     var sleep: @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .milliseconds(Int($0 * 1000))) }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.headers.merge(headers) { requestValue, _ in requestValue }
+        if let failure = unreachable?.recentFailure(request.url) { throw SourceError.transport(.lately(failure)) }
         var attempt = 1
         while true {
             let result: Result<HTTPResponse, SourceError>
@@ -28,6 +31,16 @@ struct RetryingTransport: HTTPTransport {
             let outcome: RetryPolicy.Attempt = switch result {
             case .success(let response): .status(response.status, retryAfter: response.headers["retry-after"])
             case .failure(let error): .failure(error)
+            }
+            if let unreachable {
+                switch result {
+                case .failure(.transport(let failure)) where UnreachableHosts.isUnreachable(failure):
+                    unreachable.record(failure, for: request.url)
+                case .success:
+                    unreachable.record(nil, for: request.url)
+                default:
+                    break
+                }
             }
             guard let decision = policy.decide(after: outcome, attempt: attempt) else { return try result.get() }
             let failure = switch result {
