@@ -87,6 +87,60 @@ import Testing
         }
     }
 
+    /// Every stored copy damaged at once, bodies and remembered pages, within the TTL: each
+    /// page is fetched again in the same run, not failed (issue 28, defect 10).
+    @Test func damagedBodiesAndPagesAreFetchedAgainInTheSameRun() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("ltk")) { session in
+            let first = try await session.run("--format", "jsonl", "--per-page", "100")
+            #expect(first.status == 0)
+            let pages = session.requests.count
+            #expect(pages > 1)
+            // Same lengths, other bytes: nothing but reading them can tell.
+            _ = try await session.workspace.cacheSQL("""
+                UPDATE http_cache SET body = zeroblob(length(body)); UPDATE mapped_page SET page = zeroblob(length(page));
+                """)
+            session.clearLog()
+            let again = try await session.run("--format", "jsonl", "--per-page", "100")
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout == first.stdout)
+            #expect(again.stderr == "")
+            #expect(session.requests.count == pages)
+            // And the copies stored now are good: the next run asks nothing.
+            session.clearLog()
+            #expect(try await session.run("--format", "jsonl", "--per-page", "100").stdout == first.stdout)
+            #expect(session.requests.count == 0)
+        }
+    }
+
+    /// A cache whose table was dropped, or a directory where the cache file goes, is moved
+    /// aside and rebuilt; a digest is not blocked by it (issue 28, defect 10).
+    @Test func aCacheMissingATableOrNotAFileIsRebuilt() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run().status == 0)
+            _ = try await session.workspace.cacheSQL("DROP TABLE http_cache")
+            let dropped = try await session.run("--format", "jsonl")
+            #expect(dropped.status == 0)
+            #expect(dropped.stdoutLines.count == 3)
+            let cache = session.workspace.url.appendingPathComponent("state/cache.sqlite").path
+            #expect(dropped.stderrLines.count == 1)
+            #expect(dropped.stderrLines.first?.hasPrefix("aggregate: the cache \(cache) was damaged (its table http_cache is missing); moved it to \(cache).corrupt-") == true,
+                    "\(dropped.stderr)")
+            session.clearLog()
+            let quiet = try await session.run("--format", "jsonl")
+            #expect(quiet.stderr == "" && quiet.stdout == dropped.stdout)
+            #expect(session.requests.count == 0)
+
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cache + suffix) }
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: false)
+            let digest = try await session.run("digest", "--name", "daily")
+            #expect(digest.status == 0, "\(digest.stderr)")
+            #expect(digest.stderrLines.first?.hasPrefix("aggregate: the cache \(cache) was damaged (a directory stands where the database file goes); moved it to ") == true,
+                    "\(digest.stderr)")
+            var isDirectory: ObjCBool = true
+            #expect(FileManager.default.fileExists(atPath: cache, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        }
+    }
+
     /// A state folder that exists keeps its mode (a shared, sticky folder is the user's)
     /// and gets one warning when others can read it; a symlinked `state.sqlite` stays a
     /// link and its target keeps its mode (issue 28, defect 6).

@@ -69,6 +69,7 @@ struct SourcePager: Sendable {
         unusable: (T) -> String? = { _ in nil },
         _ body: @escaping @Sendable (any FeedSource) async throws -> T
     ) async -> (value: T, origin: Card.Origin?, read: [String: Double])? {
+        var retriedPastCache = false
         while tierIndex < tiers.count {
             let tier = tiers[tierIndex]
             do {
@@ -92,7 +93,13 @@ struct SourcePager: Sendable {
                 outcome.detail = .notFound(error.description)
                 return nil
             } catch {
-                _ = await tier.settle(false)
+                let dropped = await tier.settle(false)
+                // A stored copy the source could not read is damage, not the upstream's
+                // answer: the live tier asks the upstream once more, past the cache.
+                if tier.origin == nil, !dropped.isEmpty, !retriedPastCache {
+                    retriedPastCache = true
+                    continue
+                }
                 let message = explain(error, tier: tier)
                 if tier.origin == nil { liveFailure = message } else { fallbackFailures.append(message) }
                 tierIndex += 1

@@ -14,7 +14,8 @@ public struct TransportTier: Sendable {
     public var describe: @Sendable () -> String
     /// Told after every call of the source whether it could read what this tier served
     /// (the cache stores a response only then); answers the stored bodies the call read,
-    /// by cache key, with their `storedAt` stamps (what a remembered page depends on).
+    /// by cache key, with their `storedAt` stamps: what a remembered page depends on, or,
+    /// when the source could not read them, the damaged copies now dropped.
     public var settle: @Sendable (_ parsed: Bool) async -> [String: Double]
     /// Pages this tier's source mapped before, served while their responses are fresh.
     var memo: PageMemo?

@@ -28,6 +28,9 @@ final class CachingTransport: HTTPTransport {
     /// Where the writes go: behind the run, in order (``WriteBehind``).
     let writes: WriteBehind
     private let pending = Mutex<[Pending]>([])
+    /// Stored bodies the source could not read: for the rest of this run they are misses
+    /// (the pager's second try goes to the network, not to the same damaged copy).
+    private let distrusted = Mutex<Set<String>>([])
 
     init(network: any HTTPTransport, store: any ResponseCache, keys: CacheKeys, ttl: Double, refresh: Bool, logger: Logger,
          writes: WriteBehind) {
@@ -71,8 +74,8 @@ final class CachingTransport: HTTPTransport {
     /// fetched responses and refreshes revalidated ones; otherwise nothing is stored and
     /// a cached body the source could not read is forgotten. The writes are queued on
     /// ``writes``, not awaited. Returns the stored bodies the call read, by cache key,
-    /// with their `storedAt` stamps (empty unless `parsed`): what a page mapped from
-    /// them depends on (``PageMemo``).
+    /// with their `storedAt` stamps: when `parsed`, what a page mapped from them depends
+    /// on (``PageMemo``); otherwise the ones now dropped, which a second try fetches.
     func settle(parsed: Bool) async -> [String: Double] {
         let touched = pending.withLock { list in
             defer { list = [] }
@@ -88,7 +91,9 @@ final class CachingTransport: HTTPTransport {
                 writes.store(cached) { [self] in await write { try await store.put(cached) } }
             case .revalidated(let key, let storedAt) where parsed, .servedFromCache(let key, let storedAt) where parsed:
                 read[key] = storedAt.timeIntervalSince1970
-            case .revalidated(let key, _), .servedFromCache(let key, _):
+            case .revalidated(let key, let storedAt), .servedFromCache(let key, let storedAt):
+                read[key] = storedAt.timeIntervalSince1970
+                distrusted.withLock { _ = $0.insert(key) }
                 writes.enqueue { [self] in await write { try await store.forget(key: key) } }
             case .fetched:
                 break
@@ -108,6 +113,7 @@ final class CachingTransport: HTTPTransport {
     }
 
     private func lookup(_ key: String) async -> CachedResponse? {
+        if distrusted.withLock({ $0.contains(key) }) { return nil }
         if let storing = writes.response(forKey: key) { return storing }
         do {
             return try await store.response(forKey: key)

@@ -11,6 +11,9 @@ public struct SQLiteResponseCache: ResponseCache {
         bodies = BodyFiles(in: directory)
     }
 
+    /// The tables ``schema`` makes: a cache missing one is rebuilt.
+    static let tables = ["http_cache", "mapped_page", "cache_secret"]
+
     static let schema: SQLiteSchema = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: http cache") { db in
@@ -243,6 +246,9 @@ public struct SQLiteFirstSeenLog: FirstSeenLog {
     public init(_ directory: SQLiteStateDirectory) {
         self.directory = directory
     }
+
+    /// The tables ``schema`` makes: a cache missing one is rebuilt.
+    static let tables = ["http_cache", "mapped_page", "cache_secret"]
 
     static let schema: SQLiteSchema = {
         var migrator = DatabaseMigrator()

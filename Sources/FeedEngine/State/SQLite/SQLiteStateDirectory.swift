@@ -47,14 +47,24 @@ public final class SQLiteStateDirectory: Sendable {
         let cachePath = directory.appendingPathComponent("cache.sqlite").path
         var notices: [String] = shared.map { [$0] } ?? []
         do {
-            cacheDatabase = try Self.open(cachePath, schema: SQLiteResponseCache.schema, connections: connections)
-        } catch let error as DatabaseError where Self.isDamage(error) {
-            let aside = cachePath + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            cacheDatabase = try Self.openCache(cachePath, connections: connections)
+        } catch {
+            // The cache is disposable: whatever makes it unusable (a damaged file, a table
+            // gone, something that is not a database file at all) is moved aside.
+            guard let damage = Self.cacheDamage(error, path: cachePath) else { throw error }
+            // A name no earlier repair took (two within one second would collide).
+            let stamp = cachePath + ".corrupt-" + String(Int(Date().timeIntervalSince1970))
+            var aside = stamp
+            var attempt = 1
+            while FileManager.default.fileExists(atPath: aside) {
+                attempt += 1
+                aside = "\(stamp)-\(attempt)"
+            }
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cachePath + suffix) {
                 try FileManager.default.moveItem(atPath: cachePath + suffix, toPath: aside + suffix)
             }
-            notices.append("aggregate: the cache \(cachePath) was damaged (\(error.message ?? "\(error.resultCode)")); moved it to \(aside) and started a fresh one")
-            cacheDatabase = try Self.open(cachePath, schema: SQLiteResponseCache.schema, connections: connections)
+            notices.append("aggregate: the cache \(cachePath) was damaged (\(damage)); moved it to \(aside) and started a fresh one")
+            cacheDatabase = try Self.openCache(cachePath, connections: connections)
         }
         self.notices = notices
     }
@@ -84,6 +94,37 @@ public final class SQLiteStateDirectory: Sendable {
             } catch let error as DatabaseError where Self.isDamage(error) {
                 throw SQLiteStateError.damaged(path: statePath, reason: error.message ?? "\(error.resultCode)")
             }
+        }
+    }
+
+    /// The cache database, checked for the tables its schema made (one could have been
+    /// dropped by hand, and migrations recorded as done never make it again).
+    private static func openCache(_ path: String, connections: Connections) throws -> any DatabaseWriter {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CacheDamage.notAFile("a directory stands where the database file goes")
+        }
+        let database = try open(path, schema: SQLiteResponseCache.schema, connections: connections)
+        try database.read { db in
+            for table in SQLiteResponseCache.tables where try !db.tableExists(table) {
+                throw CacheDamage.missingTable(table)
+            }
+        }
+        return database
+    }
+
+    private enum CacheDamage: Error {
+        case notAFile(String)
+        case missingTable(String)
+    }
+
+    /// What made the cache at `path` unusable, in words, when it is damage to repair.
+    private static func cacheDamage(_ error: any Error, path: String) -> String? {
+        switch error {
+        case CacheDamage.notAFile(let what): what
+        case CacheDamage.missingTable(let table): "its table \(table) is missing"
+        case let error as DatabaseError where isDamage(error): error.message ?? "\(error.resultCode)"
+        default: nil
         }
     }
 
