@@ -8,7 +8,7 @@ public enum Redaction {
     /// Parts of query parameter names that mark a secret (`api_key`, `X-Amz-Signature`,
     /// `access_token`, `sig`, `session`, …). Matching by part errs on the side of hiding.
     static let secretNameParts = [
-        "key", "token", "secret", "sig", "pass", "auth", "session", "credential", "jwt", "bearer", "cookie",
+        "key", "token", "secret", "sig", "pass", "pwd", "auth", "session", "credential", "jwt", "bearer", "cookie",
     ]
 
     /// Whether a query parameter of this name carries a secret.
@@ -41,10 +41,11 @@ public enum Redaction {
     }
 
     /// A URL as text, fit to print: the user-info password and the values of secret
-    /// parameters replaced by `REDACTED`. Works on text that is not a valid URL too
-    /// (config errors quote what was written).
+    /// parameters replaced by `REDACTED`, control characters percent-encoded (a CR/LF
+    /// written into Sources.yml must not split the error line that quotes it). Works on
+    /// text that is not a valid URL too (config errors quote what was written).
     public static func url(_ text: String) -> String {
-        var result = text
+        var result = text.unicodeScalars.contains(where: isControl) ? escapingControls(text) : text
         // scheme://user:password@host → scheme://user:REDACTED@host
         if let userInfo = userInfoRange(in: result) {
             let user = result[userInfo].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
@@ -79,6 +80,28 @@ public enum Redaction {
         }
         if redacting { tail += placeholder }
         return head + tail
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value)
+    }
+
+    private static func escapingControls(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                for byte in String(scalar).utf8 { escaped += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) }
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
 

@@ -90,7 +90,7 @@ public struct StandardTransports: TransportProvider {
             let upstream: any HTTPTransport = (plugin as? any LocalUpstreamSource.Type)?.liveTransport(settings: source.settings)
                 ?? TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)
             var network: any HTTPTransport = RetryingTransport(
-                base: upstream, sourceID: source.id, headers: source.headers,
+                base: upstream, sourceID: source.id, headers: source.headers, origin: source.url,
                 policy: RetryPolicy(attempts: source.retries), logger: logger, unreachable: unreachable)
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }

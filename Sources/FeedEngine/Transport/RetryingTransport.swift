@@ -2,13 +2,16 @@ import FeedCore
 import Foundation
 import Logging
 
-/// One source's network: its headers on every request, retries as ``RetryPolicy`` decides,
-/// each retry logged (shown with `--verbose`). Wraps any transport, so it is tested with a
-/// scripted one.
+/// One source's network: its credentials on every request to its own origin, retries as
+/// ``RetryPolicy`` decides, each retry logged (shown with `--verbose`). Wraps any
+/// transport, so it is tested with a scripted one.
 struct RetryingTransport: HTTPTransport {
     let base: any HTTPTransport
     let sourceID: String
     let headers: [String: String]
+    /// Where the configured headers may go: the source's `url:` origin (scheme, host,
+    /// port). A detail URL on another host gets none of them.
+    var origin: URL?
     let policy: RetryPolicy
     let logger: Logger
     /// Hosts not reached moments ago: not asked again until they may be back.
@@ -17,8 +20,7 @@ struct RetryingTransport: HTTPTransport {
     var sleep: @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .milliseconds(Int($0 * 1000))) }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var request = request
-        request.headers.merge(headers) { requestValue, _ in requestValue }
+        let request = Self.credentialed(request, headers: headers, origin: origin)
         if let failure = unreachable?.recentFailure(request.url) { throw SourceError.transport(.lately(failure)) }
         var attempt = 1
         while true {
@@ -56,6 +58,28 @@ struct RetryingTransport: HTTPTransport {
                 attempt += 1
             }
         }
+    }
+}
+
+extension RetryingTransport {
+    /// `request` as sent: the configured headers added when it goes to `origin` (or when
+    /// no origin is given), and a `user:password@` in its URL sent as Basic authorization
+    /// (RFC 7617) rather than left in the URL, where HTTP clients do not send it.
+    static func credentialed(_ request: HTTPRequest, headers: [String: String], origin: URL?) -> HTTPRequest {
+        var request = request
+        if origin.map({ Origin($0) == Origin(request.url) }) ?? true {
+            request.headers.merge(headers) { requestValue, _ in requestValue }
+        }
+        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
+              components.user != nil || components.password != nil else { return request }
+        let pair = "\(components.user ?? ""):\(components.password ?? "")"
+        if !request.headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            request.headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
+        }
+        components.user = nil
+        components.password = nil
+        if let bare = components.url { request.url = bare }
+        return request
     }
 }
 
