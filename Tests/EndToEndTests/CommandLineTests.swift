@@ -195,13 +195,29 @@ import Testing
 
             """)
         let narrow = try await workspace.aggregate("--offline", "--format", "text", environment: ["COLUMNS": "40"])
-        // At 40 columns the title gives way; the marker never does.
+        // At 40 columns the title keeps its room; the marker is one letter, never cut.
         #expect(narrow.stdoutLines == [
-            "cabify  Cabify Vouc…   €5.00  [snapshot]",
-            "cabify  Cabify T-Sh…  €20.00  [snapshot]",
-            "cabify  Cabify Coff…   €7.50  [snapshot]",
+            "cabify  Cabify Voucher      €5.00  [s]",
+            "cabify  Cabify T-Shirt     €20.00  [s]",
+            "cabify  Cabify Coffee Mug   €7.50  [s]",
         ])
         #expect(narrow.stdoutLines.allSatisfy { $0.count <= 40 })
+    }
+
+    /// The shortened ids the text view prints are ids `show` takes (issue 28, defect 17).
+    @Test func showTakesTheIdsTheTextViewPrints() async throws {
+        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let text = try await workspace.aggregate("--offline", "--source", "ltk", "--format", "text", "--per-page", "1")
+        let printed = try #require(text.stdout.split(separator: " ").first { $0.contains("…") })
+        #expect(printed == "c70ee072-b8f8…0004")
+        let shown = try await workspace.aggregate("--offline", "show", "ltk:\(printed)", "--format", "jsonl")
+        #expect(shown.status == 0)
+        let whole = try await workspace.aggregate("--offline", "show", "ltk:c70ee072-b8f8-11ec-a164-0242ac110004", "--format", "jsonl")
+        #expect(shown.stdout == whole.stdout && whole.status == 0)
+        let ambiguous = try await workspace.aggregate("--offline", "show", "ltk:c7…0004")
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stderrLines.last?.hasPrefix(#"ltk: "c7…0004" matches 72 cards (ltk:c70ee072-b8f8-11ec-a164-0242ac110004, "#) == true)
+        #expect(ambiguous.stderrLines.last?.hasSuffix("; give more of the id") == true)
     }
 
     /// `script` gives the binary a real terminal: text by default, coloured, unless NO_COLOR.

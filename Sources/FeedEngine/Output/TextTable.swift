@@ -1,10 +1,10 @@
 import FeedCore
 
 /// Cards as aligned columns for a person, in the order a person scans: source, title,
-/// price, the marker of data that is not live (`[snapshot]`, `[cache]`: never cut), the
-/// id (long ones shortened: `ltk:3f2a3b…c91e`), then tags with what room is left. Every
-/// line fits the terminal width (or `COLUMNS`), down to 40 columns; only the title, the
-/// tags and, below 100 columns, the id give way.
+/// price, the marker of data that is not live (`[snapshot]`, `[cache]`: never cut, one
+/// letter when the line is narrow), the id (long ones shortened: `ltk:3f2a3b…c91e`), then
+/// tags with what room is left. Every line fits the terminal width (or `COLUMNS`), down
+/// to 40 columns; the title keeps two fifths of it.
 struct TextTable {
     var width: Int?
     var color: Bool
@@ -35,21 +35,35 @@ struct TextTable {
         func widest(_ column: (Row) -> String) -> Int { rows.map { DisplayWidth.of(column($0)) }.max() ?? 0 }
         var sourceWidth = widest(\.source)
         let priceWidth = widest(\.price)
-        let markerWidth = widest(\.marker)
+        var markerWidth = widest(\.marker)
+        var compactMarkers = false
         var idWidth = width.map { $0 >= Self.idColumnFrom } ?? true ? widest(\.id) : 0
         var titleWidth = widest(\.title)
         let gaps = [priceWidth, markerWidth, idWidth].filter { $0 > 0 }.count * Self.gap.count + Self.gap.count
         if let width {
-            // Give way in this order: the title down to its minimum, then the source id.
+            // Give way in this order: the title down to its minimum (two fifths of the
+            // line, at least 10), then the source id, then the markers to one letter
+            // (`[s]` for `[snapshot]`), then the id column.
+            let minimumTitle = max(Self.minimumTitle, width * 2 / 5)
             let fixed = sourceWidth + priceWidth + markerWidth + idWidth + gaps
-            titleWidth = min(titleWidth, max(Self.minimumTitle, width - fixed))
+            titleWidth = min(titleWidth, max(minimumTitle, width - fixed))
             if fixed + titleWidth > width { sourceWidth = max(4, width - titleWidth - (fixed - sourceWidth)) }
+            if markerWidth > 0, sourceWidth + titleWidth + priceWidth + markerWidth + idWidth + gaps > width {
+                compactMarkers = true
+                markerWidth = 3
+            }
             if idWidth > 0, sourceWidth + titleWidth + priceWidth + markerWidth + idWidth + gaps > width { idWidth = 0 }
+            // Room the markers gave up goes to the title, then back to the source id.
+            titleWidth = max(titleWidth, min(widest(\.title), width - (sourceWidth + priceWidth + markerWidth + idWidth + gaps)))
+            sourceWidth = max(sourceWidth, min(widest(\.source), width - (titleWidth + priceWidth + markerWidth + idWidth + gaps)))
         }
         return rows.map { row in
             var line = paint(pad(fit(row.source, sourceWidth), sourceWidth), "2") + Self.gap + pad(fit(row.title, titleWidth), titleWidth)
             if priceWidth > 0 { line += Self.gap + paint(pad(row.price, priceWidth, right: true), "32") }
-            if markerWidth > 0 { line += Self.gap + paint(pad(row.marker, markerWidth), "31") }
+            if markerWidth > 0 {
+                let marker = compactMarkers && !row.marker.isEmpty ? "[\(row.marker.dropFirst().prefix(1))]" : row.marker
+                line += Self.gap + paint(pad(marker, markerWidth), "31")
+            }
             if idWidth > 0 { line += Self.gap + paint(pad(row.id, idWidth), "2") }
             if !row.tags.isEmpty {
                 let used = DisplayWidth.of(strip(line)) + Self.gap.count

@@ -153,8 +153,45 @@ public struct FeedRunner: Sendable {
         let upstreamID = String(cardID[cardID.index(after: colon)...])
         guard let source = try select([sourceID]).first else { throw UsageError("no source \(sourceID)") }
         var feed = makePager(source, query: FeedQuery())
-        if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
-        if case .notFound(let message)? = feed.outcome.detail { return .notFound("\(source.id): \(message)", feed.outcome) }
-        return .failed(feed.outcome)
+        guard let shortened = ShortenedID(upstreamID) else {
+            if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
+            if case .notFound(let message)? = feed.outcome.detail { return .notFound("\(source.id): \(message)", feed.outcome) }
+            return .failed(feed.outcome)
+        }
+        // The shortened form the text view prints: found in the pages, if only one card has it.
+        let matches = await feed.cards { shortened.matches($0) }
+        switch matches.count {
+        case 1:
+            // The card as `show` gives it for its whole id (its detail, where there is one).
+            var exact = makePager(source, query: FeedQuery())
+            if let card = await exact.detail(id: matches[0].upstreamID) { return .found(card, exact.outcome) }
+            return .found(matches[0], feed.outcome)
+        case 0:
+            if feed.outcome.failure != nil { return .failed(feed.outcome) }
+            return .notFound("\(source.id): no item \"\(upstreamID)\"", feed.outcome)
+        default:
+            let some = matches.prefix(3).map(\.id).joined(separator: ", ")
+            return .notFound("\(source.id): \"\(upstreamID)\" matches \(matches.count) cards (\(some)\(matches.count > 3 ? ", …" : "")); give more of the id",
+                             feed.outcome)
+        }
+    }
+}
+
+/// An id as the text view shortens it (`c70ee072-b8f8…0004`: its start, `…`, its end):
+/// `show` accepts it when one card's id has that start and end.
+struct ShortenedID: Sendable {
+    let prefix: String
+    let suffix: String
+
+    /// The shortened form in `text`, if it is one.
+    init?(_ text: String) {
+        let parts = text.split(separator: "…", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return nil }
+        prefix = String(parts[0])
+        suffix = String(parts[1])
+    }
+
+    func matches(_ card: Card) -> Bool {
+        card.upstreamID.hasPrefix(prefix) && card.upstreamID.hasSuffix(suffix) && card.upstreamID.count >= prefix.count + suffix.count
     }
 }

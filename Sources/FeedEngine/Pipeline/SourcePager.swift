@@ -220,6 +220,12 @@ struct SourcePager: Sendable {
 
     /// The card with upstream id `id`: the source's detail endpoint if it has one,
     /// else (or when the detail cannot be had) the card from its pages, within the budget.
+    /// Every card `matches` accepts, reading the pages to the end (or the budget).
+    mutating func cards(where matches: (Card) -> Bool) async -> [Card] {
+        while !exhausted { await fetchNext() }
+        return cards.filter(matches)
+    }
+
     mutating func detail(id: String) async -> Card? {
         let cardID = "\(config.id):\(id)"
         if let (card, origin, _) = await withTiers({ try await $0.detail(id: id) }) {
