@@ -61,9 +61,13 @@ public struct JSONAPISource: FeedSource {
         let record: JSONValue = ["id": .string(PathSegment.encode(id))]
         guard let text = detail.url.text(in: record),
               let url = URL(string: text, relativeTo: settings.url)?.absoluteURL
-        else { throw SourceError.notFound("no item with id \(id)") }
+        else { throw SourceError.notFound("no item with id \(id) (detail.url makes no URL of it)") }
         let response = try await http.get(url)
-        if response.status == 404 || response.status == 410 { throw SourceError.notFound("no item with id \(id)") }
+        // The URL asked is said: a relative detail.url resolves against the list URL's
+        // folder, which is not always what was meant.
+        if response.status == 404 || response.status == 410 {
+            throw SourceError.notFound("no item with id \(id) (\(url.redactedString) answered \(response.status))")
+        }
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
         let body = try JSONBody.decode(JSONValue.self, from: response.body)
         guard let item = detail.item.value(in: body) else {

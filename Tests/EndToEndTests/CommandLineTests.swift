@@ -62,6 +62,23 @@ import Testing
         #expect(run.stderr == "")
     }
 
+    /// Offline, a `json` source pointed at an API nobody recorded is told so, not shown the
+    /// recordings of unrelated sources (issue 28, defect 18).
+    @Test func anOfflineJSONSourceWithoutRecordingsIsToldSoPlainly() async throws {
+        let run = try await Workspace(sourcesYml: """
+            sources:
+              - id: mine
+                plugin: json
+                url: https://api.example.test/items
+                options:
+                  items: items
+                  fields: {id: id, title: name}
+
+            """).aggregate("--offline")
+        #expect(run.status == 1)
+        #expect(run.stderrLines == ["mine: no recorded response for this URL; nothing was recorded from api.example.test (https://api.example.test/items)"])
+    }
+
     @Test func partialRunPrintsTheGoodSourceNamesTheBadOneAndExits3() async throws {
         let run = try await Workspace(sourcesYml: try Self.withBrokenShop).aggregate("--offline")
         #expect(run.status == 3)

@@ -61,7 +61,7 @@ import Testing
             session.clearLog()
             let missing = try await session.run("show", "deals-page:a/../9")
             #expect(missing.status == 1)
-            #expect(missing.stderrLines == ["deals-page: no item with id a/../9"])
+            #expect(missing.stderrLines == ["deals-page: no item with id a/../9 (\(session.base.absoluteString)/json-api/products/a%2F%2E%2E%2F9 answered 404)"])
             #expect(session.requests.map(\.path) == ["/json-api/products/a%2F%2E%2E%2F9"])
         }
     }

@@ -117,8 +117,9 @@ public struct StandardTransports: TransportProvider {
             })
         }
         if live == nil || source.fallback == .snapshot {
-            let recordings = plugin.snapshots.isEmpty ? sharedSnapshots() : plugin.snapshots
-            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings)) { "recorded snapshot" })
+            let borrowed = plugin.snapshots.isEmpty
+            let recordings = borrowed ? sharedSnapshots() : plugin.snapshots
+            tiers.append(TransportTier(origin: .snapshot, transport: SnapshotTransport(recordings, borrowed: borrowed)) { "recorded snapshot" })
         }
         return tiers
     }

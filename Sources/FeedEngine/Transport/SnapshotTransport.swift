@@ -5,8 +5,12 @@ import Foundation
 /// (query parameters in any order). Opens no socket.
 struct SnapshotTransport: HTTPTransport {
     let recordings: [String: RecordedResponse]
+    /// Whether these are every built-in source's recordings, lent to a plugin that ships
+    /// none (`json`, `exec`): then a miss names only recordings from the same host.
+    var borrowed = false
 
-    init(_ recordings: [RecordedResponse]) {
+    init(_ recordings: [RecordedResponse], borrowed: Bool = false) {
+        self.borrowed = borrowed
         self.recordings = Dictionary(recordings.compactMap { recorded in
             URL(string: recorded.url).map { (Self.key($0), recorded) }
         }, uniquingKeysWith: { first, _ in first })
@@ -22,8 +26,10 @@ struct SnapshotTransport: HTTPTransport {
 
     func send(_ request: FeedCore.HTTPRequest) async throws -> HTTPResponse {
         guard let recorded = recordings[Self.key(request.url)] else {
-            let known = recordings.values.map(\.url).sorted()
-            let hint = known.isEmpty ? "this source has no recordings"
+            let host = request.url.host ?? ""
+            let known = recordings.values.map(\.url).filter { !borrowed || URL(string: $0)?.host == host }.sorted()
+            let hint = known.isEmpty
+                ? (borrowed ? "nothing was recorded from \(host)" : "this source has no recordings")
                 : "recorded: \(known[0])\(known.count > 1 ? " and \(known.count - 1) more" : "")"
             throw SourceError.failed("no recorded response for this URL; \(hint)")
         }
