@@ -23,7 +23,7 @@ public struct JSONAPISource: FeedSource {
     public func page(after cursor: String?) async throws -> SourcePage {
         let response = try await http.get(options.paging.url(base: settings.url, cursor: cursor))
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        let body = try JSONBody.decode(JSONValue.self, from: response.body)
+        let body = try listBody(response.body)
         let records = try records(in: body)
         var cards: [Card] = []
         var skipped: [SkippedRecord] = []
@@ -33,8 +33,19 @@ public struct JSONAPISource: FeedSource {
             case .failure(let problem): skipped.append(SkippedRecord(path: "\(itemsPath)[\(index)]", reason: problem.message))
             }
         }
-        let next = try options.paging.next(after: cursor, count: records.count, body: body, response: response)
+        // A page of max_items records or more spends the budget: the walk ends with it
+        // (the records past max_items were never read).
+        let next = records.count >= settings.maxItems
+            ? nil : try options.paging.next(after: cursor, count: records.count, body: body, response: response)
         return SourcePage(cards: cards, next: next, skipped: skipped)
+    }
+
+    /// The body, with no more than `max_items` records of its list built: a body of half a
+    /// million tiny records would otherwise take ten times its size in memory.
+    private func listBody(_ data: Data) throws -> JSONValue {
+        let keys = options.items.steps.compactMap { step -> String? in if case .key(let key) = step { key } else { nil } }
+        guard keys.count == options.items.steps.count else { return try JSONBody.decode(JSONValue.self, from: data) }
+        return try JSONBody.value(from: data, keepingAtMost: settings.maxItems, ofListAt: keys)
     }
 
     /// `products`, or `$` for a body that is the list itself.

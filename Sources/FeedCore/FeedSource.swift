@@ -87,6 +87,8 @@ public struct SourceSettings: Sendable {
     public var directory: URL
     /// The process environment, for `${VAR}` in options that hold secrets.
     public var environment: [String: String]
+    /// The source's `max_items`: a page never needs to hold more cards than this.
+    public var maxItems: Int = .max
 
     public init(id: String, url: URL, options: ConfigNode? = nil,
                 path: String = "source", location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),

@@ -62,6 +62,17 @@ public enum JSONBody {
     /// rule the tape out when a body decodes strangely (CI runs the source tests both ways).
     public static let usesTape = ProcessInfo.processInfo.environment["AGGREGATE_JSON_DECODER"] != "foundation"
 
+    /// The body as a ``JSONValue``, keeping at most `limit` records of the list at the
+    /// object keys `path`: a source that will use only `limit` cards does not build the
+    /// rest. (With `AGGREGATE_JSON_DECODER=foundation`, or a body the tape leaves to
+    /// Foundation, the whole body is decoded and the list cut after.)
+    public static func value(from body: Data, keepingAtMost limit: Int, ofListAt path: [String]) throws -> JSONValue {
+        if usesTape, let tree = TapeDecoding.tree(JSONValue.self, from: body, keepingAtMost: limit, ofArrayAt: path) {
+            return tree
+        }
+        return try decode(JSONValue.self, from: body).keepingAtMost(limit, ofListAt: path[...])
+    }
+
     /// Decodes `T`, turning `DecodingError` into ``SourceError/undecodable(path:reason:)``.
     public static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
         // The tape decodes what it is sure to read as Foundation would; errors and

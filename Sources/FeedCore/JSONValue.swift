@@ -92,3 +92,19 @@ extension JSONValue: TapeTree {
         }
     }
 }
+
+extension JSONValue {
+    /// This value with the list at the object keys `path` cut to its first `limit` items.
+    func keepingAtMost(_ limit: Int, ofListAt path: ArraySlice<String>) -> JSONValue {
+        switch self {
+        case .array(let items) where path.isEmpty:
+            return .array(Array(items.prefix(limit)))
+        case .object(var members):
+            guard let name = path.first, let member = members[name] else { return self }
+            members[name] = member.keepingAtMost(limit, ofListAt: path.dropFirst())
+            return .object(members)
+        default:
+            return self
+        }
+    }
+}

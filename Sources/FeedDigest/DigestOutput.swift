@@ -50,6 +50,7 @@ public enum DigestOutput: Sendable {
             return .stream(path: path, text: text)
         case .file(let real):
             let target = URL(fileURLWithPath: real)
+            sweepLeftovers(of: target)
             let temporary = target.deletingLastPathComponent()
                 .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
             do {
@@ -57,6 +58,21 @@ public enum DigestOutput: Sendable {
                 return .temporary(temporary, path: real)
             } catch {
                 throw DigestJob.Failure.delivery("cannot write \(path): \(PlainWords.describe(error))")
+            }
+        }
+    }
+
+    /// Removes the temporary files (`.NAME.PID.tmp`) that runs killed before their rename
+    /// left beside `target`: those whose process is gone. A live one is another run's.
+    static func sweepLeftovers(of target: URL) {
+        let folder = target.deletingLastPathComponent()
+        let prefix = ".\(target.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            guard let pid = Int32(name.dropFirst(prefix.count).dropLast(".tmp".count)), pid > 0 else { continue }
+            // kill(pid, 0) sends nothing; ESRCH says no such process.
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
             }
         }
     }

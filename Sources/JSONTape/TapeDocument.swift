@@ -34,6 +34,22 @@ public enum TapeDecoding {
     }
 }
 
+extension TapeDecoding {
+    /// A ``TapeTree`` of `body`, keeping at most `limit` elements of the array found by
+    /// following the object keys of `path` (the rest is skipped on the tape, never built):
+    /// a body of half a million records costs what `limit` of them cost. Nil when the
+    /// tape cannot read `body` (Foundation then decodes it whole).
+    public static func tree<Tree: TapeTree>(_ type: Tree.Type, from body: Data, keepingAtMost limit: Int,
+                                            ofArrayAt path: [String]) -> Tree? {
+        body.withUnsafeBytes { raw in
+            guard let tape = JSONTape(scanning: raw) else { return nil }
+            let document = TapeDocument(bytes: raw, tape: tape)
+            let tree = try? document.tree(type, at: 0, limit: (path[...], limit))
+            return document.irregular ? nil : tree
+        }
+    }
+}
+
 /// A JSON value type (any value at all) that the tape builds node by node, instead of
 /// through its `init(from:)`.
 public protocol TapeTree: Decodable {
@@ -193,7 +209,8 @@ final class TapeDocument {
 
     /// Any value as a ``TapeTree``, built straight from the tape: a tree's `init(from:)`
     /// tries five types in turn on every value, which is slow for a whole body.
-    func tree<Tree: TapeTree>(_ type: Tree.Type, at index: Int) throws -> Tree {
+    /// `limit`, when given, caps the array at the end of its key path (``TapeDecoding/tree(_:from:keepingAtMost:ofArrayAt:)``).
+    func tree<Tree: TapeTree>(_ type: Tree.Type, at index: Int, limit: (path: ArraySlice<String>, count: Int)? = nil) throws -> Tree {
         let entry = entry(index)
         let noPath: () -> [any CodingKey] = { [] }
         switch entry.kind {
@@ -203,9 +220,10 @@ final class TapeDocument {
         case .number: return Tree(node: .number(try decimal(at: index, noPath)))
         case .string, .escapedString: return Tree(node: .string(try string(at: index, noPath)))
         case .array:
+            let cap = limit.flatMap { $0.path.isEmpty ? $0.count : nil } ?? .max
             var items: [Tree] = []
             var child = index + 1
-            while child < Int(entry.start) {
+            while child < Int(entry.start), items.count < cap {
                 items.append(try tree(type, at: child))
                 child = tape.next(after: child)
             }
@@ -216,7 +234,10 @@ final class TapeDocument {
             while child < Int(entry.start) {
                 let name = try string(at: child, noPath)
                 // The first of duplicate keys wins, as with Foundation.
-                if members[name] == nil { members[name] = try tree(type, at: child + 1) }
+                if members[name] == nil {
+                    let below = limit.flatMap { $0.path.first == name ? ($0.path.dropFirst(), $0.count) : nil }
+                    members[name] = try tree(type, at: child + 1, limit: below)
+                }
                 child = tape.next(after: child + 1)
             }
             return Tree(node: .object(members))

@@ -32,6 +32,21 @@ import Testing
         (try? FileManager.default.attributesOfItem(atPath: path.path))?[.type] as? FileAttributeType
     }
 
+    /// Temporary files that killed runs left beside the report are swept by the next run;
+    /// one of a process still running is left alone (issue 28, defect 12).
+    @Test func leftoversOfKilledRunsAreSwept() async throws {
+        try await withBaseline { _, workspace in
+            let dead = workspace.url.appendingPathComponent(".report.txt.4194303.tmp")
+            let alive = workspace.url.appendingPathComponent(".report.txt.\(ProcessInfo.processInfo.processIdentifier).tmp")
+            for file in [dead, alive] { try Data("half a report".utf8).write(to: file) }
+            let run = try await workspace.run("digest", "--name", "daily", "--output", "report.txt", "--refresh")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try String(contentsOf: workspace.url.appendingPathComponent("report.txt"), encoding: .utf8).contains("Cabify Hoodie"))
+            #expect(!FileManager.default.fileExists(atPath: dead.path))
+            #expect(FileManager.default.fileExists(atPath: alive.path))
+        }
+    }
+
     @Test func aCharacterDeviceIsWrittenToNotReplaced() async throws {
         try await withBaseline { server, workspace in
             try await shell("mknod null c 1 3 && chmod 666 null", in: workspace)

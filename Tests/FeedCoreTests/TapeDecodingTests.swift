@@ -232,6 +232,23 @@ import Testing
         }
         return Data(bytes)
     }
+
+    /// A list read up to a limit (issue 28, defect 12): the first records, the rest of the
+    /// body whole (nested lists included), the same as Foundation's decode cut after.
+    @Test func aListIsBuiltOnlyUpToItsLimit() throws {
+        let records = (0..<1000).map { #"{"id":\#($0),"tags":["a","b","c"]}"# }.joined(separator: ",")
+        let body = Data(#"{"data":{"items":[\#(records)],"total":1000},"tags":[1,2,3]}"#.utf8)
+        let tape = try #require(TapeDecoding.tree(JSONValue.self, from: body, keepingAtMost: 2, ofArrayAt: ["data", "items"]))
+        #expect(tape == JSONValue.object([
+            "data": ["items": [["id": 0, "tags": ["a", "b", "c"]], ["id": 1, "tags": ["a", "b", "c"]]], "total": 1000],
+            "tags": [1, 2, 3],
+        ]))
+        let whole = try JSONDecoder().decode(JSONValue.self, from: body)
+        #expect(whole.keepingAtMost(2, ofListAt: ["data", "items"]) == tape)
+        #expect(try JSONBody.value(from: body, keepingAtMost: 2, ofListAt: ["data", "items"]) == tape)
+        // A path that leads to no list cuts nothing.
+        #expect(TapeDecoding.tree(JSONValue.self, from: body, keepingAtMost: 2, ofArrayAt: ["nothing"]) == whole)
+    }
 }
 
 /// A small seeded generator, so every run damages the same way.

@@ -52,6 +52,22 @@ import Testing
         }
     }
 
+    /// A page holding more records than `max_items` builds only those, and the walk ends
+    /// with it: the budget is spent (issue 28, defect 12).
+    @Test func aPageBeyondMaxItemsReadsOnlyMaxItemsAndEndsTheWalk() async throws {
+        let entries = Self.entry("deals-offset").map { entry in
+            var entry = entry
+            entry.extraYAML = "    max_items: 4\n" + entry.extraYAML
+            return entry
+        }
+        try await FixtureWorld.withSession(sources: entries) { session in
+            let run = try await session.run("--per-page", "50")
+            #expect(run.status == 0)
+            #expect(try Self.cards(run).map(\.id) == (0..<4).map { "deals-offset:\($0)" })
+            #expect(session.requests.map { $0.query ?? "" } == ["skip=0&limit=6"])
+        }
+    }
+
     @Test func showReadsTheDetailEndpointWithTheIDEncoded() async throws {
         try await FixtureWorld.withSession(sources: Self.entry("deals-page")) { session in
             let found = try await session.run("show", "deals-page:3", "--format", "jsonl")

@@ -130,7 +130,9 @@ public struct SourceConfig: Sendable {
 
     /// What the source module is given.
     public var settings: SourceSettings {
-        SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location,
-                       timeout: timeout, directory: directory, environment: environment)
+        var settings = SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location,
+                                      timeout: timeout, directory: directory, environment: environment)
+        settings.maxItems = maxItems
+        return settings
     }
 }
