@@ -16,6 +16,7 @@ let sourceModules: [SourceModule] = [
     SourceModule("LTK", notBuilt: ["Snapshots/generate_pages.py", "Snapshots/real"]),
     SourceModule("Reqres", testFixtures: true),
     SourceModule("TargetDeals", testFixtures: true),
+    SourceModule("WebFeed"),
 ]
 
 /// One source module's targets. A source module depends on FeedCore only (and on a

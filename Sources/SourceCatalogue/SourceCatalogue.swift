@@ -6,6 +6,7 @@ import JSONAPI
 import LTK
 import Reqres
 import TargetDeals
+import WebFeed
 
 /// The one list of built-in source modules, read by the command line, the fixture server
 /// and the tests. Adding a source: its folder under Plugins/ and its line here (with its
@@ -19,6 +20,7 @@ public enum SourceCatalogue {
         CabifySource.self,
         JSONAPISource.self,
         ExecSource.self,
+        WebFeedSource.self,
     ]
 
     /// The same list as plain ``FeedSource`` types, for the engine's registry.

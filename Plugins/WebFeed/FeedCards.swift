@@ -1,0 +1,104 @@
+import FeedCore
+import Foundation
+
+/// Entries as cards, field by field as the README's table says.
+struct FeedCards {
+    let sourceID: String
+    let kind: Card.Kind
+    /// Characters of plain text a summary keeps (cut at a word boundary).
+    let summaryLength: Int
+    /// Tags every card of the source gets (an OPML folder), after the entry's own.
+    let tags: [String]
+
+    /// Words of the text that stand in for a missing title.
+    static let titleWords = 10
+
+    func cards(_ feed: ParsedFeed, url: URL, notes: inout [String]) -> [Card] {
+        var seen: Set<String> = []
+        var cards: [Card] = []
+        for entry in feed.entries {
+            let card = card(entry, feed: feed, url: url, notes: &notes)
+            guard seen.insert(card.id).inserted else {
+                notes.append("entry id \(card.upstreamID) appears more than once; the first is kept")
+                continue
+            }
+            cards.append(card)
+        }
+        return cards
+    }
+
+    func card(_ entry: ParsedEntry, feed: ParsedFeed, url feedURL: URL, notes: inout [String]) -> Card {
+        // An id that is itself an absolute web address is a link too (never a relative one:
+        // `small-batch-112` is a name, not a path).
+        let idLink = entry.id.flatMap { URL(string: $0) }.flatMap { $0.scheme == nil ? nil : XMLFeedReader.web($0.absoluteString, base: feedURL) }
+        let link = entry.link ?? entry.permalink ?? idLink
+        let bodyHTML = entry.contentHTML ?? entry.summaryHTML
+        let text = bodyHTML.map(FeedText.plain) ?? ""
+        let summaryText = (entry.summaryHTML ?? entry.contentHTML).map(FeedText.plain) ?? ""
+        var title = entry.title.map { entry.titleIsHTML ? FeedText.plain($0) : FeedText.collapse($0) } ?? ""
+        if title.isEmpty { title = FeedText.firstWords(text, Self.titleWords) }
+        if title.isEmpty { title = link?.absoluteString ?? "Untitled" }
+        let date = readDate(entry.published, notes: &notes) ?? readDate(entry.updated, notes: &notes)
+        var card = Card(
+            source: sourceID, upstreamID: Self.upstreamID(entry, link: link), kind: kind, title: title,
+            summary: summaryText.isEmpty || summaryText == title ? nil : FeedText.cut(summaryText, to: summaryLength),
+            image: image(entry, html: bodyHTML, base: link ?? feedURL), url: link,
+            author: (entry.author ?? feed.author).flatMap { $0.isEmpty ? nil : Card.Author(name: $0) },
+            published: date, tags: Self.unique(entry.categories.map(FeedText.collapse) + tags))
+        var details: [String: JSONValue] = [:]
+        if !entry.enclosures.isEmpty {
+            details["enclosures"] = .array(entry.enclosures.map { enclosure in
+                var object: [String: JSONValue] = ["url": .string(enclosure.url.absoluteString)]
+                if let type = enclosure.type { object["type"] = .string(type) }
+                if let length = enclosure.length { object["length"] = .number(Decimal(length)) }
+                return .object(object)
+            })
+        }
+        if let content = entry.contentHTML, !content.isEmpty { details["content"] = .string(content) }
+        if let comments = entry.comments { details["comments"] = .string(comments.absoluteString) }
+        card.details = details
+        return card
+    }
+
+    /// The entry's own id (guid, Atom id, JSON Feed id), else its link, else a hash of
+    /// link, title and date: stable across runs, never a position.
+    static func upstreamID(_ entry: ParsedEntry, link: URL?) -> String {
+        if let id = entry.id.map(FeedText.collapse), !id.isEmpty { return id }
+        if let link { return link.absoluteString }
+        let seed = [entry.link?.absoluteString, entry.title, entry.published?.text ?? entry.updated?.text]
+            .map { $0 ?? "" }.joined(separator: "\n")
+        return "hash-" + String(fnv1a(seed), radix: 16)
+    }
+
+    /// An image enclosure, a media thumbnail or content, the iTunes image, else the first
+    /// `<img>` of the content; absolute.
+    func image(_ entry: ParsedEntry, html: String?, base: URL) -> URL? {
+        if let image = entry.enclosures.first(where: { $0.type?.hasPrefix("image/") == true })?.url { return image }
+        if let image = entry.images.first { return image }
+        return html.flatMap(FeedText.firstImage).flatMap { XMLFeedReader.web($0, base: base) }
+    }
+
+    func readDate(_ text: DateText?, notes: inout [String]) -> Date? {
+        guard let text, !text.text.isEmpty else { return nil }
+        guard let date = FeedDates.date(text.text) else {
+            notes.append("date \"\(text.text)\" cannot be read; the entry has no date")
+            return nil
+        }
+        return date
+    }
+
+    static func unique(_ tags: [String]) -> [String] {
+        var seen: Set<String> = []
+        return tags.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// FNV-1a, 64 bits: a stable hash (Swift's `Hasher` is seeded per process).
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Feed dates as real feeds write them, read without ICU: RFC 822/1123 (`Tue, 10 Jun 2003
+/// 04:00:00 GMT`) with named zones, missing seconds, two-digit years and day names that
+/// do not match; and ISO 8601/RFC 3339 (`2003-12-13T18:30:02Z`), with or without a zone
+/// (none is read as UTC). Anything else is not a date: nil, never "now".
+enum FeedDates {
+    static let zones: [String: Int] = [
+        "UT": 0, "UTC": 0, "GMT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
+        "PST": -8, "PDT": -7, "CET": 1, "CEST": 2, "BST": 1, "IST": 5, "JST": 9, "AEST": 10, "AEDT": 11,
+    ]
+    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    static func date(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        if let first = trimmed.unicodeScalars.first, CharacterSet.decimalDigits.contains(first), trimmed.count >= 10,
+           Array(trimmed.utf8)[4] == UInt8(ascii: "-") {
+            return iso8601(trimmed)
+        }
+        return rfc822(trimmed)
+    }
+
+    /// `2003-12-13T18:30:02.25+01:00`, `2003-12-13 18:30`, `2003-12-13`.
+    static func iso8601(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + count] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            index += count
+            return value
+        }
+        func skip(_ byte: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == byte.asciiValue else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2) else { return nil }
+        var hour = 0, minute = 0, second = 0.0, offset = 0
+        if skip("T") || skip("t") || skip(" ") {
+            guard let h = number(2), skip(":"), let m = number(2) else { return nil }
+            hour = h
+            minute = m
+            if skip(":") {
+                guard let s = number(2) else { return nil }
+                second = Double(s)
+                if skip(".") || skip(",") {
+                    var scale = 0.1
+                    while index < bytes.count, (48...57).contains(bytes[index]) {
+                        second += Double(bytes[index] - 48) * scale
+                        scale /= 10
+                        index += 1
+                    }
+                }
+            }
+            if skip("Z") || skip("z") {
+                offset = 0
+            } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                index += 1
+                guard let h = number(2) else { return nil }
+                _ = skip(":")
+                let m = number(2) ?? 0
+                offset = sign * (h * 3600 + m * 60)
+            }
+        }
+        guard index == bytes.count else { return nil }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+    }
+
+    /// `Tue, 10 Jun 2003 04:00:00 GMT`, `10 Jun 03 04:00 EST`, `Wed, 2 Oct 2002 13:00:00 +0100`.
+    static func rfc822(_ text: String) -> Date? {
+        var words = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)
+        // A day name, right or wrong, says nothing the date does not.
+        if let first = words.first, first.allSatisfy(\.isLetter) { words.removeFirst() }
+        guard words.count >= 4, let day = Int(words[0]),
+              let month = months.firstIndex(of: String(words[1].lowercased().prefix(3))).map({ $0 + 1 }),
+              var year = Int(words[2]) else { return nil }
+        if words[2].count == 2 { year += year < 50 ? 2000 : 1900 }
+        let clock = words[3].split(separator: ":").map { Int($0) }
+        guard clock.count >= 2, clock.allSatisfy({ $0 != nil }), let hour = clock[0], let minute = clock[1] else { return nil }
+        let second = clock.count > 2 ? clock[2] ?? 0 : 0
+        var offset = 0
+        if words.count > 4 {
+            let zone = words[4]
+            if let hours = zones[zone.uppercased()] {
+                offset = hours * 3600
+            } else if let first = zone.first, first == "+" || first == "-", zone.count == 5, let value = Int(zone.dropFirst()) {
+                offset = (first == "-" ? -1 : 1) * ((value / 100) * 3600 + (value % 100) * 60)
+            } else {
+                return nil
+            }
+        }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
+    }
+
+    static func make(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double, offset: Int) -> Date? {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1000...9999).contains(year), (1...12).contains(month), (1...lengths[month - 1]).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), second < 61 else { return nil }
+        // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = shifted / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second
+        return Date(timeIntervalSince1970: seconds)
+    }
+}

@@ -1,0 +1,90 @@
+@testable import WebFeed
+import FeedCore
+import FeedEngine
+import FeedSourceTesting
+import Foundation
+import Testing
+
+@Suite struct WebFeedTests {
+    static func source(_ url: String, body: Data, options: String? = nil) throws -> WebFeedSource {
+        let yaml = "sources:\n  - id: f\n    plugin: feed\n    url: \(url)\n" + (options.map { "    options:\n" + $0 } ?? "")
+        let config = try ConfigLoader(registry: SourceRegistry([WebFeedSource.self]), environment: [:]).load(text: yaml, file: "Sources.yml")
+        return try WebFeedSource(settings: config.sources[0].settings, http: RecordedUpstream(bodies: [url: body]))
+    }
+
+    static func page(_ snapshot: Int) async throws -> SourcePage {
+        let recorded = WebFeedSource.snapshots[snapshot]
+        return try await source(recorded.url, body: recorded.body).page(after: nil)
+    }
+
+    static func date(_ text: String) -> Date? { FeedDates.date(text) }
+
+    @Test func theAtomBlogMapsToExactCards() async throws {
+        let page = try await Self.page(0)
+        #expect(page.next == nil)
+        #expect(page.cards.count == 5)
+        let first = page.cards[0]
+        #expect(first.id == "f:tag:blog.example.org,2026:posts/incremental-builds-measured")
+        #expect(first.title == "Incremental builds, measured")
+        #expect(first.url?.absoluteString == "https://blog.example.org/posts/incremental-builds-measured")
+        #expect(first.summary == "We timed 400 incremental builds on two machines. The median tells one story; the tail tells another.")
+        #expect(first.image?.absoluteString == "https://blog.example.org/img/incremental-histogram.png")
+        #expect(first.author?.name == "Mira Castellanos")
+        #expect(first.published == Self.date("2026-11-20T09:15:00Z"))
+        #expect(first.tags == ["builds", "performance"])
+        #expect(first.kind == .post)
+        // A zone is read and the date written in UTC; a plain-text summary is taken as written.
+        #expect(page.cards[1].published == Self.date("2026-11-09T12:30:00Z"))
+        #expect(page.cards[1].summary == "A weekly dependency bump, a cache key that includes the lock file, and a 40-minute cold build every Monday morning.")
+        // XHTML title and content; only `updated`; the entry's own author; replies link.
+        let third = page.cards[2]
+        #expect(third.title == "Linker flags & -dead_strip")
+        #expect(third.summary == "What dead stripping removes, and what it cannot.")
+        #expect(third.published == Self.date("2026-10-28T16:45:12Z"))
+        #expect(third.author?.name == "Tomás Oyelaran")
+        #expect(third.details["comments"] == "https://blog.example.org/posts/linker-flags#comments")
+        // An image enclosure is the image.
+        #expect(page.cards[4].image?.absoluteString == "https://blog.example.org/img/flaky-year.png")
+    }
+
+    @Test func theNewsRSSMapsToExactCards() async throws {
+        let page = try await Self.page(1)
+        #expect(page.cards.map(\.upstreamID) == [
+            "https://news.example.com/local/ferry-timetable-changes-68231", "herald-68229",
+            "https://news.example.com/weather/storm-warning-68220", "https://news.example.com/sport/derby-report-68214",
+            "https://news.example.com/local/library-hours-68201", "https://news.example.com/business/fish-market-68190",
+        ])
+        #expect(page.cards[0].image?.absoluteString == "https://images.news.example.com/240/ferry-68231.jpg")
+        #expect(page.cards[1].summary == "The £4.2m scheme will begin in spring, the council said.")
+        #expect(page.cards[1].tags == ["Local", "Politics"])
+        #expect(page.cards[2].author?.name == "Weather desk")
+        #expect(page.cards[2].image?.absoluteString == "https://images.news.example.com/976/storm-68220.jpg")
+        #expect(page.cards[3].title == "Harbour City 2 – 1 Westbay Rovers")
+        // No seconds in the date.
+        #expect(page.cards[4].published == Self.date("2026-11-21T11:30:00Z"))
+        #expect(page.cards[4].image == nil)
+    }
+
+    @Test func thePodcastMapsToExactCards() async throws {
+        let page = try await Self.page(2)
+        #expect(page.cards.count == 4)
+        let episode = page.cards[0]
+        #expect(episode.id == "f:small-batch-112")
+        #expect(episode.url == nil)
+        #expect(episode.summary == "Ada Brennan on keeping a 1920s press running.")
+        #expect(episode.author?.name == "Priya Natarajan")
+        #expect(episode.image?.absoluteString == "https://podcast.example.net/episodes/112.jpg")
+        #expect(episode.details["enclosures"] == [["length": 48_210_934, "type": "audio/mpeg", "url": "https://cdn.podcast.example.net/episodes/112.mp3"]])
+        #expect(episode.details["content"]?.stringValue?.hasPrefix("<p>Ada Brennan") == true)
+        #expect(page.cards[1].author?.name == "Priya Natarajan and Sol Reyes")
+    }
+
+    @Test func optionsShapeEveryCard() async throws {
+        let recorded = WebFeedSource.snapshots[1]
+        let source = try Self.source(recorded.url, body: recorded.body, options: "      kind: item\n      summary_length: 40\n      tags: [news, local]\n")
+        let card = try await source.page(after: nil).cards[0]
+        #expect(card.kind == .item)
+        #expect(card.summary == "Two evening crossings are cut and a new…")
+        #expect(card.tags == ["Local", "news", "local"])
+    }
+}

@@ -1,0 +1,61 @@
+import FeedCore
+import Foundation
+
+/// Feeds on `/feed/…`: the three snapshots (served with the wrong content types real
+/// servers use), an HTML page that advertises them, and an RFC 5005 archive of three
+/// pages (`/feed/archive.xml?page=N`).
+public struct WebFeedFixture: FixtureUpstream {
+    public let name = "feed"
+
+    public func respond(to request: FixtureRequest) -> FixtureResponse? {
+        switch request.path {
+        case "/blog.atom.xml": return Self.body(WebFeedSource.snapshots[0].body, type: "application/octet-stream")
+        case "/news.rss.xml": return Self.body(WebFeedSource.snapshots[1].body, type: "text/html; charset=utf-8")
+        case "/podcast.xml": return Self.body(WebFeedSource.snapshots[2].body, type: "application/rss+xml")
+        case "/page.html": return Self.body(Data(Self.page.utf8), type: "text/html; charset=utf-8")
+        case "/archive.xml":
+            let page = request.query["page"].flatMap { Int($0) } ?? 1
+            return (1...3).contains(page) ? Self.body(Data(Self.archive(page).utf8), type: "application/atom+xml") : nil
+        default: return nil
+        }
+    }
+
+    static func body(_ data: Data, type: String) -> FixtureResponse {
+        FixtureResponse(status: 200, contentType: type, body: data)
+    }
+
+    static let page = """
+        <!DOCTYPE html>
+        <html><head><title>Harbour City Herald</title>
+        <link rel="alternate" type="application/rss+xml" title="Top stories" href="/feed/news.rss.xml">
+        <link rel="alternate" type="application/atom+xml" href="blog.atom.xml">
+        </head><body><p>News</p></body></html>
+        """
+
+    /// Page `number` of a three-page Atom archive, two entries each.
+    static func archive(_ number: Int) -> String {
+        let next = number < 3 ? #"<link rel="next" href="archive.xml?page=\#(number + 1)"/>"# : ""
+        let entries = (1...2).map { index in
+            let id = (number - 1) * 2 + index
+            return """
+                <entry><title>Archived post \(id)</title><id>urn:archive:\(id)</id>\
+                <link href="https://blog.example.org/archive/\(id)"/><updated>2026-0\(number)-1\(index)T10:00:00Z</updated></entry>
+                """
+        }.joined()
+        return #"<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Archive</title><id>urn:archive</id>"#
+            + next + entries + "</feed>"
+    }
+}
+
+extension WebFeedSource: BuiltinSource {
+    public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
+        WebFeedFixture()
+    }
+
+    public static let fixtureSources = [
+        FixtureSourceEntry(id: "feed-blog", plugin: plugin, path: "/feed/blog.atom.xml", route: "feed", extraYAML: "    enabled: false\n"),
+        FixtureSourceEntry(id: "feed-news", plugin: plugin, path: "/feed/news.rss.xml", route: "feed", extraYAML: "    enabled: false\n"),
+        FixtureSourceEntry(id: "feed-podcast", plugin: plugin, path: "/feed/podcast.xml", route: "feed", extraYAML: "    enabled: false\n"),
+        FixtureSourceEntry(id: "feed-archive", plugin: plugin, path: "/feed/archive.xml", route: "feed", extraYAML: "    enabled: false\n"),
+    ]
+}

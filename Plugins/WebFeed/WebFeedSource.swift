@@ -1,0 +1,82 @@
+import FeedCore
+import Foundation
+
+/// Any RSS 0.9x/2.0, RSS 1.0, Atom 1.0/0.3 or JSON Feed 1.x document: one card per entry.
+/// The format is told from the content (servers label feeds every which way); broken
+/// real-world feeds are read liberally (``FeedBytes``); RFC 5005 `rel="next"` archives
+/// are walked as pages under the usual budgets.
+public struct WebFeedSource: FeedSource {
+    public static let plugin = "feed"
+
+    /// Hand-written in the shape of real feeds (Snapshots/README.md says which).
+    public static let snapshots = [
+        RecordedResponse(url: "https://blog.example.org/atom.xml", bytes: PackageResources.blog_atom_xml),
+        RecordedResponse(url: "https://news.example.com/rss.xml", bytes: PackageResources.news_rss_xml),
+        RecordedResponse(url: "https://podcast.example.net/feed.xml", bytes: PackageResources.podcast_xml),
+    ]
+
+    /// Characters a summary keeps by default.
+    public static let defaultSummaryLength = 280
+
+    let settings: SourceSettings
+    let http: any HTTPTransport
+    let cards: FeedCards
+
+    public init(settings: SourceSettings, http: any HTTPTransport) throws {
+        let options = settings.optionsReader()
+        let kind = options.choice("kind", from: Card.Kind.allCases.map(\.rawValue)).flatMap(Card.Kind.init(rawValue:)) ?? .post
+        let length = options.integer("summary_length", minimum: 40, maximum: 10_000) ?? Self.defaultSummaryLength
+        var tags: [String] = []
+        for (path, node) in options.list("tags") ?? [] {
+            guard case .scalar(let scalar) = node.value, scalar.kind != .null, !scalar.text.isEmpty else {
+                options.issues.report(ConfigIssue(location: node.location, path: path, message: "expected a tag (text), got \(node.kindDescription)"))
+                continue
+            }
+            tags.append(scalar.text)
+        }
+        try options.finish(allowedKeys: ["kind", "summary_length", "tags"])
+        self.settings = settings
+        self.http = http
+        cards = FeedCards(sourceID: settings.id, kind: kind, summaryLength: length, tags: tags)
+    }
+
+    public func page(after cursor: String?) async throws -> SourcePage {
+        let url = cursor.flatMap { URL(string: $0) } ?? settings.url
+        let response = try await http.get(url)
+        guard response.isSuccess else { throw SourceError.badStatus(response.status) }
+        let feed = try Self.read(response.body, url: response.url)
+        var notes: [String] = []
+        let cards = cards.cards(feed, url: response.url, notes: &notes)
+        var next: String?
+        if let archive = feed.next {
+            if archive.host?.lowercased() == url.host?.lowercased() {
+                next = archive.absoluteString
+            } else {
+                notes.append("the next archive page \(archive.redactedString) is on another host; not followed")
+            }
+        }
+        return SourcePage(cards: cards, next: next, skipped: [], notes: notes)
+    }
+
+    /// The feed in `body`, whatever its format and encoding.
+    static func read(_ body: Data, url: URL) throws -> ParsedFeed {
+        let text = FeedBytes.text(body)
+        if JSONFeedReader.looksLikeJSONFeed(text) { return try JSONFeedReader.read(Data(text.utf8), url: url) }
+        guard text.hasPrefix("<") else {
+            throw SourceError.failed(text.isEmpty ? "the body is empty, not a feed" : "the body is not a feed (neither XML nor a JSON Feed)")
+        }
+        if FeedBytes.isHTML(text) {
+            let feeds = FeedBytes.advertisedFeeds(in: text, base: url)
+            throw SourceError.failed(feeds.isEmpty
+                ? "the URL gives an HTML page, not a feed, and the page names no feed"
+                : "the URL gives an HTML page, not a feed; the page names \(feeds.map(\.redactedString).joined(separator: ", ")): set url: to one")
+        }
+        do {
+            return try XMLFeedReader.read(FeedBytes.xmlReferences(text), url: url)
+        } catch .notAFeed(let root) {
+            throw SourceError.failed("not a feed: the document is <\(root)>, where RSS, RDF or Atom was expected")
+        } catch .malformed(let line, let reason) {
+            throw SourceError.failed("the feed is not well-formed XML (line \(line): \(reason)); it may be cut short")
+        }
+    }
+}

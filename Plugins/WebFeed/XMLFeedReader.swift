@@ -1,0 +1,309 @@
+import FeedCore
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 1.0 and Atom 0.3 read with Foundation's `XMLParser`
+/// (namespaces processed, so `atom:link` inside RSS and a default namespace both work).
+/// Elements are told apart by namespace and name; unknown ones are ignored.
+final class XMLFeedReader: NSObject, XMLParserDelegate {
+    enum Namespace {
+        static let atom = "http://www.w3.org/2005/Atom"
+        static let atom03 = "http://purl.org/atom/ns#"
+        static let rss1 = "http://purl.org/rss/1.0/"
+        static let rss090 = "http://my.netscape.com/rdf/simple/0.9/"
+        static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+        static let dc = "http://purl.org/dc/elements/1.1/"
+        static let content = "http://purl.org/rss/1.0/modules/content/"
+        static let media = "http://search.yahoo.com/mrss/"
+        static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+    }
+
+    /// What stopped the reading.
+    enum Failure: Error {
+        case notAFeed(root: String)
+        case malformed(line: Int, reason: String)
+    }
+
+    private struct Element {
+        var namespace: String
+        var name: String
+        var attributes: [String: String]
+        /// `xml:base` in effect here: relative links resolve against it.
+        var base: URL
+        var text = ""
+    }
+
+    private var stack: [Element] = []
+    private var feed: ParsedFeed?
+    private var entry: ParsedEntry?
+    private var entryDepth = 0
+    /// The index in ``stack`` of an Atom construct of `type="xhtml"`, whose child elements
+    /// are its content, kept as markup.
+    private var xhtmlContainer: Int?
+    private var failure: Failure?
+    private let url: URL
+
+    private init(url: URL) {
+        self.url = url
+    }
+
+    /// The feed in `text` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`.
+    static func read(_ text: String, url: URL) throws(Failure) -> ParsedFeed {
+        let reader = XMLFeedReader(url: url)
+        let parser = XMLParser(data: Data(text.utf8))
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = reader
+        let parsed = parser.parse()
+        if let failure = reader.failure { throw failure }
+        guard parsed, let feed = reader.feed else {
+            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "the document ends early"
+            throw .malformed(line: parser.lineNumber, reason: reason)
+        }
+        return feed
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        let namespace = namespaceURI ?? ""
+        let parentBase = stack.last?.base ?? url
+        let base = (attributes["xml:base"] ?? attributes["base"]).flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL }
+            ?? parentBase
+        if let container = xhtmlContainer {
+            let attributeText = attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(Self.escaped($0.value))\"" }.joined()
+            stack[container].text += "<\(name)\(attributeText)>"
+        }
+        if stack.isEmpty {
+            switch (namespace, name) {
+            case ("", "rss"): feed = ParsedFeed(format: .rss2)
+            case (Namespace.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
+            case (Namespace.atom, "feed"): feed = ParsedFeed(format: .atom)
+            case (Namespace.atom03, "feed"): feed = ParsedFeed(format: .atom03)
+            default:
+                failure = .notAFeed(root: name)
+                parser.abortParsing()
+            }
+        }
+        stack.append(Element(namespace: namespace, name: name, attributes: attributes, base: base))
+        if entry == nil, isEntry(namespace, name) {
+            entry = ParsedEntry()
+            entryDepth = stack.count
+            if let about = attributes["rdf:about"] ?? attributes["about"] { entry?.id = about }
+        }
+        if xhtmlContainer == nil, [Namespace.atom, Namespace.atom03].contains(namespace),
+           ["content", "summary", "title"].contains(name), attributes["type"] == "xhtml" {
+            xhtmlContainer = stack.count - 1
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        append(string)
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        append(String(decoding: block, as: UTF8.self))
+    }
+
+    private func append(_ text: String) {
+        if let container = xhtmlContainer {
+            stack[container].text += Self.escaped(text)
+        } else if !stack.isEmpty {
+            stack[stack.count - 1].text += text
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        guard let element = stack.popLast() else { return }
+        if let container = xhtmlContainer {
+            if container < stack.count {
+                stack[container].text += "</\(name)>"
+                return
+            }
+            xhtmlContainer = nil
+        }
+        if entry != nil, stack.count + 1 == entryDepth {
+            if let finished = entry { feed?.entries.append(finished) }
+            entry = nil
+            return
+        }
+        if entry != nil {
+            readEntryField(element)
+        } else {
+            readFeedField(element)
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if failure == nil {
+            failure = .malformed(line: parser.lineNumber, reason: Self.describe(parseError))
+        }
+    }
+
+    // MARK: Fields
+
+    private func isEntry(_ namespace: String, _ name: String) -> Bool {
+        (name == "item" && ["", Namespace.rss1, Namespace.rss090].contains(namespace))
+            || (name == "entry" && [Namespace.atom, Namespace.atom03].contains(namespace))
+    }
+
+    private var parentName: String { stack.last?.name ?? "" }
+
+    private func readEntryField(_ element: Element) {
+        let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let attributes = element.attributes
+        func link(_ value: String?) -> URL? { value.flatMap { Self.web($0, base: element.base) } }
+        switch (element.namespace, element.name) {
+        case ("", "title"), (Namespace.rss1, "title"), (Namespace.rss090, "title"):
+            entry?.title = text
+        case ("", "link"), (Namespace.rss1, "link"), (Namespace.rss090, "link"):
+            if entry?.link == nil { entry?.link = link(text) }
+        case ("", "description"), (Namespace.rss1, "description"):
+            entry?.summaryHTML = element.text
+        case ("", "guid"):
+            entry?.id = text
+            // A permalink guid is an absolute URL; a bare name is only an id, whatever it claims.
+            if attributes["isPermaLink"]?.lowercased() != "false", URL(string: text)?.scheme != nil { entry?.permalink = link(text) }
+        case ("", "pubDate"):
+            entry?.published = DateText(text: text)
+        case ("", "author"):
+            entry?.author = Self.personName(text)
+        case ("", "category"), (Namespace.dc, "subject"):
+            if !text.isEmpty { entry?.categories.append(text) }
+        case ("", "comments"):
+            entry?.comments = link(text)
+        case ("", "enclosure"):
+            if let url = link(attributes["url"]) {
+                entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+            }
+        case (Namespace.dc, "creator"), (Namespace.itunes, "author"):
+            if entry?.author == nil, !text.isEmpty { entry?.author = Self.personName(text) }
+        case (Namespace.dc, "date"):
+            if entry?.published == nil { entry?.published = DateText(text: text) }
+        case (Namespace.content, "encoded"):
+            entry?.contentHTML = element.text
+        case (Namespace.media, "thumbnail"):
+            if let url = link(attributes["url"]) { entry?.images.append(url) }
+        case (Namespace.media, "content"):
+            let isImage = attributes["medium"] == "image" || attributes["type"]?.hasPrefix("image/") == true
+            if isImage, let url = link(attributes["url"]) { entry?.images.append(url) }
+        case (Namespace.media, "description"), (Namespace.itunes, "summary"):
+            if entry?.summaryHTML == nil { entry?.summaryHTML = Self.html(text, type: "text") }
+        case (Namespace.itunes, "image"):
+            if let url = link(attributes["href"]) { entry?.images.append(url) }
+        case (let namespace, let name) where namespace == Namespace.atom || namespace == Namespace.atom03:
+            readAtomEntryField(name, element: element, text: text)
+        default:
+            break
+        }
+    }
+
+    private func readAtomEntryField(_ name: String, element: Element, text: String) {
+        let attributes = element.attributes
+        let type = Self.atomType(attributes)
+        switch name {
+        case "id":
+            entry?.id = text
+        case "title":
+            entry?.title = type == "text" ? text : element.text
+            entry?.titleIsHTML = type != "text"
+        case "link":
+            guard let href = attributes["href"], let url = Self.web(href, base: element.base) else { return }
+            switch attributes["rel"] ?? "alternate" {
+            case "alternate":
+                // The first alternate, or the first HTML one when several are given.
+                if entry?.link == nil || (attributes["type"] ?? "text/html") == "text/html" && entry?.linkIsProvisional == true {
+                    entry?.link = url
+                    entry?.linkIsProvisional = !["text/html", nil].contains(attributes["type"])
+                }
+            case "enclosure":
+                entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+            case "replies":
+                entry?.comments = url
+            default:
+                break
+            }
+        case "summary":
+            entry?.summaryHTML = Self.html(element.text, type: type)
+        case "content":
+            if attributes["src"] == nil { entry?.contentHTML = Self.html(element.text, type: type) }
+        case "published", "issued":
+            entry?.published = DateText(text: text)
+        case "updated", "modified":
+            entry?.updated = DateText(text: text)
+        case "name" where parentName == "author":
+            if entry?.author == nil, !text.isEmpty { entry?.author = text }
+        case "category":
+            if let term = attributes["label"] ?? attributes["term"], !term.isEmpty { entry?.categories.append(term) }
+        default:
+            break
+        }
+    }
+
+    private func readFeedField(_ element: Element) {
+        let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let inChannel = ["channel", "feed"].contains(parentName)
+        switch (element.namespace, element.name) {
+        case ("", "title"), (Namespace.rss1, "title"), (Namespace.atom, "title"), (Namespace.atom03, "title"):
+            if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
+        case ("", "managingEditor"), (Namespace.dc, "creator"), (Namespace.itunes, "author"):
+            if inChannel, feed?.author == nil, !text.isEmpty { feed?.author = Self.personName(text) }
+        case (Namespace.atom, "name"), (Namespace.atom03, "name"):
+            if parentName == "author", stack.count == 2, feed?.author == nil, !text.isEmpty { feed?.author = text }
+        case (Namespace.atom, "link"), (Namespace.atom03, "link"):
+            if inChannel, element.attributes["rel"] == "next", let href = element.attributes["href"] {
+                feed?.next = Self.web(href, base: element.base)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Helpers
+
+    /// An Atom text construct's type: `text` (the default), `html` or `xhtml`; Atom 0.3's
+    /// `mode="escaped"` is HTML.
+    static func atomType(_ attributes: [String: String]) -> String {
+        if attributes["mode"] == "escaped" { return "html" }
+        switch attributes["type"]?.lowercased() {
+        case "html", "text/html": return "html"
+        case "xhtml", "application/xhtml+xml": return "xhtml"
+        default: return "text"
+        }
+    }
+
+    /// Content as HTML: plain text is escaped so that reading it as HTML gives it back.
+    static func html(_ content: String, type: String) -> String {
+        type == "text" ? escaped(content) : content
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// An absolute http(s) URL from `text` (relative ones resolved against `base`).
+    static func web(_ text: String, base: URL) -> URL? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, let url = URL(string: trimmed, relativeTo: base)?.absoluteURL,
+              ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty else { return nil }
+        return url
+    }
+
+    /// `jane@example.com (Jane Doe)` → `Jane Doe`; a bare name stays as it is.
+    static func personName(_ text: String) -> String {
+        let trimmed = FeedText.collapse(text)
+        if let open = trimmed.firstIndex(of: "("), let close = trimmed.lastIndex(of: ")"), open < close {
+            let name = trimmed[trimmed.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { return name }
+        }
+        return trimmed
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let reason = nsError.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty { return reason }
+        return "XML error \(nsError.code)"
+    }
+}
