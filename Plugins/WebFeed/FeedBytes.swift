@@ -9,7 +9,7 @@ enum FeedBytes {
     /// The document as UTF-8 text, its declaration saying so.
     static func text(_ body: Data) -> String {
         var text = decode(body)
-        if let start = text.firstIndex(of: "<") { text.removeSubrange(..<start) }
+        if let start = text.firstIndex(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) { text.removeSubrange(..<start) }
         // The parser is given UTF-8: a declaration naming another encoding would mislead it.
         if text.hasPrefix("<?xml"), let end = text.range(of: "?>"), let value = encodingValue(in: text[..<end.upperBound]) {
             text.replaceSubrange(value, with: "UTF-8")

@@ -4,9 +4,10 @@ import Foundation
 /// JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1): read leniently, field by
 /// field, so one item of the wrong shape costs that item's field, not the feed.
 enum JSONFeedReader {
-    /// Whether `body` claims to be a JSON Feed: an object with a jsonfeed.org `version`.
+    /// Whether `text` claims to be a JSON Feed: an object naming jsonfeed.org (its
+    /// `version`, slashes escaped or not).
     static func looksLikeJSONFeed(_ text: String) -> Bool {
-        text.hasPrefix("{") && text.prefix(4096).contains("jsonfeed.org/version")
+        text.hasPrefix("{") && text.contains("jsonfeed.org")
     }
 
     static func read(_ body: Data, url: URL) throws -> ParsedFeed {
