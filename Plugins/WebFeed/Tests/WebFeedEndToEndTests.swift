@@ -1,0 +1,81 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import Testing
+
+/// `plugin: feed` through the built binary against the fixture server's `/feed/…` routes.
+@Suite(.serialized) struct WebFeedEndToEndTests {
+    static func entries(_ ids: String...) -> [FixtureSourceEntry] {
+        ids.flatMap { id in
+            FixtureWorld.only(id).map { entry in
+                var entry = entry
+                entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
+                return entry
+            }
+        }
+    }
+
+    /// A feed that answers with an ETag is revalidated, and a 304 serves the cached cards.
+    @Test func aConditionalGetIsServedFromTheCache() async throws {
+        let ttl = ["feed-blog": "    cache_ttl: 0\n"]
+        try await FixtureWorld.withSession(sources: Self.entries("feed-blog"), extra: ttl,
+                                           faults: ["feed": [Fault(etag: "\"blog-1\"")]]) { session in
+            let first = try await session.run("--format", "jsonl")
+            #expect(first.status == 0)
+            #expect(first.stdoutLines.count == 5)
+            let again = try await session.run("--format", "jsonl")
+            #expect(again.stdout == first.stdout)
+            #expect(session.requests.map(\.status) == [200, 304])
+            #expect(session.requests.last?.headers["if-none-match"] == "\"blog-1\"")
+        }
+    }
+
+    /// A broken feed fails alone; an HTML page names the feeds it advertises.
+    @Test func aBrokenFeedIsIsolatedAndAnHTMLPageNamesItsFeeds() async throws {
+        try await FixtureWorld.withSession(sources: []) { session in
+            let base = session.base.absoluteString
+            try session.workspace.write("Sources.yml", """
+                sources:
+                  - id: news
+                    plugin: feed
+                    url: \(base)/feed/news.rss.xml
+                  - id: homepage
+                    plugin: feed
+                    url: \(base)/feed/page.html
+                    fallback: none
+
+                """)
+            let run = try await session.run("--format", "jsonl")
+            #expect(run.status == 3)
+            #expect(run.stdoutLines.count == 6)
+            #expect(run.stderrLines == [
+                "homepage: the URL gives an HTML page, not a feed; the page names \(base)/feed/news.rss.xml, \(base)/feed/blog.atom.xml: set url: to one (\(base)/feed/page.html)",
+            ])
+        }
+    }
+
+    /// An RFC 5005 archive is walked page by page; --page 2 reads only what it needs.
+    @Test func anArchiveIsWalkedAsPages() async throws {
+        try await FixtureWorld.withSession(sources: Self.entries("feed-archive")) { session in
+            let all = try await session.run("--format", "jsonl", "--per-page", "10")
+            #expect(all.status == 0)
+            #expect(try all.stdoutLines.map { try JSONDecoder().decode(Card.self, from: Data($0.utf8)).upstreamID }
+                    == (1...6).map { "urn:archive:\($0)" })
+            #expect(session.requests.map { $0.query ?? "" } == ["", "page=2", "page=3"])
+        }
+    }
+
+    /// Offline, the example entries of the shipped Sources.yml show the snapshots.
+    @Test func theShippedExamplesWorkOffline() async throws {
+        let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
+        let run = try await workspace.aggregate("--offline", "--source", "blog", "--source", "news", "--source", "podcast",
+                                                "--format", "jsonl", "--per-page", "100")
+        #expect(run.status == 0)
+        #expect(run.stdoutLines.count == 15)
+        #expect(run.stderr == "")
+        let shown = try await workspace.aggregate("--offline", "show", "podcast:small-batch-111", "--format", "jsonl")
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains(#""title":"Ep. 111: Knives from old saw blades""#))
+    }
+}
