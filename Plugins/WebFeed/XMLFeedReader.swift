@@ -59,7 +59,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         let parsed = parser.parse()
         if let failure = reader.failure { throw failure }
         guard parsed, let feed = reader.feed else {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "the document ends early"
+            let reason = parser.parserError.map(Self.describe) ?? "the document ends early"
             throw .malformed(line: parser.lineNumber, reason: reason)
         }
         return feed
@@ -302,8 +302,6 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     }
 
     static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let reason = nsError.userInfo[NSLocalizedDescriptionKey] as? String, !reason.isEmpty { return reason }
-        return "XML error \(nsError.code)"
+        PlainWords.xmlError(code: (error as NSError).code)
     }
 }

@@ -46,7 +46,7 @@ public struct Aggregate: AsyncParsableCommand {
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
-                      RecordCommand.self, ServeCommand.self],
+                      RecordCommand.self, ServeCommand.self, ImportCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

@@ -8,15 +8,24 @@ import Foundation
 struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
-        abstract: "List the configured sources (id, plugin, enabled, URL with secrets redacted).")
+        abstract: "List the configured sources (id, plugin, enabled, URL with secrets redacted), or write them as OPML.")
 
     @OptionGroup var common: CommonOptions
-    @OptionGroup var output: CardFormatOptions
+
+    @Option(help: "Output format: jsonl, text, csv, tsv or opml (the feed sources as an OPML 2.0 subscription list; default: text on a terminal, jsonl otherwise).")
+    var format: String?
+
+    @Option(help: "With --format opml: the address of a running serve, to list every other source by its served feed (URL/feed.atom?source=ID).")
+    var serveURL: String?
 
     func run() async throws {
         let config = try common.loadConfig()
         let rows = config.sources.map(SourceListing.init)
-        switch output.formatType.name {
+        if format == "opml" {
+            Terminal.write(OPML.document(of: config, servedAt: serveURL))
+            return
+        }
+        switch format ?? (Terminal.stdoutIsTerminal ? TextFormat.name : JSONLinesFormat.name) {
         case CSVFormat.name:
             Terminal.write(DelimitedTable.csv(header: SourceListing.header, rows: rows.map(\.cells)))
         case TSVFormat.name:
@@ -35,7 +44,7 @@ struct SourcesCommand: AsyncParsableCommand {
                 Terminal.write("\(row.id.padding(toLength: idWidth, withPad: " ", startingAt: 0))  \(row.plugin.padding(toLength: pluginWidth, withPad: " ", startingAt: 0))  \(state)  \(row.url)\n")
             }
         default:
-            Terminal.writeError("aggregate: sources prints jsonl, text, csv or tsv, not \(output.formatType.name)")
+            Terminal.writeError("aggregate: sources prints jsonl, text, csv, tsv or opml, not \(format ?? "")")
             throw ExitStatus.usage.code
         }
     }

@@ -7,6 +7,22 @@ import Glibc
 /// themselves, Foundation's file errors as the system's reason (`Permission denied`,
 /// `Not a directory`), never an `Error Domain=… UserInfo={…}` dump.
 public enum PlainWords {
+    /// An XML parser's error (`XMLParser`'s codes, which are libxml2's) in words.
+    public static func xmlError(code: Int) -> String {
+        switch code {
+        case 4: "the document is empty"
+        case 5: "the document ends early, or goes on after its end"
+        case 9: "a character XML does not allow"
+        case 26, 27: "an entity that is not declared"
+        case 38, 39, 40, 41: "a malformed attribute"
+        case 68: "a tag without a name"
+        case 73: "a tag not closed with >"
+        case 76: "an end tag that does not match its start tag, or a missing one"
+        case 77: "a tag cut short: the document ends inside it"
+        default: "XML error \(code)"
+        }
+    }
+
     public static func describe(_ error: any Error) -> String {
         if error is SourceError || error is ConfigIssues || error is ConfigIssue {
             return "\(error)"

@@ -35,6 +35,12 @@ struct FeedRoutes: Sendable {
             return await self.card(request, id: raw.removingPercentEncoding ?? raw)
         }
         router.get("/sources") { request, _ in self.sources(request) }
+        router.get("/sources.opml") { request, _ in
+            // Every source a reader can subscribe to: feeds by their own URL, the others by ours.
+            let base = request.head.authority.map { "http://\($0)" }
+            return HTTPAnswer(body: Array(OPML.document(of: config, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
+                              lastModified: nil, maxAge: nil).response(to: request)
+        }
         router.get("/healthz") { request, _ in await self.healthz(request) }
         router.get("/") { request, _ in IndexPage.response(config: config, request: request) }
     }

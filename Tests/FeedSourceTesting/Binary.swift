@@ -104,6 +104,11 @@ public final class Workspace: Sendable {
         try Data(text.utf8).write(to: file)
     }
 
+    /// The text of a file in the workspace.
+    public func read(_ name: String) throws -> String {
+        try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)
+    }
+
     /// Runs `aggregate` here exactly as given.
     public func aggregate(_ arguments: String..., environment: [String: String] = [:]) async throws -> Binary.Run {
         try await aggregate(arguments: arguments, environment: environment)
