@@ -4,7 +4,8 @@
 # table it measures written into docs/performance.md.
 #   bash Benchmarks/run.sh [RUNS] [SCALE ...]     (defaults: 5 runs, scales 250 and 500)
 # Needs the release build (built or brought up to date here; BENCH_BIN=.build/debug tries
-# the script quickly on a debug build, and then writes no table), jq, curl and python3.
+# the script quickly on a debug build, and then writes no table), jq, curl and python3 (the
+# feed job installs feedparser from PyPI into a throw-away venv; BENCH_FEEDS=N for N feeds).
 # Quote ratios from one run, not absolute times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +78,34 @@ slowagg="$bin/aggregate --config $work/Slow.yml --state-dir $work/slow-state"
     python3 Benchmarks/measure.py "$runs" \
         "one slow source=rm -rf $work/slow-state; $slowagg --source cabify" \
         "five slow sources=rm -rf $work/slow-state; $slowagg --source target --source ltk --source users --source dishwashers --source cabify"
+} >> "$table"
+
+# Feeds: 500 made-up feeds of 50 entries (Atom and RSS by turns, about 25 MB) on loopback,
+# every entry of all of them newest first, against feedparser with a thread pool.
+feeds=${BENCH_FEEDS:-500}
+python3 -m venv "$work/venv" && "$work/venv/bin/pip" install --quiet feedparser
+"$bin/fixture-server" --port 0 --feeds "$feeds" > "$work/feeds.log" &
+servers+=($!)
+until grep -q listening "$work/feeds.log" 2>/dev/null; do sleep 0.1; done
+feedbase=$(sed -n 's/^listening on //p' "$work/feeds.log")
+{
+    echo "sources:"
+    for ((n = 0; n < feeds; n++)); do echo "  - {id: f$n, plugin: feed, url: $feedbase/feeds/$n.xml, fallback: none}"; done
+} > "$work/Feeds.yml"
+feedagg="$bin/aggregate --config $work/Feeds.yml --all --sort date --format jsonl"
+bytes=$(for ((n = 0; n < feeds; n++)); do curl -sf "$feedbase/feeds/$n.xml"; done | wc -c)
+# The same entries, or the comparison means nothing: the sets of ids must be equal.
+$feedagg --state-dir "$(mktemp -d -p "$work")" | jq -r .id | sort > "$work/ids-aggregate"
+"$work/venv/bin/python" Benchmarks/peers/feeds.py "$feedbase" "$feeds" | jq -r .id | sort > "$work/ids-feedparser"
+same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(wc -l < "$work/ids-aggregate") entry ids" \
+    || echo "DIFFERENT entry ids ($(wc -l < "$work/ids-aggregate") against $(wc -l < "$work/ids-feedparser"))")
+{
+    echo
+    echo "### Feeds, cold cache: every entry of $feeds feeds ($((bytes / 1048576)) MiB) newest first; $same"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "aggregate --all --sort date=$feedagg --state-dir \$(mktemp -d -p $work)" \
+        "python3 peers/feeds.py (feedparser)=$work/venv/bin/python Benchmarks/peers/feeds.py $feedbase $feeds"
 } >> "$table"
 
 cat "$table"

@@ -31,8 +31,13 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Replicate every list N-fold with distinct ids and prices (for benchmarks).", valueName: "N"))
     var scale = 1
 
+    @Option(help: ArgumentHelp("Also serve N made-up feeds of 50 entries on /feeds/0.xml … (Atom and RSS by turns; for benchmarks).",
+                               valueName: "N"))
+    var feeds = 0
+
     func validate() throws {
         guard (1...100_000).contains(scale) else { throw ValidationError("--scale must be between 1 and 100000, got \(scale)") }
+        guard (0...100_000).contains(feeds) else { throw ValidationError("--feeds must be between 0 and 100000, got \(feeds)") }
     }
 
     func run() async throws {
@@ -53,8 +58,10 @@ struct FixtureServerCommand: AsyncParsableCommand {
             keys[parts[0]] = parts[1]
         }
         let sources = SourceCatalogue.sources
-        let server = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
-                                            options: FixtureOptions(requiredKeys: keys), scale: scale)
+        let standard = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
+                                              options: FixtureOptions(requiredKeys: keys), scale: scale)
+        let server = feeds == 0 ? standard
+            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds)], control: standard.control, scale: scale)
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {

@@ -1,0 +1,84 @@
+import FeedCore
+import Foundation
+
+/// `--feeds N`: N made-up feeds on `/feeds/<n>.xml` for the feed benchmark, Atom and RSS
+/// 2.0 by turns, 50 entries each with the parts real feeds have (HTML summaries with
+/// entities, categories, an image, RFC 822 or RFC 3339 dates): about 50 KB a feed. The
+/// same `n` always gives the same bytes.
+public struct FeedFarm: FixtureUpstream {
+    public let name = "feeds"
+    public let count: Int
+    public static let entriesPerFeed = 50
+
+    public init(count: Int) {
+        self.count = count
+    }
+
+    public func respond(to request: FixtureRequest) -> FixtureResponse? {
+        guard request.path.hasPrefix("/"), request.path.hasSuffix(".xml"),
+              let number = Int(request.path.dropFirst().dropLast(4)), (0..<count).contains(number) else { return nil }
+        return FixtureResponse(status: 200, contentType: "application/xml", body: Data(Self.feed(number).utf8))
+    }
+
+    static let words = """
+        harbour council storm ferry library market bakery press orbit compiler release patch tunnel bridge garden \
+        festival concert budget school transit museum river station archive season recipe review interview
+        """.split(separator: " ")
+
+    static func sentence(_ seed: Int, words count: Int) -> String {
+        (0..<count).map { String(words[(seed &* 31 &+ $0 &* 17) % words.count]) }.joined(separator: " ")
+    }
+
+    static func feed(_ number: Int) -> String {
+        number % 2 == 0 ? atom(number) : rss(number)
+    }
+
+    /// Entry `index` of feed `number`: a minute-spaced date going back from 2026-11-01.
+    static func seconds(_ number: Int, _ index: Int) -> Int {
+        1_793_491_200 - (index * 500 + number) * 60
+    }
+
+    static func rss(_ number: Int) -> String {
+        var out = #"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>"#
+        out += "<title>Feed \(number)</title><link>https://site\(number).example.org/</link><description>Feed number \(number)</description>\n"
+        for index in 0..<entriesPerFeed {
+            let date = Date(timeIntervalSince1970: Double(seconds(number, index)))
+            out += "<item><title>\(sentence(number + index, words: 7).capitalized) &amp; more</title>"
+            out += "<link>https://site\(number).example.org/posts/\(index)</link><guid>https://site\(number).example.org/posts/\(index)</guid>"
+            out += "<pubDate>\(rfc822(date))</pubDate><category>\(words[index % words.count])</category>"
+            out += #"<media:thumbnail url="https://img.example.org/\#(number)/\#(index).jpg"/>"#
+            out += "<description>&lt;p&gt;\(sentence(number * 7 + index, words: 90)) &amp;mdash; \(sentence(index, words: 40)).&lt;/p&gt;</description></item>\n"
+        }
+        return out + "</channel></rss>\n"
+    }
+
+    static func atom(_ number: Int) -> String {
+        var out = #"<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">"#
+        out += "<title>Feed \(number)</title><id>urn:feed:\(number)</id><updated>2026-11-01T00:00:00Z</updated>"
+        out += "<author><name>Writer \(number)</name></author>\n"
+        for index in 0..<entriesPerFeed {
+            let date = Date(timeIntervalSince1970: Double(seconds(number, index)))
+            out += "<entry><title type=\"html\">\(sentence(number + index, words: 7).capitalized) &amp;amp; more</title>"
+            out += #"<link rel="alternate" type="text/html" href="https://site\#(number).example.org/posts/\#(index)"/>"#
+            out += "<id>urn:feed:\(number):\(index)</id><published>\(rfc3339(date))</published><updated>\(rfc3339(date))</updated>"
+            out += #"<category term="\#(words[index % words.count])"/>"#
+            out += "<summary type=\"html\">&lt;p&gt;\(sentence(number * 7 + index, words: 90)) &amp;mdash; \(sentence(index, words: 40)).&lt;/p&gt;</summary></entry>\n"
+        }
+        return out + "</feed>\n"
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    static func rfc822(_ date: Date) -> String {
+        let names = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let day = Int(date.timeIntervalSince1970 / 86_400) % 7
+        return String(format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", names[day], c.day ?? 1, months[(c.month ?? 1) - 1],
+                      c.year ?? 1970, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+    }
+}
