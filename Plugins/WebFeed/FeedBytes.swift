@@ -70,42 +70,67 @@ enum FeedBytes {
     }
 
     /// `text` with every `&` that does not start an XML reference made one: HTML named
-    /// entities become numeric references, anything else `&amp;`.
+    /// entities become numeric references, anything else `&amp;`. Works on the UTF-8
+    /// bytes: a feed of 50 KB has thousands of `&`.
     static func xmlReferences(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "<", text[index...].hasPrefix("<![CDATA[") || text[index...].hasPrefix("<!--") {
-                let end = text[index...].hasPrefix("<!--") ? "-->" : "]]>"
-                let stop = text[index...].range(of: end)?.upperBound ?? text.endIndex
-                out += text[index..<stop]
-                index = stop
+        var bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "&")) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 16)
+        let ampersand = UInt8(ascii: "&"), semicolon = UInt8(ascii: ";"), less = UInt8(ascii: "<")
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == less, let end = skipped(bytes, at: index) {
+                out.append(contentsOf: bytes[index..<end])
+                index = end
                 continue
             }
-            guard character == "&" else {
-                out.append(character)
-                index = text.index(after: index)
+            guard byte == ampersand else {
+                out.append(byte)
+                index += 1
                 continue
             }
-            let rest = text[text.index(after: index)...]
-            let name = rest.prefix(12).prefix { $0 != ";" && !$0.isWhitespace && $0 != "&" && $0 != "<" }
-            let terminated = rest.dropFirst(name.count).first == ";"
-            if terminated, ["amp", "lt", "gt", "quot", "apos"].contains(name)
-                || (name.hasPrefix("#") && HTMLEntities.character(name) != nil) {
-                out.append("&")
-            } else if terminated, let decoded = HTMLEntities.character(name), let scalar = decoded.unicodeScalars.first {
-                out += "&#\(scalar.value);"
-                index = text.index(index, offsetBy: name.count + 2)
+            // A reference is a name of at most 12 bytes ended by `;`.
+            var stop = index + 1
+            while stop < bytes.count, stop - index <= 12, bytes[stop] != semicolon, bytes[stop] > 0x20,
+                  bytes[stop] != ampersand, bytes[stop] != less {
+                stop += 1
+            }
+            guard stop < bytes.count, bytes[stop] == semicolon, stop > index + 1 else {
+                out.append(contentsOf: Array("&amp;".utf8))
+                index += 1
                 continue
+            }
+            let name = String(decoding: bytes[(index + 1)..<stop], as: UTF8.self)
+            if ["amp", "lt", "gt", "quot", "apos"].contains(name) || (name.hasPrefix("#") && HTMLEntities.character(name[...]) != nil) {
+                out.append(contentsOf: bytes[index...stop])
+            } else if let decoded = HTMLEntities.character(name[...]), let scalar = decoded.unicodeScalars.first {
+                out.append(contentsOf: Array("&#\(scalar.value);".utf8))
             } else {
-                out += "&amp;"
+                out.append(contentsOf: Array("&amp;".utf8))
+                out.append(contentsOf: bytes[(index + 1)...stop])
             }
-            index = text.index(after: index)
+            index = stop + 1
         }
-        return out
+        bytes = []
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The end of a CDATA section or comment starting at `index`, which are copied whole.
+    private static func skipped(_ bytes: [UInt8], at index: Int) -> Int? {
+        func starts(_ prefix: String) -> Bool {
+            let prefix = Array(prefix.utf8)
+            return bytes.count - index >= prefix.count && bytes[index..<(index + prefix.count)].elementsEqual(prefix)
+        }
+        let close: [UInt8]
+        if starts("<![CDATA[") { close = Array("]]>".utf8) } else if starts("<!--") { close = Array("-->".utf8) } else { return nil }
+        var search = index + 4
+        while search + close.count <= bytes.count {
+            if bytes[search] == close[0], bytes[search..<(search + close.count)].elementsEqual(close) { return search + close.count }
+            search += 1
+        }
+        return bytes.count
     }
 
     /// The feed URLs an HTML page advertises (`<link rel="alternate" type="application/rss+xml" href="…">`),

@@ -4,32 +4,63 @@ import Foundation
 /// collapsed; and the first image of a piece of content.
 enum FeedText {
     /// Plain text of `html`: `<p>Caf&eacute; <b>au</b>  lait</p>` → `Café au lait`.
-    /// `<script>` and `<style>` bodies are dropped with their tags.
+    /// `<script>` and `<style>` bodies are dropped with their tags. Works on the UTF-8
+    /// bytes (every summary of every entry passes through here).
     static func plain(_ html: String) -> String {
-        var text = ""
-        var index = html.startIndex
-        while index < html.endIndex {
-            let character = html[index]
-            if character == "<", let close = html[index...].firstIndex(of: ">") {
-                let tag = html[html.index(after: index)..<close].lowercased()
-                let name = tag.prefix { $0.isLetter || $0.isNumber }
-                index = html.index(after: close)
-                if name == "script" || name == "style", let end = html[index...].range(of: "</\(name)", options: .caseInsensitive) {
-                    index = html[end.upperBound...].firstIndex(of: ">").map { html.index(after: $0) } ?? html.endIndex
+        let bytes = Array(html.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        var pendingSpace = false
+        func emit(_ piece: some Sequence<UInt8>) {
+            if pendingSpace, !out.isEmpty { out.append(0x20) }
+            pendingSpace = false
+            out.append(contentsOf: piece)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                var nameEnd = index + 1
+                let closing = nameEnd < close && bytes[nameEnd] == UInt8(ascii: "/")
+                if closing { nameEnd += 1 }
+                let nameStart = nameEnd
+                while nameEnd < close, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
+                let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self).lowercased()
+                index = close + 1
+                if name == "script" || name == "style", !closing {
+                    let end = Array("</\(name)".utf8)
+                    var search = index
+                    while search + end.count <= bytes.count,
+                          !bytes[search..<(search + end.count)].map({ $0 | 0x20 }).elementsEqual(end.map { $0 | 0x20 }) {
+                        search += 1
+                    }
+                    index = bytes[min(search, bytes.count)...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.count
                 }
-                // Block elements separate words that the markup alone kept apart.
-                if ["p", "br", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"].contains(String(name))
-                    || tag.hasPrefix("/") { text += " " }
-            } else if character == "&", let semicolon = html[index...].prefix(12).firstIndex(of: ";"),
-                      let decoded = HTMLEntities.character(html[html.index(after: index)..<semicolon]) {
-                text.append(decoded)
-                index = html.index(after: semicolon)
+                // Block elements separate words that the markup alone kept apart; inline
+                // ones (`<b>Bold</b>ly`) do not.
+                pendingSpace = pendingSpace || Self.breaking.contains(name)
+            } else if byte == UInt8(ascii: "&"), let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
+                      let decoded = HTMLEntities.character(String(decoding: bytes[(index + 1)..<semicolon], as: UTF8.self)[...]) {
+                if decoded.isWhitespace { pendingSpace = true } else { emit(Array(String(decoded).utf8)) }
+                index = semicolon + 1
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
+                pendingSpace = true
+                index += 1
             } else {
-                text.append(character)
-                index = html.index(after: index)
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&"), bytes[end] > 0x20 { end += 1 }
+                emit(bytes[index..<end])
+                index = end
             }
         }
-        return collapse(text)
+        return collapse(String(decoding: out, as: UTF8.self))
+    }
+
+    /// Elements that end a word.
+    static let breaking: Set<String> = ["p", "br", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"]
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 
     /// Runs of white space (line breaks, tabs, no-break spaces) as one space, trimmed.

@@ -173,9 +173,9 @@ import Testing
             #expect(first.headers.first(name: "x-aggregate-degraded") == "gone=failed")
             let health = try await ServeTests.get(served.base + "/healthz")
             #expect(health.body.contains("connection refused after 3 tries"), "\(health.body)")
-            let started = ContinuousClock.now
+            // (Timing says little on a busy machine; what /healthz then says is the proof that
+            // the second request did not try the host again.)
             let second = try await ServeTests.get(served.base + "/feed.jsonl")
-            #expect(ContinuousClock.now - started < .milliseconds(250))
             #expect(second.body == first.body)
             let remembered = try await ServeTests.get(served.base + "/healthz")
             #expect(remembered.body.contains("connection refused (moments ago; not asked again yet)"), "\(remembered.body)")
