@@ -12,7 +12,7 @@ enum FeedDates {
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     static func date(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = FeedText.trimmed(text)
         guard !trimmed.isEmpty else { return nil }
         if let first = trimmed.unicodeScalars.first, CharacterSet.decimalDigits.contains(first), trimmed.count >= 10,
            Array(trimmed.utf8)[4] == UInt8(ascii: "-") {

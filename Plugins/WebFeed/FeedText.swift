@@ -63,17 +63,67 @@ enum FeedText {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 
-    /// Runs of white space (line breaks, tabs, no-break spaces) as one space, trimmed.
+    /// Runs of white space (line breaks, tabs, no-break and other Unicode spaces) as one
+    /// space, trimmed. On the UTF-8 bytes: every title and summary passes through here.
     static func collapse(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            var index = 0
+            while index < bytes.count {
+                let width = spaceWidth(bytes, at: index)
+                if width > 0 {
+                    pendingSpace = true
+                    index += width
+                    continue
+                }
+                if pendingSpace, !out.isEmpty { out.append(0x20) }
+                pendingSpace = false
+                out.append(bytes[index])
+                index += 1
+            }
+        } ?? {
+            out = Array(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").utf8)
+        }()
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text` without white space at either end.
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+              spaceWidth([first], at: 0) > 0 || last <= 0x20 || last == 0xA0 else { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The length of the white space character at `index`, or 0: ASCII white space, U+00A0,
+    /// U+2000–U+200A, U+202F, U+205F, U+3000.
+    @inline(__always)
+    static func spaceWidth(_ bytes: some RandomAccessCollection<UInt8>, at index: Int) -> Int {
+        let start = bytes.index(bytes.startIndex, offsetBy: index)
+        let byte = bytes[start]
+        if byte == 0x20 || (0x09...0x0D).contains(byte) { return 1 }
+        guard byte >= 0xC2, bytes.count - index >= 2 else { return 0 }
+        let second = bytes[bytes.index(after: start)]
+        if byte == 0xC2 { return second == 0xA0 || second == 0x85 ? 2 : 0 }
+        guard bytes.count - index >= 3 else { return 0 }
+        let third = bytes[bytes.index(start, offsetBy: 2)]
+        if byte == 0xE2, second == 0x80, (0x80...0x8A).contains(third) || third == 0xAF || third == 0xA8 || third == 0xA9 { return 3 }
+        if byte == 0xE2, second == 0x81, third == 0x9F { return 3 }
+        if byte == 0xE3, second == 0x80, third == 0x80 { return 3 }
+        return 0
     }
 
     /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
     static func cut(_ text: String, to limit: Int) -> String {
-        guard text.count > limit else { return text }
-        let head = text.prefix(limit)
-        let words = head.lastIndex(of: " ").map { head[..<$0] } ?? head
-        return words.trimmingCharacters(in: .whitespaces.union(.punctuationCharacters)) + "…"
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        var head = Substring(text.prefix(limit))
+        if let space = head.lastIndex(of: " ") { head = head[..<space] }
+        // No dangling comma or dash before the ellipsis.
+        while let last = head.unicodeScalars.last, last == " " || CharacterSet.punctuationCharacters.contains(last) {
+            head = head.dropLast()
+        }
+        return head + "…"
     }
 
     /// The first `count` words of `text`, `…` when there were more.
@@ -84,9 +134,16 @@ enum FeedText {
 
     /// The `src` of the first `<img>` in `html`, as written.
     static func firstImage(_ html: String) -> String? {
-        guard let tag = html.range(of: "<img", options: .caseInsensitive),
-              let close = html[tag.upperBound...].firstIndex(of: ">") else { return nil }
-        return attribute("src", in: html[tag.upperBound..<close])
+        let bytes = Array(html.utf8)
+        var index = 0
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            index = open + 1
+            guard bytes.count - open > 4, bytes[open + 1] | 0x20 == UInt8(ascii: "i"), bytes[open + 2] | 0x20 == UInt8(ascii: "m"),
+                  bytes[open + 3] | 0x20 == UInt8(ascii: "g"), bytes[open + 4] <= 0x20 || bytes[open + 4] == UInt8(ascii: "/") else { continue }
+            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+            return attribute("src", in: Substring(String(decoding: bytes[(open + 4)..<close], as: UTF8.self)))
+        }
+        return nil
     }
 
     /// The value of `name="…"` (or `'…'`) in a tag's text.

@@ -151,7 +151,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     private var parentName: String { stack.last?.name ?? "" }
 
     private func readEntryField(_ element: Element) {
-        let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = FeedText.trimmed(element.text)
         let attributes = element.attributes
         func link(_ value: String?) -> URL? { value.flatMap { Self.web($0, base: element.base) } }
         switch (element.namespace, element.name) {
@@ -242,7 +242,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     }
 
     private func readFeedField(_ element: Element) {
-        let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = FeedText.trimmed(element.text)
         let inChannel = ["channel", "feed"].contains(parentName)
         switch (element.namespace, element.name) {
         case ("", "title"), (Namespace.rss1, "title"), (Namespace.atom, "title"), (Namespace.atom03, "title"):

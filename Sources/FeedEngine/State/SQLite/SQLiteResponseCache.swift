@@ -64,6 +64,12 @@ public struct SQLiteResponseCache: ResponseCache {
             try db.execute(sql: "DELETE FROM http_cache")
             try db.execute(sql: "DELETE FROM mapped_page")
         }
+        // Expired pages are found by `created` after every write: without an index each
+        // write read every page row through its blob (a cold run of 500 feeds spent a
+        // fifth of its time there). PostgreSQL has had this index from the start.
+        migrator.registerMigration("v8: mapped page expiry index") { db in
+            try db.create(index: "mapped_page_created", on: "mapped_page", columns: ["created"])
+        }
         return SQLiteSchema(name: "cache", migrator: migrator)
     }()
 
