@@ -75,7 +75,7 @@ enum FeedDates {
 
     /// `Tue, 10 Jun 2003 04:00:00 GMT`, `10 Jun 03 04:00 EST`, `Wed, 2 Oct 2002 13:00:00 +0100`.
     static func rfc822(_ text: String) -> Date? {
-        var words = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)
+        var words = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
         // A day name, right or wrong, says nothing the date does not.
         if let first = words.first, first.allSatisfy(\.isLetter) { words.removeFirst() }
         guard words.count >= 4, let day = Int(words[0]),

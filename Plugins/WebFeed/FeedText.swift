@@ -91,9 +91,21 @@ enum FeedText {
 
     /// `text` without white space at either end.
     static func trimmed(_ text: String) -> String {
-        guard let first = text.utf8.first, let last = text.utf8.last,
-              spaceWidth([first], at: 0) > 0 || last <= 0x20 || last == 0xA0 else { return text }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes = text.utf8
+        guard let first = bytes.first, let last = bytes.last,
+              first <= 0x20 || last <= 0x20 || first >= 0xC2 || last >= 0x80 else { return text }
+        let array = Array(bytes)
+        var start = 0
+        while start < array.count, case let width = spaceWidth(array, at: start), width > 0 { start += width }
+        var end = array.count
+        // Back over trailing spaces: ASCII ones, and the multi-byte ones by their start.
+        while end > start {
+            if array[end - 1] <= 0x20, spaceWidth(array, at: end - 1) == 1 { end -= 1; continue }
+            if end - start >= 2, spaceWidth(array, at: end - 2) == 2 { end -= 2; continue }
+            if end - start >= 3, spaceWidth(array, at: end - 3) == 3 { end -= 3; continue }
+            break
+        }
+        return start == 0 && end == array.count ? text : String(decoding: array[start..<end], as: UTF8.self)
     }
 
     /// The length of the white space character at `index`, or 0: ASCII white space, U+00A0,

@@ -285,8 +285,10 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     /// An absolute http(s) URL from `text` (relative ones resolved against `base`).
     static func web(_ text: String, base: URL) -> URL? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, let url = URL(string: trimmed, relativeTo: base)?.absoluteURL,
+        let trimmed = FeedText.trimmed(text)
+        // Most links are absolute: parsed once, not resolved against the base.
+        let absolute = trimmed.hasPrefix("https://") || trimmed.hasPrefix("http://")
+        guard !trimmed.isEmpty, let url = absolute ? URL(string: trimmed) : URL(string: trimmed, relativeTo: base)?.absoluteURL,
               ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty else { return nil }
         return url
     }

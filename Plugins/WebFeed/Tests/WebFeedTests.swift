@@ -87,4 +87,17 @@ import Testing
         #expect(card.summary == "Two evening crossings are cut and a new…")
         #expect(card.tags == ["Local", "news", "local"])
     }
+
+    @Test func textHelpersWorkOnBytesAsOnCharacters() {
+        #expect(FeedText.trimmed("\u{00A0} a b \n") == "a b")
+        #expect(FeedText.trimmed("x") == "x")
+        #expect(FeedText.trimmed(" \u{3000}") == "")
+        #expect(FeedText.trimmed("\tCafé\u{2003}") == "Café")
+        #expect(FeedText.collapse(" a\u{00A0}\u{00A0}b\n\tc ") == "a b c")
+        #expect(FeedText.plain("<p>Caf&eacute; <b>au</b>  lait</p><script>x()</script><p>next</p>") == "Café au lait next")
+        #expect(FeedText.plain("<b>Bold</b>ly &amp; 1 &lt; 2") == "Boldly & 1 < 2")
+        #expect(FeedText.cut("one two three four", to: 12) == "one two…")
+        #expect(FeedText.firstImage(#"<p><IMG alt="x" src="/a.png"></p>"#) == "/a.png")
+        #expect(FeedText.firstImage("<p><image src=x></p>") == nil)
+    }
 }
