@@ -5,7 +5,7 @@ import Foundation
 /// The format is told from the content (servers label feeds every which way); broken
 /// real-world feeds are read liberally (``FeedBytes``); RFC 5005 `rel="next"` archives
 /// are walked as pages under the usual budgets.
-public struct WebFeedSource: FeedSource {
+public struct WebFeedSource: SubscribableSource {
     public static let plugin = "feed"
 
     /// Hand-written in the shape of real feeds (Snapshots/README.md says which).
@@ -38,6 +38,14 @@ public struct WebFeedSource: FeedSource {
         self.settings = settings
         self.http = http
         cards = FeedCards(sourceID: settings.id, kind: kind, summaryLength: length, tags: tags)
+    }
+
+    /// Its feed URL, in folders of its `tags` option (what `aggregate import` wrote there).
+    public static func subscription(_ settings: SourceSettings) -> (url: URL, folders: [String]) {
+        let tags = settings.optionsReader().list("tags")?.compactMap { item -> String? in
+            if case .scalar(let scalar) = item.node.value, scalar.kind != .null { scalar.text } else { nil }
+        }
+        return (settings.url, tags ?? [])
     }
 
     public func page(after cursor: String?) async throws -> SourcePage {

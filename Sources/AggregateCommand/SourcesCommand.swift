@@ -22,7 +22,7 @@ struct SourcesCommand: AsyncParsableCommand {
         let config = try common.loadConfig()
         let rows = config.sources.map(SourceListing.init)
         if format == "opml" {
-            Terminal.write(OPML.document(of: config, servedAt: serveURL))
+            Terminal.write(OPML.document(of: config, registry: SourceRegistry(Catalogue.sources), servedAt: serveURL))
             return
         }
         switch format ?? (Terminal.stdoutIsTerminal ? TextFormat.name : JSONLinesFormat.name) {

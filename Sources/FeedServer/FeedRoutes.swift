@@ -38,7 +38,7 @@ struct FeedRoutes: Sendable {
         router.get("/sources.opml") { request, _ in
             // Every source a reader can subscribe to: feeds by their own URL, the others by ours.
             let base = request.head.authority.map { "http://\($0)" }
-            return HTTPAnswer(body: Array(OPML.document(of: config, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
+            return HTTPAnswer(body: Array(OPML.document(of: config, registry: runner.registry, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
                               lastModified: nil, maxAge: nil).response(to: request)
         }
         router.get("/healthz") { request, _ in await self.healthz(request) }

@@ -123,14 +123,16 @@ private final class OutlineReader: NSObject, XMLParserDelegate {
 }
 
 extension OPML {
-    /// The subscriptions of `config` as OPML: every `plugin: feed` source by its feed URL
-    /// (secrets redacted) in folders of its `tags` option, and, given the address of a
-    /// running `serve`, every other source by its served feed (`/feed.atom?source=ID`).
-    public static func document(of config: FeedConfig, servedAt base: String? = nil) -> String {
+    /// The subscriptions of `config` as OPML: every source that is itself a feed
+    /// (``SubscribableSource``) by its feed URL (secrets redacted) in its folders, and,
+    /// given the address of a running `serve`, every other source by its served feed
+    /// (`/feed.atom?source=ID`).
+    public static func document(of config: FeedConfig, registry: SourceRegistry, servedAt base: String? = nil) -> String {
         var entries: [(title: String, url: String, folders: [String])] = []
         for source in config.sources {
-            if source.plugin == "feed" {
-                entries.append((source.id, source.url.redactedString, source.optionTags))
+            if let feed = registry.type(for: source.plugin) as? any SubscribableSource.Type {
+                let subscription = feed.subscription(source.settings)
+                entries.append((source.id, subscription.url.redactedString, subscription.folders))
             } else if let base {
                 let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
                 let id = source.id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? source.id
@@ -138,16 +140,5 @@ extension OPML {
             }
         }
         return document(title: config.feed.title, entries: entries)
-    }
-}
-
-extension SourceConfig {
-    /// The `tags` option as written (a `feed` source's folders).
-    public var optionTags: [String] {
-        guard case .map(let entries)? = options?.value,
-              case .list(let items)? = entries.first(where: { $0.key == "tags" })?.value.value else { return [] }
-        return items.compactMap { item in
-            if case .scalar(let scalar) = item.value, scalar.kind != .null { scalar.text } else { nil }
-        }
     }
 }
