@@ -69,65 +69,102 @@ enum FeedBytes {
         return String(scalars)
     }
 
-    /// `text` with every `&` that does not start an XML reference made one: HTML named
-    /// entities become numeric references, anything else `&amp;`. Works on the UTF-8
-    /// bytes: a feed of 50 KB has thousands of `&`.
-    static func xmlReferences(_ text: String) -> String {
-        var bytes = Array(text.utf8)
-        guard bytes.contains(UInt8(ascii: "&")) else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + bytes.count / 16)
-        let ampersand = UInt8(ascii: "&"), semicolon = UInt8(ascii: ";"), less = UInt8(ascii: "<")
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == less, let end = skipped(bytes, at: index) {
-                out.append(contentsOf: bytes[index..<end])
-                index = end
-                continue
+    /// The UTF-8 bytes of `text` for the XML parser, with every `&` that does not start an
+    /// XML reference made one: HTML named entities become numeric references, anything else
+    /// `&amp;`. CDATA sections and comments are copied as they are. A feed of 50 KB has
+    /// thousands of `&`, nearly all `&lt;`/`&amp;`: the bytes are copied in runs between the
+    /// few references that change, and not at all when none does.
+    static func xmlReferences(_ text: String) -> Data {
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: Data?
+            var copied = 0
+            func replace(_ range: Range<Int>, with replacement: String) {
+                if out == nil { out = Data(capacity: bytes.count + bytes.count / 16) }
+                out?.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<range.lowerBound]))
+                out?.append(contentsOf: Array(replacement.utf8))
+                copied = range.upperBound
             }
-            guard byte == ampersand else {
-                out.append(byte)
-                index += 1
-                continue
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == ascii("<") {
+                    index = skipped(bytes, at: index) ?? index + 1
+                    continue
+                }
+                guard byte == ascii("&") else {
+                    index += 1
+                    continue
+                }
+                // A reference is a name of at most 12 bytes ended by `;`.
+                var stop = index + 1
+                while stop < bytes.count, stop - index <= 12, bytes[stop] != ascii(";"), bytes[stop] > 0x20,
+                      bytes[stop] != ascii("&"), bytes[stop] != ascii("<") {
+                    stop += 1
+                }
+                guard stop < bytes.count, bytes[stop] == ascii(";"), stop > index + 1 else {
+                    replace(index..<(index + 1), with: "&amp;")
+                    index += 1
+                    continue
+                }
+                let name = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<stop])
+                if !isXMLReference(name) {
+                    let text = String(decoding: name, as: UTF8.self)
+                    if let decoded = HTMLEntities.character(text[...]), let scalar = decoded.unicodeScalars.first {
+                        replace(index..<(stop + 1), with: "&#\(scalar.value);")
+                    } else {
+                        replace(index..<(index + 1), with: "&amp;")
+                    }
+                }
+                index = stop + 1
             }
-            // A reference is a name of at most 12 bytes ended by `;`.
-            var stop = index + 1
-            while stop < bytes.count, stop - index <= 12, bytes[stop] != semicolon, bytes[stop] > 0x20,
-                  bytes[stop] != ampersand, bytes[stop] != less {
-                stop += 1
-            }
-            guard stop < bytes.count, bytes[stop] == semicolon, stop > index + 1 else {
-                out.append(contentsOf: Array("&amp;".utf8))
-                index += 1
-                continue
-            }
-            let name = String(decoding: bytes[(index + 1)..<stop], as: UTF8.self)
-            if ["amp", "lt", "gt", "quot", "apos"].contains(name) || (name.hasPrefix("#") && HTMLEntities.character(name[...]) != nil) {
-                out.append(contentsOf: bytes[index...stop])
-            } else if let decoded = HTMLEntities.character(name[...]), let scalar = decoded.unicodeScalars.first {
-                out.append(contentsOf: Array("&#\(scalar.value);".utf8))
-            } else {
-                out.append(contentsOf: Array("&amp;".utf8))
-                out.append(contentsOf: bytes[(index + 1)...stop])
-            }
-            index = stop + 1
+            guard var out else { return Data(bytes) }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+            return out
         }
-        bytes = []
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func ascii(_ character: Unicode.Scalar) -> UInt8 { UInt8(ascii: character) }
+
+    /// Whether `name` (between `&` and `;`) is one XML knows: the five predefined entities
+    /// or a numeric reference to a character XML allows.
+    private static func isXMLReference(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for predefined in ["amp", "lt", "gt", "quot", "apos"] where name.elementsEqual(predefined.utf8) { return true }
+        guard name.first == ascii("#"), name.count > 1 else { return false }
+        let hex = name[1] == ascii("x") || name[1] == ascii("X")
+        let digits = name.dropFirst(hex ? 2 : 1)
+        guard !digits.isEmpty, digits.count <= 8 else { return false }
+        var value: UInt32 = 0
+        for digit in digits {
+            guard let number = hexDigit(digit), hex || number < 10 else { return false }
+            value = value * (hex ? 16 : 10) + UInt32(number)
+        }
+        // XML 1.0 Char: tab, newline, return, and from space up, without surrogates.
+        return value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
+            || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case ascii("0")...ascii("9"): byte - ascii("0")
+        case ascii("a")...ascii("f"): byte - ascii("a") + 10
+        case ascii("A")...ascii("F"): byte - ascii("A") + 10
+        default: nil
+        }
     }
 
     /// The end of a CDATA section or comment starting at `index`, which are copied whole.
-    private static func skipped(_ bytes: [UInt8], at index: Int) -> Int? {
-        func starts(_ prefix: String) -> Bool {
-            let prefix = Array(prefix.utf8)
-            return bytes.count - index >= prefix.count && bytes[index..<(index + prefix.count)].elementsEqual(prefix)
-        }
-        let close: [UInt8]
-        if starts("<![CDATA[") { close = Array("]]>".utf8) } else if starts("<!--") { close = Array("-->".utf8) } else { return nil }
+    private static func skipped(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        guard index + 1 < bytes.count, bytes[index + 1] == ascii("!") else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+        let close: String
+        if rest.starts(with: "<![CDATA[".utf8) { close = "]]>" } else if rest.starts(with: "<!--".utf8) { close = "-->" } else { return nil }
+        let closeBytes = Array(close.utf8)
         var search = index + 4
-        while search + close.count <= bytes.count {
-            if bytes[search] == close[0], bytes[search..<(search + close.count)].elementsEqual(close) { return search + close.count }
+        while search + closeBytes.count <= bytes.count {
+            if bytes[search] == closeBytes[0], UnsafeBufferPointer(rebasing: bytes[search..<(search + closeBytes.count)]).elementsEqual(closeBytes) {
+                return search + closeBytes.count
+            }
             search += 1
         }
         return bytes.count

@@ -33,11 +33,19 @@ struct FeedCards {
         let idLink = entry.id.flatMap { URL(string: $0) }.flatMap { $0.scheme == nil ? nil : XMLFeedReader.web($0.absoluteString, base: feedURL) }
         let link = entry.link ?? entry.permalink ?? idLink
         let bodyHTML = entry.contentHTML ?? entry.summaryHTML
-        let text = bodyHTML.map(FeedText.plain) ?? ""
-        let summaryText = (entry.summaryHTML ?? entry.contentHTML).map(FeedText.plain) ?? ""
+        let summaryHTML = entry.summaryHTML ?? entry.contentHTML
+        var summaryText = summaryHTML.map { FeedText.plain($0, atLeast: summaryLength) } ?? ""
         var title = entry.title.map { entry.titleIsHTML ? FeedText.plain($0) : FeedText.collapse($0) } ?? ""
-        if title.isEmpty { title = FeedText.firstWords(text, Self.titleWords) }
+        if title.isEmpty, let bodyHTML {
+            // The first 500 characters nearly always hold eleven words; if not, all of it.
+            var text = FeedText.plain(bodyHTML, atLeast: 500)
+            if text.split(separator: " ").count <= Self.titleWords { text = FeedText.plain(bodyHTML) }
+            title = FeedText.firstWords(text, Self.titleWords)
+        }
         if title.isEmpty { title = link?.absoluteString ?? "Untitled" }
+        // A summary that only repeats the title is left out; a long one, read in part, is
+        // read whole to tell.
+        if let summaryHTML, summaryText.count > summaryLength, title.hasPrefix(summaryText) { summaryText = FeedText.plain(summaryHTML) }
         let date = readDate(entry.published, notes: &notes) ?? readDate(entry.updated, notes: &notes)
         var card = Card(
             source: sourceID, upstreamID: Self.upstreamID(entry, link: link), kind: kind, title: title,

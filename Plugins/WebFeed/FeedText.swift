@@ -7,57 +7,87 @@ enum FeedText {
     /// `<script>` and `<style>` bodies are dropped with their tags. Works on the UTF-8
     /// bytes (every summary of every entry passes through here).
     static func plain(_ html: String) -> String {
-        let bytes = Array(html.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        var pendingSpace = false
-        func emit(_ piece: some Sequence<UInt8>) {
-            if pendingSpace, !out.isEmpty { out.append(0x20) }
-            pendingSpace = false
-            out.append(contentsOf: piece)
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "<"), let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
-                var nameEnd = index + 1
-                let closing = nameEnd < close && bytes[nameEnd] == UInt8(ascii: "/")
-                if closing { nameEnd += 1 }
-                let nameStart = nameEnd
-                while nameEnd < close, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
-                let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self).lowercased()
-                index = close + 1
-                if name == "script" || name == "style", !closing {
-                    let end = Array("</\(name)".utf8)
-                    var search = index
-                    while search + end.count <= bytes.count,
-                          !bytes[search..<(search + end.count)].map({ $0 | 0x20 }).elementsEqual(end.map { $0 | 0x20 }) {
-                        search += 1
-                    }
-                    index = bytes[min(search, bytes.count)...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.count
-                }
-                // Block elements separate words that the markup alone kept apart; inline
-                // ones (`<b>Bold</b>ly`) do not.
-                pendingSpace = pendingSpace || Self.breaking.contains(name)
-            } else if byte == UInt8(ascii: "&"), let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
-                      let decoded = HTMLEntities.character(String(decoding: bytes[(index + 1)..<semicolon], as: UTF8.self)[...]) {
-                if decoded.isWhitespace { pendingSpace = true } else { emit(Array(String(decoded).utf8)) }
-                index = semicolon + 1
-            } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
-                pendingSpace = true
-                index += 1
-            } else {
-                var end = index + 1
-                while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&"), bytes[end] > 0x20 { end += 1 }
-                emit(bytes[index..<end])
-                index = end
+        plainText(html, byteBudget: nil).plain
+    }
+
+    /// The plain text of `html` as far as its first `limit + 1` characters, or all of it
+    /// when it is shorter: enough to ``cut(_:to:)`` at `limit`, without reading the rest of
+    /// a long article (a summary keeps 300 characters of content that may run to 50 KB).
+    static func plain(_ html: String, atLeast limit: Int) -> String {
+        // A character is 1 to 4 bytes in nearly all text; should the budget still fall
+        // short (long grapheme clusters), the whole text is read.
+        let text = plainText(html, byteBudget: 4 * (limit + 2))
+        return text.complete || text.plain.count > limit ? text.plain : plain(html)
+    }
+
+    /// The plain text, stopped once more than `byteBudget` bytes of it are written.
+    private static func plainText(_ html: String, byteBudget budget: Int?) -> (plain: String, complete: Bool) {
+        var html = html
+        return html.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(min(bytes.count, budget ?? bytes.count))
+            var index = 0
+            var pendingSpace = false
+            func emit(_ piece: UnsafeBufferPointer<UInt8>) {
+                if pendingSpace, !out.isEmpty { out.append(0x20) }
+                pendingSpace = false
+                out.append(contentsOf: piece)
             }
+            while index < bytes.count {
+                if let budget, out.count > budget { return (collapse(String(decoding: out, as: UTF8.self)), false) }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<"), let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                    var nameEnd = index + 1
+                    let closing = nameEnd < close && bytes[nameEnd] == UInt8(ascii: "/")
+                    if closing { nameEnd += 1 }
+                    let nameStart = nameEnd
+                    while nameEnd < close, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
+                    let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
+                    index = close + 1
+                    if !closing, let dropped = ["script", "style"].first(where: { equalsIgnoringCase(name, $0) }) {
+                        let end = Array("</\(dropped)".utf8)
+                        var search = index
+                        while search + end.count <= bytes.count,
+                              !zip(bytes[search..<(search + end.count)], end).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
+                            search += 1
+                        }
+                        index = bytes[min(search, bytes.count)...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.count
+                    }
+                    // Block elements separate words that the markup alone kept apart; inline
+                    // ones (`<b>Bold</b>ly`) do not.
+                    pendingSpace = pendingSpace || Self.breaking.contains { equalsIgnoringCase(name, $0) }
+                } else if byte == UInt8(ascii: "&"),
+                          let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
+                          let decoded = HTMLEntities.character(
+                            String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<semicolon]), as: UTF8.self)[...]) {
+                    if decoded.isWhitespace {
+                        pendingSpace = true
+                    } else {
+                        var scalar = String(decoded)
+                        scalar.withUTF8 { emit($0) }
+                    }
+                    index = semicolon + 1
+                } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
+                    pendingSpace = true
+                    index += 1
+                } else {
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&"), bytes[end] > 0x20 { end += 1 }
+                    emit(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    index = end
+                }
+            }
+            return (collapse(String(decoding: out, as: UTF8.self)), true)
         }
-        return collapse(String(decoding: out, as: UTF8.self))
+    }
+
+    /// Whether the tag name `name` is `lowercased` (HTML tag names are ASCII, any case).
+    private static func equalsIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ lowercased: String) -> Bool {
+        name.count == lowercased.utf8.count && zip(name, lowercased.utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// Elements that end a word.
-    static let breaking: Set<String> = ["p", "br", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"]
+    static let breaking: [String] = ["p", "br", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"]
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)

@@ -49,10 +49,10 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         self.url = url
     }
 
-    /// The feed in `text` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`.
-    static func read(_ text: String, url: URL) throws(Failure) -> ParsedFeed {
+    /// The feed in `document` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`.
+    static func read(_ document: Data, url: URL) throws(Failure) -> ParsedFeed {
         let reader = XMLFeedReader(url: url)
-        let parser = XMLParser(data: Data(text.utf8))
+        let parser = XMLParser(data: document)
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader

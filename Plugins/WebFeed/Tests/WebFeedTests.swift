@@ -100,4 +100,15 @@ import Testing
         #expect(FeedText.firstImage(#"<p><IMG alt="x" src="/a.png"></p>"#) == "/a.png")
         #expect(FeedText.firstImage("<p><image src=x></p>") == nil)
     }
+
+    /// A summary reads only the start of a long article, and must cut it exactly as the
+    /// whole text would be cut: in ASCII, in four-byte characters, and in long clusters.
+    @Test(arguments: ["word ", "<p>Caf&eacute; &mdash;</p> ", "😀😀 ", "e\u{301}\u{301}\u{301}\u{301}\u{301} "])
+    func aSummaryReadInPartIsCutAsTheWholeText(_ piece: String) {
+        let html = String(repeating: piece, count: 2_000) + "<script>never()</script>"
+        for limit in [40, 280, 1_000] {
+            #expect(FeedText.cut(FeedText.plain(html, atLeast: limit), to: limit) == FeedText.cut(FeedText.plain(html), to: limit))
+        }
+        #expect(FeedText.plain("<p>short &amp; sweet</p>", atLeast: 280) == "short & sweet")
+    }
 }
