@@ -20,7 +20,7 @@ struct SourcesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let config = try common.loadConfig()
-        let rows = config.sources.map(SourceListing.init)
+        let rows = config.sources.map { SourceListing($0, everySource: config.filters) }
         if format == "opml" {
             Terminal.write(OPML.document(of: config, registry: SourceRegistry(Catalogue.sources), servedAt: serveURL))
             return
@@ -39,9 +39,12 @@ struct SourcesCommand: AsyncParsableCommand {
         case TextFormat.name:
             let idWidth = rows.map(\.id.count).max() ?? 0
             let pluginWidth = rows.map(\.plugin.count).max() ?? 0
+            // The top-level rules once, above the sources they all apply to.
+            for rule in config.filters.lines { Terminal.write("every source: \(rule)\n") }
             for row in rows {
                 let state = row.enabled ? "enabled " : "disabled"
                 Terminal.write("\(row.id.padding(toLength: idWidth, withPad: " ", startingAt: 0))  \(row.plugin.padding(toLength: pluginWidth, withPad: " ", startingAt: 0))  \(state)  \(row.url)\n")
+                for rule in (row.filters ?? []) where !rule.hasSuffix(SourceListing.everySourceMark) { Terminal.write("\(String(repeating: " ", count: idWidth + 2))\(rule)\n") }
             }
         default:
             Terminal.writeError("aggregate: sources prints jsonl, text, csv, tsv or opml, not \(format ?? "")")

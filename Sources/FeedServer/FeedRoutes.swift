@@ -117,7 +117,7 @@ struct FeedRoutes: Sendable {
     }
 
     private func sources(_ request: Request) -> Response {
-        let rows = config.sources.map(SourceListing.init)
+        let rows = config.sources.map { SourceListing($0, everySource: config.filters) }
         return HTTPAnswer(body: Self.json(rows), contentType: "application/json", lastModified: nil, maxAge: nil)
             .response(to: request)
     }

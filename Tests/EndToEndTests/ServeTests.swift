@@ -71,10 +71,10 @@ import Testing
                       bytes: bytes)
     }
 
-    static func withServe(sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
-                          scale: Int = 1, arguments: [String] = [],
+    static func withServe(sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], preamble: String = "",
+                          faults: [String: [Fault]] = [:], scale: Int = 1, arguments: [String] = [],
                           _ body: (FixtureSession, Served) async throws -> Void) async throws {
-        try await FixtureWorld.withSession(sources: sources, extra: extra, faults: faults, scale: scale) { session in
+        try await FixtureWorld.withSession(sources: sources, extra: extra, preamble: preamble, faults: faults, scale: scale) { session in
             let served = try await Served.start(session, arguments: arguments)
             do {
                 try await body(session, served)

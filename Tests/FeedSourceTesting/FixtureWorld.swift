@@ -34,16 +34,17 @@ public enum FixtureWorld {
         FixtureServer.sourcesYml(base: base, entries: sources, extra: extra)
     }
 
-    /// Starts the fixture world, writes a Sources.yml of `sources` into a fresh workspace,
-    /// sets `faults` per route, and runs `body` with both; the server stops afterwards.
+    /// Starts the fixture world, writes a Sources.yml of `sources` into a fresh workspace
+    /// (after `preamble`: top-level keys such as `filters:`), sets `faults` per route, and
+    /// runs `body` with both; the server stops afterwards.
     public static func withSession<T: Sendable>(
-        sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], faults: [String: [Fault]] = [:],
+        sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], preamble: String = "", faults: [String: [Fault]] = [:],
         options: FixtureOptions = FixtureOptions(), scale: Int = 1, state: StateBackend = .sqlite,
         _ body: (FixtureSession) async throws -> T
     ) async throws -> T {
         let server = server(options: options, scale: scale)
         return try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: sourcesYml(base: base, sources: sources, extra: extra), state: state)
+            let workspace = try Workspace(sourcesYml: preamble + sourcesYml(base: base, sources: sources, extra: extra), state: state)
             for (route, list) in faults { server.control.set(route, list) }
             return try await body(FixtureSession(server: server, base: base, workspace: workspace))
         }

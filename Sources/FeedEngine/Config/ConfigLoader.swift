@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "deadline", "max_body", "options",
+        "cache_ttl", "deadline", "max_body", "options", "filters",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -64,7 +64,8 @@ public struct ConfigLoader: Sendable {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests", "feed", "state"])
+        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters"])
+        let filters = CardFilter.read(in: top)
         var sources: [SourceConfig] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
@@ -98,7 +99,7 @@ public struct ConfigLoader: Sendable {
             }
         }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
-        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state)
+        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
     }
 
     /// The source, when valid, and its id, when it has a valid one.
@@ -135,13 +136,14 @@ public struct ConfigLoader: Sendable {
         let cacheTTL = entry.seconds("cache_ttl", in: limits.cacheTTL) ?? SourceConfig.defaultCacheTTL
         let deadline = entry.seconds("deadline", in: limits.deadline) ?? SourceConfig.defaultDeadline
         let maxBody = byteSize(entry, "max_body", in: limits.maxBody) ?? SourceConfig.defaultMaxBody
+        let filters = CardFilter.read(in: entry)
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
         let config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
             deadline: deadline, maxBody: maxBody,
-            options: entry.node("options"),
+            options: entry.node("options"), filters: filters,
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         if let sourceType {
             do {

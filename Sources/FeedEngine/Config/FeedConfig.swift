@@ -14,9 +14,12 @@ public struct FeedConfig: Sendable {
     /// The optional `state:` key: where the cache and digest state live (a directory,
     /// relative to this file, or a `postgres://` URL; `${VAR}` is expanded).
     public var state: StateLocation?
+    /// The top-level `filters:`, applied to every source's cards.
+    public var filters: CardFilter
 
     public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = [], feed: FeedInfo = FeedInfo(),
-                state: StateLocation? = nil) {
+                state: StateLocation? = nil, filters: CardFilter = CardFilter()) {
+        self.filters = filters
         self.file = file
         self.sources = sources
         self.digests = digests
@@ -69,6 +72,8 @@ public struct SourceConfig: Sendable {
     public var maxBody: Int
     /// The plugin's own `options:`; validated by the plugin.
     public var options: ConfigNode?
+    /// The source's own `filters:` (the top-level ones apply too).
+    public var filters: CardFilter
     /// `sources[2]`, for messages.
     public var path: String
     public var location: ConfigLocation
@@ -103,7 +108,7 @@ public struct SourceConfig: Sendable {
         maxItems: Int = SourceConfig.defaultMaxItems, fallback: FallbackPolicy = .cache,
         retries: Int = SourceConfig.defaultRetries, cacheTTL: Double = SourceConfig.defaultCacheTTL,
         deadline: Double = SourceConfig.defaultDeadline, maxBody: Int = SourceConfig.defaultMaxBody,
-        options: ConfigNode? = nil, path: String = "sources[0]",
+        options: ConfigNode? = nil, filters: CardFilter = CardFilter(), path: String = "sources[0]",
         location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
         directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -122,6 +127,7 @@ public struct SourceConfig: Sendable {
         self.deadline = deadline
         self.maxBody = maxBody
         self.options = options
+        self.filters = filters
         self.path = path
         self.location = location
         self.directory = directory

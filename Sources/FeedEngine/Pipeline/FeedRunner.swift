@@ -56,11 +56,12 @@ public struct FeedRunner: Sendable {
         return selected
     }
 
-    private func makePager(_ source: SourceConfig, query: FeedQuery) -> SourcePager {
+    /// `show` finds a card whatever the rules say: they shape the feed, not what one id is.
+    private func makePager(_ source: SourceConfig, query: FeedQuery, rules: Bool = true) -> SourcePager {
         // Config validation guarantees a registered plugin.
         let type = registry.type(for: source.plugin)!
         return SourcePager(config: source, type: type,
-                          tiers: transports.tiers(for: source, plugin: type),
+                          tiers: transports.tiers(for: source, plugin: type), rules: rules ? [config.filters, source.filters] : [],
                           filter: { query.matches($0) })
     }
 
@@ -152,7 +153,7 @@ public struct FeedRunner: Sendable {
         let sourceID = String(cardID[..<colon])
         let upstreamID = String(cardID[cardID.index(after: colon)...])
         guard let source = try select([sourceID]).first else { throw UsageError("no source \(sourceID)") }
-        var feed = makePager(source, query: FeedQuery())
+        var feed = makePager(source, query: FeedQuery(), rules: false)
         guard let shortened = ShortenedID(upstreamID) else {
             if let card = await feed.detail(id: upstreamID) { return .found(card, feed.outcome) }
             if case .notFound(let message)? = feed.outcome.detail { return .notFound("\(source.id): \(message)", feed.outcome) }
@@ -163,7 +164,7 @@ public struct FeedRunner: Sendable {
         switch matches.count {
         case 1:
             // The card as `show` gives it for its whole id (its detail, where there is one).
-            var exact = makePager(source, query: FeedQuery())
+            var exact = makePager(source, query: FeedQuery(), rules: false)
             if let card = await exact.detail(id: matches[0].upstreamID) { return .found(card, exact.outcome) }
             return .found(matches[0], feed.outcome)
         case 0:

@@ -39,6 +39,8 @@ public struct SourceOutcome: Sendable {
     public var notes: [String] = []
     /// Set when max_pages or max_items ended the walk.
     public var budgetNote: String?
+    /// Cards the filter rules left out, by why (`dropped by drop rule {…} (Sources.yml:4:9)`).
+    public var ruleDrops: [String: Int] = [:]
 
     public init(id: String, url: URL) {
         self.id = id
@@ -90,6 +92,7 @@ public struct SourceOutcome: Sendable {
         if verbose {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
+            lines += ruleDrops.sorted { $0.key < $1.key }.map { "\(id): \($0.value) card\($0.value == 1 ? "" : "s") \($0.key)" }
             var served = ""
             if case .fallback(_, _, let servedBy) = status { served = " (\(servedBy))" }
             let total = upstreamTotal.map { $0 > produced ? " (the upstream has \($0))" : "" } ?? ""

@@ -15,6 +15,10 @@ struct SourcePager: Sendable {
 
     let config: SourceConfig
     let filter: @Sendable (Card) -> Bool
+    /// The top-level `filters:` and the source's own: a card must pass both.
+    let rules: [CardFilter]
+    /// The time `published: {newer_than: …}` counts from.
+    let now: Date
     private var tiers: [Tier] = []
     private var tierIndex = 0
     private var trail = CursorTrail()
@@ -31,9 +35,12 @@ struct SourcePager: Sendable {
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
 
-    init(config: SourceConfig, type: any FeedSource.Type, tiers: [TransportTier], filter: @escaping @Sendable (Card) -> Bool) {
+    init(config: SourceConfig, type: any FeedSource.Type, tiers: [TransportTier], rules: [CardFilter] = [], now: Date = Date(),
+         filter: @escaping @Sendable (Card) -> Bool) {
         self.config = config
         self.filter = filter
+        self.rules = rules.filter { !$0.isEmpty }
+        self.now = now
         self.outcome = SourceOutcome(id: config.id, url: config.url)
         self.deadline = Deadline(seconds: config.deadline)
         do {
@@ -176,7 +183,7 @@ struct SourcePager: Sendable {
         // A first page whose every card is kept becomes the list itself: no second copy
         // while the page is still being remembered (10,000 cards are 3.2 MB inline).
         if cards.isEmpty, origin == nil, outcome.produced + page.count < config.maxItems,
-           page.allSatisfy({ !$0.title.isEmpty && filter($0) }) {
+           page.allSatisfy({ card in !card.title.isEmpty && rules.allSatisfy { $0.verdict(card, now: now) == .passes } && filter(card) }) {
             cards = page
             outcome.produced += page.count
             return true
@@ -187,7 +194,7 @@ struct SourcePager: Sendable {
         if needed > cards.capacity { cards.reserveCapacity(max(needed, 2 * cards.capacity)) }
         for card in page where !card.title.isEmpty {
             outcome.produced += 1
-            if filter(card) {
+            if passesRules(card) && filter(card) {
                 if let origin {
                     var served = card
                     served.origin = origin
@@ -199,6 +206,25 @@ struct SourcePager: Sendable {
             if outcome.produced >= config.maxItems {
                 outcome.budgetNote = "stopped after \(outcome.produced) cards (max_items: \(config.maxItems))"
                 exhausted = true
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether `card` passes the filter rules; when not, the rule that left it out is counted.
+    private mutating func passesRules(_ card: Card) -> Bool {
+        for filter in rules {
+            switch filter.verdict(card, now: now) {
+            case .passes:
+                continue
+            case .dropped(let index):
+                let rule = filter.drop[index]
+                outcome.ruleDrops["dropped by drop rule \(rule) (\(rule.location))", default: 0] += 1
+                return false
+            case .notKept:
+                let place = filter.keep.first.map { " (\($0.location))" } ?? ""
+                outcome.ruleDrops["matched no keep rule\(place)", default: 0] += 1
                 return false
             }
         }
