@@ -104,7 +104,7 @@ public struct CardPattern: Sendable {
     public static let maxCharacters = 4096
 
     /// Why `expression` is refused, in words for a config error.
-    public enum Problem: Error, Sendable, CustomStringConvertible {
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
         case syntax(String)
         case nestedQuantifier
         case backReference
