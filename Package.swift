@@ -117,6 +117,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                // Delivery targets: webhooks over AsyncHTTPClient, programs through swift-subprocess.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             resources: [.embedInCode("Templates")]
         ),

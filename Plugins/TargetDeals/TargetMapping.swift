@@ -32,6 +32,12 @@ enum TargetMapping {
             card.details["description"] = .string(description)
         }
         if let aisle = deal.aisle, !aisle.isEmpty { card.details["aisle"] = .string(aisle.uppercased()) }
+        // `In stock` / `Out of stock`: what digests' back_in_stock reads (Card.inStock).
+        switch deal.availability?.lowercased() {
+        case "in stock": card.details["in_stock"] = .bool(true)
+        case "out of stock": card.details["in_stock"] = .bool(false)
+        default: break
+        }
         return card
     }
 

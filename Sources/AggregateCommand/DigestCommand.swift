@@ -15,7 +15,9 @@ struct DigestCommand: AsyncParsableCommand {
             The first run of a digest records a baseline and prints nothing. Later runs print \
             only changes; when nothing changed they print nothing and exit 0, so cron sends no mail. \
             State is committed only after the digest was written (at-least-once delivery).
-            Exit codes: 0 ok, 1 error, 2 usage or config error, 3 some source could not be checked, \
+            A digest with deliver: targets sends its report to each of them instead of printing it; \
+            a target that fails keeps the report for the next run, and the run exits 1 naming it.
+            Exit codes: 0 ok, 1 error or a failed delivery, 2 usage or config error, 3 some source could not be checked, \
             75 the same digest is already running.
             """)
 
@@ -100,7 +102,12 @@ struct DigestCommand: AsyncParsableCommand {
         var digest = name.flatMap(config.digest(named:)) ?? DigestConfig(name: name ?? "digest")
         if !sources.isEmpty { digest.sources = sources }
         if let format { digest.format = format }
-        if let output { digest.output = output }
+        if let output {
+            guard digest.deliver.isEmpty else {
+                throw UsageError("digest '\(digest.name)' delivers to its deliver: targets; --output is for a digest without them (or add {file: \(output)} to deliver:)")
+            }
+            digest.output = output
+        }
         return [digest]
     }
 
@@ -114,10 +121,13 @@ struct DigestCommand: AsyncParsableCommand {
         do {
             let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
             let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
-                                           output: digest.output.map(DigestOutput.file) ?? .stdout) { text in
+                                           output: digest.output.map(DigestOutput.file) ?? .stdout,
+                                           targets: digest.deliver.map { $0.target(digest: digest.name) }) { text in
                 try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
             }
             result.messages.forEach { Terminal.writeError($0) }
+            result.failedDeliveries.forEach { Terminal.writeError("aggregate: \($0)") }
+            if !result.failedDeliveries.isEmpty { return .failed }
             return result.partial ? .partial : .ok
         } catch let error as DigestJob.Failure {
             Terminal.writeError("aggregate: \(error)")

@@ -75,6 +75,15 @@ public struct Card: Sendable, Hashable {
         self.origin = origin
     }
 
+    /// Whether the item can be bought now, where its source says: `details.in_stock`, or
+    /// the opposite of `details.out_of_stock` (both booleans). Digests' `back_in_stock`
+    /// reads it.
+    public var inStock: Bool? {
+        if case .bool(let inStock)? = details["in_stock"] { return inStock }
+        if case .bool(let outOfStock)? = details["out_of_stock"] { return !outOfStock }
+        return nil
+    }
+
     /// The part of ``id`` after the source id.
     public var upstreamID: String {
         String(id.dropFirst(source.count + 1))

@@ -25,6 +25,9 @@ public struct DigestJob: Sendable {
         public var messages: [String]
         /// Some source could not be checked.
         public var partial: Bool
+        /// One line per `deliver:` target that did not take its reports (they wait for
+        /// the next run), naming the target and why.
+        public var failedDeliveries: [String] = []
     }
 
     public enum Failure: Error, Sendable, CustomStringConvertible {
@@ -39,21 +42,67 @@ public struct DigestJob: Sendable {
         }
     }
 
-    /// Runs the digest; `deliver` writes the rendered text (stdout or a file) and throws
-    /// if it could not.
+    /// Runs the digest. Without `targets`, `printer` prints the rendered text (or `output`
+    /// names a file). With `targets` (the digest's `deliver:`), the report is committed with
+    /// one copy owed to each target, then every owed report is sent; a target that fails
+    /// keeps its reports for the next run while the others are not sent again.
     public func run(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?, wait: Double,
-                    output: DigestOutput, printer: (String) throws -> Void) async throws -> Result {
+                    output: DigestOutput, targets: [any DeliveryTarget] = [], printer: (String) throws -> Void) async throws -> Result {
         // One run of a digest at a time, across every process sharing the store.
         try await store.withLock(digest: digest.name, wait: wait) {
-            try await runLocked(runner: runner, store: store, template: template, output: output, printer: printer)
+            guard !targets.isEmpty, !dryRun else {
+                return try await runLocked(runner: runner, store: store, template: template, output: output, targets: [], printer: printer)
+            }
+            var result: Result
+            do {
+                result = try await runLocked(runner: runner, store: store, template: template, output: output, targets: targets, printer: printer)
+            } catch {
+                // What earlier runs owe is still sent when this run's fetch fails.
+                _ = try? await deliverOwed(store: store, targets: targets)
+                throw error
+            }
+            let (failures, notes) = try await deliverOwed(store: store, targets: targets)
+            result.failedDeliveries = failures
+            result.messages += notes
+            return result
         }
     }
 
+    /// Sends every report owed to a target, oldest first; a target that fails is not asked
+    /// again this run (its later reports wait behind the one that failed).
+    private func deliverOwed(store: any DigestStore, targets: [any DeliveryTarget]) async throws -> (failures: [String], notes: [String]) {
+        let owed = try await store.owed(by: digest.name)
+        var failed: [String: DeliveryFailure] = [:]
+        var notes: [String] = []
+        for report in owed where failed[report.target] == nil {
+            guard let target = targets.first(where: { $0.key == report.target }) else {
+                // Its target was taken out of deliver:; there is nowhere to send it.
+                try await store.delivered(report, digest: digest.name)
+                notes.append("digest '\(digest.name)': a report for \(report.target), which deliver: no longer lists, is dropped")
+                continue
+            }
+            do throws(DeliveryFailure) {
+                try await target.deliver(report.payload, reportID: report.reportID)
+            } catch {
+                failed[report.target] = error
+                continue
+            }
+            try await store.delivered(report, digest: digest.name)
+        }
+        let failures = targets.compactMap { target -> String? in
+            guard let failure = failed[target.key] else { return nil }
+            let waiting = owed.filter { $0.target == target.key }.count
+            let kind = if case .permanent = failure { "refused" } else { "failed" }
+            return "digest '\(digest.name)': delivery to \(target.name) \(kind): \(failure); \(waiting == 1 ? "the report waits" : "\(waiting) reports wait") for the next run"
+        }
+        return (failures, notes)
+    }
+
     private func runLocked(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?,
-                           output: DigestOutput, printer: (String) throws -> Void) async throws -> Result {
+                           output: DigestOutput, targets: [any DeliveryTarget], printer: (String) throws -> Void) async throws -> Result {
         // A file the previous run committed but did not finish is delivered first, alone:
         // writing this run's report straight after would replace it unseen.
-        if !dryRun, let pending = try await store.pendingDelivery(of: digest.name) {
+        if !dryRun, targets.isEmpty, let pending = try await store.pendingDelivery(of: digest.name) {
             var delivered = pending.path
             if !DigestOutput.holds(pending.text, at: pending.path) {
                 do {
@@ -102,7 +151,7 @@ public struct DigestJob: Sendable {
 
         let memory = try await store.memory(of: digest.name)
         let plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
-                                   knownSources: memory.knownSources, options: options, now: now)
+                                   knownSources: memory.knownSources, options: options, conditions: digest.when, now: now)
         if available.isEmpty && !outcomes.isEmpty {
             messages.append("digest '\(digest.name)': no source could be checked, so nothing was compared and no baseline was recorded; run it again with the network (recorded snapshots are never news)")
         }
@@ -115,11 +164,20 @@ public struct DigestJob: Sendable {
         let report = DigestReport(name: digest.name, date: now, items: plan.items, unavailable: unavailable)
         let text = !report.items.isEmpty || always
             ? template?.render(report) ?? DigestRenderer.render(report, format: digest.format) : nil
+        if !targets.isEmpty {
+            // One id for the report, the same at every target and in every retry.
+            let reportID = UUID().uuidString.lowercased()
+            let outbox = text.map { text in
+                targets.map { OutgoingReport(target: $0.key, reportID: reportID, created: now, payload: $0.payload(for: report, text: text)) }
+            } ?? []
+            try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: outbox)
+            return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+        }
         switch (output, text) {
         case (.file(let path), let text?) where !dryRun:
             let prepared = try DigestOutput.prepare(text, for: path)
             do {
-                try await store.commit(plan, digest: digest.name, now: now, delivery: PendingDelivery(path: path, text: text))
+                try await store.commit(plan, digest: digest.name, now: now, delivery: PendingDelivery(path: path, text: text), outbox: [])
             } catch {
                 if case .temporary(let temporary, _) = prepared { try? FileManager.default.removeItem(at: temporary) }
                 throw error
@@ -130,9 +188,9 @@ public struct DigestJob: Sendable {
             try DigestOutput.writeFile(text, to: path)
         case (.stdout, let text?):
             try printer(text)
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil) }
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: []) }
         case (_, nil):
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil) }
+            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: []) }
         }
         return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
     }

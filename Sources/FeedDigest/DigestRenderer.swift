@@ -76,6 +76,7 @@ public enum DigestRenderer {
                   case .object(var fields) = try? JSONDecoder().decode(JSONValue.self, from: data) else { return "" }
             fields["change"] = .string(item.change.rawValue)
             if let previous = item.previousPrice { fields["previous_price"] = .number(previous) }
+            if let condition = item.condition { fields["condition"] = .string(condition) }
             return String(decoding: (try? encoder.encode(fields)) ?? Data(), as: UTF8.self) + "\n"
         }.joined()
     }
@@ -89,7 +90,9 @@ public enum DigestRenderer {
                 "has_price": !item.priceText.isEmpty,
                 "is_new": item.change == .new, "is_price_drop": item.change == .priceDrop,
                 "is_price_rise": item.change == .priceRise, "is_removed": item.change == .removed,
+                "is_alert": item.change == .alert,
             ]
+            if let condition = item.condition { fields["condition"] = condition }
             if let url = item.card.url { fields["url"] = url.absoluteString }
             if let summary = item.card.summary { fields["summary"] = summary }
             if let previous = item.previousPrice { fields["previous_price"] = Money.format(previous, currency: item.card.price?.currency) }
@@ -99,7 +102,7 @@ public enum DigestRenderer {
         return [
             "name": report.name, "date": report.dateText, "counts_text": report.countsText, "total": report.items.count,
             "counts": ["new": report.count(.new), "price_drop": report.count(.priceDrop),
-                       "price_rise": report.count(.priceRise), "removed": report.count(.removed)],
+                       "price_rise": report.count(.priceRise), "removed": report.count(.removed), "alert": report.count(.alert)],
             "sources": report.sections.map { ["id": $0.source, "items": $0.items.map(item)] as [String: Any] },
             "unavailable": report.unavailable.map { ["id": $0.source, "reason": $0.reason] },
             "has_unavailable": !report.unavailable.isEmpty,

@@ -34,6 +34,7 @@ public struct DigestReport: Sendable {
         let parts = [
             (count(.new), "new", "new"), (count(.priceDrop), "price drop", "price drops"),
             (count(.priceRise), "price rise", "price rises"), (count(.removed), "removed", "removed"),
+            (count(.alert), "alert", "alerts"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
         return parts.isEmpty ? "no changes" : parts.joined(separator: ", ")
     }
@@ -63,6 +64,7 @@ extension DigestItem {
         case .priceDrop: "Price drop"
         case .priceRise: "Price rise"
         case .removed: "Removed"
+        case .alert: condition.map { $0.prefix(1).uppercased() + $0.dropFirst() } ?? "Alert"
         }
     }
 }

@@ -14,8 +14,13 @@ public protocol DigestStore: Sendable {
     /// What `digest` remembers (empty on its first run).
     func memory(of digest: String) async throws -> DigestMemory
     /// Writes the plan's state in one transaction: all of it or, on any error, none; with
-    /// `delivery`, the file to write is recorded in that same transaction.
-    func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws
+    /// `delivery`, the file to write is recorded in that same transaction, and so is every
+    /// report of `outbox` owed to a `deliver:` target.
+    func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws
+    /// The reports owed to `deliver:` targets, oldest first.
+    func owed(by digest: String) async throws -> [OutgoingReport]
+    /// Forgets a report once its target has it: it is never sent to that target again.
+    func delivered(_ report: OutgoingReport, digest: String) async throws
     /// The file delivery a run committed but may not have finished.
     func pendingDelivery(of digest: String) async throws -> PendingDelivery?
     /// Forgets the pending delivery once the file is in place.
@@ -30,6 +35,47 @@ public struct PendingDelivery: Sendable, Equatable {
     public init(path: String, text: String) {
         self.path = path
         self.text = text
+    }
+}
+
+/// A report owed to one `deliver:` target: the exact request body (and headers) it gets,
+/// made once when the report was committed, so a retry sends the same bytes.
+public struct OutgoingReport: Sendable, Equatable {
+    /// The target's ``DeliveryTargetConfig/key``.
+    public var target: String
+    /// The same for every target of one report; the `Idempotency-Key` it is sent with.
+    public var reportID: String
+    public var created: Date
+    public var payload: DeliveryPayload
+
+    public init(target: String, reportID: String, created: Date, payload: DeliveryPayload) {
+        self.target = target
+        self.reportID = reportID
+        self.created = created
+        self.payload = payload
+    }
+}
+
+/// What a target is sent: the body, and for webhooks the headers that go with it.
+public struct DeliveryPayload: Sendable, Equatable, Codable {
+    public var body: String
+    public var headers: [String: String]
+
+    public init(body: String, headers: [String: String] = [:]) {
+        self.body = body
+        self.headers = headers
+    }
+
+    var text: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// Nil when the stored text does not decode (damage): said by the store.
+    init?(text: String) {
+        guard let payload = try? JSONDecoder().decode(DeliveryPayload.self, from: Data(text.utf8)) else { return nil }
+        self = payload
     }
 }
 
@@ -62,6 +108,15 @@ enum StoredCard {
 
     static func price(_ text: String?) -> Decimal? {
         text.flatMap { Decimal(plainText: $0) }
+    }
+
+    /// The `holding` set as stored: names separated by newlines (no name has one).
+    static func holding(_ set: Set<String>) -> String {
+        set.sorted().joined(separator: "\n")
+    }
+
+    static func holding(_ text: String?) -> Set<String> {
+        Set((text ?? "").split(separator: "\n").map(String.init))
     }
 }
 

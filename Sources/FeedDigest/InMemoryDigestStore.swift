@@ -6,6 +6,7 @@ import Foundation
 public actor InMemoryDigestStore: DigestStore {
     private var memories: [String: DigestMemory] = [:]
     private var deliveries: [String: PendingDelivery] = [:]
+    private var outboxes: [String: [OutgoingReport]] = [:]
     private var locked: Set<String> = []
 
     public init() {}
@@ -38,7 +39,8 @@ public actor InMemoryDigestStore: DigestStore {
         memories[digest] ?? DigestMemory()
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) {
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) {
+        outboxes[digest, default: []] += outbox
         var memory = memories[digest] ?? DigestMemory()
         for entry in plan.writes {
             var stored = entry
@@ -50,6 +52,14 @@ public actor InMemoryDigestStore: DigestStore {
         memory.lastSuccess = now
         memories[digest] = memory
         if let delivery { deliveries[digest] = delivery }
+    }
+
+    public func owed(by digest: String) -> [OutgoingReport] {
+        outboxes[digest] ?? []
+    }
+
+    public func delivered(_ report: OutgoingReport, digest: String) {
+        outboxes[digest]?.removeAll { $0.target == report.target && $0.reportID == report.reportID }
     }
 
     public func pendingDelivery(of digest: String) -> PendingDelivery? {

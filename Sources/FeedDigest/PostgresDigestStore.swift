@@ -33,6 +33,14 @@ public struct PostgresDigestStore: DigestStore {
               digest text PRIMARY KEY, path text NOT NULL, text text NOT NULL, created double precision NOT NULL)
             """,
         ]),
+        .init("2: alerts and delivery targets", [
+            "ALTER TABLE digest_item ADD COLUMN holding text NOT NULL DEFAULT ''",
+            """
+            CREATE TABLE digest_outbox (
+              digest text NOT NULL, target text NOT NULL, report_id text NOT NULL, created double precision NOT NULL,
+              payload text NOT NULL, PRIMARY KEY (digest, target, report_id))
+            """,
+        ]),
     ])
 
     /// The connection holding this task's digest lock: a commit checks it is still open,
@@ -70,14 +78,15 @@ public struct PostgresDigestStore: DigestStore {
         let database = try await migrated()
         var memory = DigestMemory()
         let items = try await database.query("""
-            SELECT first_seen, last_seen, price, reported, present, card FROM digest_item WHERE digest = \(digest)
+            SELECT first_seen, last_seen, price, reported, present, card, holding FROM digest_item WHERE digest = \(digest)
             """)
         for row in items {
-            let (firstSeen, lastSeen, price, reported, present, text) = try row.decode((Double, Double, String?, Bool, Bool, String).self)
+            let (firstSeen, lastSeen, price, reported, present, text, holding) =
+                try row.decode((Double, Double, String?, Bool, Bool, String, String).self)
             guard let card = StoredCard.card(text) else { continue }
             memory.entries[card.id] = DigestEntry(
                 card: card, firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
-                price: StoredCard.price(price), reported: reported, present: present)
+                price: StoredCard.price(price), reported: reported, present: present, holding: StoredCard.holding(holding))
         }
         for row in try await database.query("SELECT source FROM digest_source WHERE digest = \(digest)") {
             memory.knownSources.insert(try row.decode(String.self))
@@ -87,7 +96,7 @@ public struct PostgresDigestStore: DigestStore {
         return memory
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws {
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         let sources = plan.newlyKnownSources
         let at = now.timeIntervalSince1970
@@ -97,12 +106,20 @@ public struct PostgresDigestStore: DigestStore {
         try await migrated().withTransaction { connection in
             for (entry, card) in rows {
                 _ = try await PostgresStateDatabase.rows("""
-                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card)
+                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card, holding)
                     VALUES (\(digest), \(entry.cardID), \(entry.source), \(entry.firstSeen.timeIntervalSince1970),
                             \(entry.lastSeen.timeIntervalSince1970), \(entry.price.map { "\($0)" }), \(entry.reported),
-                            \(entry.present), \(card))
+                            \(entry.present), \(card), \(StoredCard.holding(entry.holding)))
                     ON CONFLICT (digest, card_id) DO UPDATE SET last_seen = excluded.last_seen, price = excluded.price,
-                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card
+                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card,
+                      holding = excluded.holding
+                    """, on: connection)
+            }
+            for report in outbox {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO digest_outbox (digest, target, report_id, created, payload)
+                    VALUES (\(digest), \(report.target), \(report.reportID), \(report.created.timeIntervalSince1970), \(report.payload.text))
+                    ON CONFLICT DO NOTHING
                     """, on: connection)
             }
             for source in sources {
@@ -122,6 +139,24 @@ public struct PostgresDigestStore: DigestStore {
                     """, on: connection)
             }
         }
+    }
+
+    public func owed(by digest: String) async throws -> [OutgoingReport] {
+        try await migrated().query("""
+            SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = \(digest) ORDER BY created, report_id, target
+            """).map { row in
+            let (target, reportID, created, text) = try row.decode((String, String, Double, String).self)
+            guard let payload = DeliveryPayload(text: text) else {
+                throw PostgresStateError.failed("a report owed by digest \(digest) cannot be read")
+            }
+            return OutgoingReport(target: target, reportID: reportID, created: Date(timeIntervalSince1970: created), payload: payload)
+        }
+    }
+
+    public func delivered(_ report: OutgoingReport, digest: String) async throws {
+        _ = try await migrated().query("""
+            DELETE FROM digest_outbox WHERE digest = \(digest) AND target = \(report.target) AND report_id = \(report.reportID)
+            """)
     }
 
     public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {

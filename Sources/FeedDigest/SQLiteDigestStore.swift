@@ -54,6 +54,21 @@ public struct SQLiteDigestStore: DigestStore {
                 table.column("created", .double).notNull()
             }
         }
+        // `when:` states per card, and the reports owed to each `deliver:` target, written
+        // in the same transaction as the state they report.
+        migrator.registerMigration("v4: alerts and delivery targets") { db in
+            try db.alter(table: "digest_item") { table in
+                table.add(column: "holding", .text).notNull().defaults(to: "")
+            }
+            try db.create(table: "digest_outbox") { table in
+                table.column("digest", .text).notNull()
+                table.column("target", .text).notNull()
+                table.column("report_id", .text).notNull()
+                table.column("created", .double).notNull()
+                table.column("payload", .text).notNull()
+                table.primaryKey(["digest", "target", "report_id"])
+            }
+        }
         return SQLiteSchema(name: "digests", migrator: migrator)
     }()
 
@@ -85,7 +100,8 @@ public struct SQLiteDigestStore: DigestStore {
                         card: card, firstSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "first_seen")),
                         lastSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "last_seen")),
                         price: StoredCard.price(try row.decode(String?.self, forColumn: "price")),
-                        reported: try row.decode(Bool.self, forColumn: "reported"), present: try row.decode(Bool.self, forColumn: "present"))
+                        reported: try row.decode(Bool.self, forColumn: "reported"), present: try row.decode(Bool.self, forColumn: "present"),
+                        holding: StoredCard.holding(try row.decode(String?.self, forColumn: "holding")))
                 } catch let error as RowDecodingError {
                     throw SQLiteStateError.damaged(path: path, reason: "a row of digest \(digest) cannot be read: \(error)")
                 }
@@ -97,18 +113,23 @@ public struct SQLiteDigestStore: DigestStore {
         }
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?) async throws {
+    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         try await database.write { db in
             for (entry, card) in rows {
                 try db.execute(sql: """
-                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card, holding)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(digest, card_id) DO UPDATE SET last_seen = excluded.last_seen, price = excluded.price,
-                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card
+                      reported = excluded.reported OR digest_item.reported, present = excluded.present, card = excluded.card,
+                      holding = excluded.holding
                     """, arguments: [digest, entry.cardID, entry.source, entry.firstSeen.timeIntervalSince1970,
                                      entry.lastSeen.timeIntervalSince1970, entry.price.map { "\($0)" }, entry.reported,
-                                     entry.present, card])
+                                     entry.present, card, StoredCard.holding(entry.holding)])
+            }
+            for report in outbox {
+                try db.execute(sql: "INSERT OR REPLACE INTO digest_outbox (digest, target, report_id, created, payload) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [digest, report.target, report.reportID, report.created.timeIntervalSince1970, report.payload.text])
             }
             for source in plan.newlyKnownSources {
                 try db.execute(sql: "INSERT OR IGNORE INTO digest_source (digest, source, first_available) VALUES (?, ?, ?)",
@@ -122,6 +143,34 @@ public struct SQLiteDigestStore: DigestStore {
                 try db.execute(sql: "INSERT OR REPLACE INTO digest_delivery (digest, path, text, created) VALUES (?, ?, ?, ?)",
                                arguments: [digest, delivery.path, delivery.text, now.timeIntervalSince1970])
             }
+        }
+    }
+
+    public func owed(by digest: String) async throws -> [OutgoingReport] {
+        let path = directory.statePath
+        return try await database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = ? ORDER BY created, report_id, target
+                """, arguments: [digest]).map { row in
+                do {
+                    guard let payload = DeliveryPayload(text: try row.decode(String.self, forColumn: "payload")) else {
+                        throw SQLiteStateError.damaged(path: path, reason: "a report owed by digest \(digest) cannot be read")
+                    }
+                    return OutgoingReport(target: try row.decode(String.self, forColumn: "target"),
+                                          reportID: try row.decode(String.self, forColumn: "report_id"),
+                                          created: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "created")),
+                                          payload: payload)
+                } catch let error as RowDecodingError {
+                    throw SQLiteStateError.damaged(path: path, reason: "a report owed by digest \(digest) cannot be read: \(error)")
+                }
+            }
+        }
+    }
+
+    public func delivered(_ report: OutgoingReport, digest: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM digest_outbox WHERE digest = ? AND target = ? AND report_id = ?",
+                           arguments: [digest, report.target, report.reportID])
         }
     }
 

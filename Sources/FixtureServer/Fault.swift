@@ -71,3 +71,14 @@ public struct LoggedRequest: Codable, Sendable {
     public var finish: Date
     public var status: Int
 }
+
+/// One POST the webhook sink accepted (`POST /_sink/NAME`, for delivery tests).
+public struct SinkDelivery: Codable, Sendable {
+    public var sink: String
+    /// The `Idempotency-Key` header, if it had one.
+    public var idempotencyKey: String?
+    /// Lower-cased header names.
+    public var headers: [String: String]
+    public var body: String
+    public var arrival: Date
+}

@@ -9,6 +9,7 @@ public final class FixtureControl: Sendable {
         var scenarios: [String: [Fault]] = [:]
         var served: [String: Int] = [:]
         var log: [LoggedRequest] = []
+        var sinks: [String: [SinkDelivery]] = [:]
     }
 
     private let state = Mutex(State())
@@ -72,5 +73,22 @@ public final class FixtureControl: Sendable {
 
     func record(_ request: LoggedRequest) {
         state.withLock { $0.log.append(request) }
+    }
+
+    func record(_ delivery: SinkDelivery) {
+        state.withLock { $0.sinks[delivery.sink, default: []].append(delivery) }
+    }
+
+    /// What the webhook sink `name` accepted (`POST /_sink/NAME`), in order, once per
+    /// `Idempotency-Key` as a receiver honouring it would keep them: a repeat is answered
+    /// 200 and not kept again.
+    public func deliveries(to sink: String) -> [SinkDelivery] {
+        var keys = Set<String>()
+        return sinkPosts(to: sink).filter { $0.idempotencyKey.map { keys.insert($0).inserted } ?? true }
+    }
+
+    /// Every POST the sink accepted, repeats included.
+    public func sinkPosts(to sink: String) -> [SinkDelivery] {
+        state.withLock { $0.sinks[sink] ?? [] }
     }
 }

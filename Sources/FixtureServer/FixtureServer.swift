@@ -76,6 +76,10 @@ public final class FixtureServer: Sendable {
             let body = (try? Self.encoder.encode(control.requests)) ?? Data()
             return Self.response(FixtureResponse.json(body), headers: [:])
         }
+        if path.hasPrefix("/_sink/") {
+            let body = (try? Self.encoder.encode(control.deliveries(to: String(path.dropFirst("/_sink/".count))))) ?? Data()
+            return Self.response(FixtureResponse.json(body), headers: [:])
+        }
         let segments = path.split(separator: "/", maxSplits: 1)
         let upstream = upstreams.first { $0.name == segments.first.map(String.init) }
         let route = upstream?.name ?? "unknown"
@@ -97,9 +101,25 @@ public final class FixtureServer: Sendable {
     }
 
     /// `POST /_fixture/edits/<route>` with a JSON list of ``DataEdit``s adds them;
-    /// an empty list clears the route's edits.
+    /// an empty list clears the route's edits. `POST /_sink/NAME` is a webhook receiver
+    /// for delivery tests: it keeps what it accepts (``FixtureControl/deliveries(to:)``) and
+    /// fails on demand through the faults of route `sink-NAME` (status, latency).
     private func control(_ request: Request) async -> Response {
         let path = request.uri.path
+        if path.hasPrefix("/_sink/") {
+            let sink = String(path.dropFirst("/_sink/".count))
+            let fault = control.nextFault(for: "sink-\(sink)")
+            let body = (try? await request.body.collect(upTo: 4 << 20)).map { String(buffer: $0) } ?? ""
+            if let latency = fault.latencyMs { try? await Task.sleep(for: .milliseconds(latency)) }
+            if let status = fault.status {
+                return Self.response(FixtureResponse(status: status, body: Data("the sink fails on purpose (\(status))\n".utf8)),
+                                     headers: fault.retryAfter.map { ["Retry-After": $0] } ?? [:])
+            }
+            let headers = request.headers.reduce(into: [String: String]()) { $0[$1.name.canonicalName] = $1.value }
+            control.record(SinkDelivery(sink: sink, idempotencyKey: headers["idempotency-key"], headers: headers, body: body,
+                                        arrival: Date()))
+            return Self.response(FixtureResponse(status: 200, body: Data(#"{"ok":true}"#.utf8)), headers: [:])
+        }
         guard path.hasPrefix("/_fixture/edits/"), let body = try? await request.body.collect(upTo: 1 << 20),
               let edits = try? JSONDecoder().decode([DataEdit].self, from: Data(buffer: body)) else {
             return Self.response(FixtureResponse(status: 400, body: Data(#"{"error":"POST /_fixture/edits/<route> with a JSON list of edits"}"#.utf8)), headers: [:])

@@ -179,7 +179,7 @@ import Testing
             let cards = [card("1", "7.50"), card("2", "0.1")]
             let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
                                            options: DigestOptions(), now: t1)
-            try await store.commit(baseline, digest: "daily", now: t1, delivery: nil)
+            try await store.commit(baseline, digest: "daily", now: t1, delivery: nil, outbox: [])
             let memory = try await store.memory(of: "daily")
             #expect(memory.knownSources == ["shop"])
             #expect(memory.lastSuccess == t1)
@@ -195,7 +195,7 @@ import Testing
                                        options: DigestOptions(), now: t2)
             #expect(drop.items.map(\.change) == [.priceDrop])
             let delivery = PendingDelivery(path: "/tmp/digest.md", text: "# daily\n")
-            try await store.commit(drop, digest: "daily", now: t2, delivery: delivery)
+            try await store.commit(drop, digest: "daily", now: t2, delivery: delivery, outbox: [])
             let after = try await store.memory(of: "daily")
             #expect(after.entries["shop:1"]?.price == 6)
             #expect(after.entries["shop:1"]?.reported == true)

@@ -22,7 +22,7 @@ import Testing
         summary: "In stock · Online · Aisle B2",
         price: Price(amount: Decimal(string: "229.99")!, currency: "USD", display: "$229.99"),
         image: URL(string: "https://appstorage.target.com/app-data/native-tha-images/1.jpg"),
-        details: ["aisle": "B2"])
+        details: ["aisle": "B2", "in_stock": true])
 
     static let deal1 = Card(
         source: "target", upstreamID: "1", kind: .deal, title: "TCL 32\" Class 3-Series HD Smart Roku TV",
@@ -30,7 +30,7 @@ import Testing
         price: Price(amount: Decimal(string: "159.99")!, currency: "USD", display: "$159.99",
                      regular: Decimal(string: "209.99")!),
         image: URL(string: "https://appstorage.target.com/app-data/native-tha-images/2.jpg"),
-        tags: ["sale"], details: ["aisle": "G33", "percent_off": 24])
+        tags: ["sale"], details: ["aisle": "G33", "percent_off": 24, "in_stock": true])
 
     @Test func theRecordedListMapsToExactCards() async throws {
         let page = try await source().page(after: nil)

@@ -47,6 +47,10 @@ public struct DigestConfig: Sendable {
     public var template: String?
     /// Write here instead of stdout (absolute, or relative to Sources.yml).
     public var output: String?
+    /// What is reported (`when:`); empty = ``DigestCondition/changes`` (new, and price drops).
+    public var when: [DigestCondition] = []
+    /// Where the report goes (`deliver:`); empty = stdout or `output`.
+    public var deliver: [DeliveryTargetConfig] = []
     public var location: ConfigLocation
 
     public init(name: String, sources: [String] = [], format: Format = .markdown, maxItems: Int? = nil,
@@ -73,7 +77,7 @@ public struct DigestConfig: Sendable {
     static func read(_ entries: [ConfigMapReader], sourceIDs: [String], directory: String) -> [DigestConfig] {
         var digests: [DigestConfig] = []
         for entry in entries {
-            entry.rejectUnknownKeys(["name", "sources", "format", "max_items", "every", "template", "output"])
+            entry.rejectUnknownKeys(["name", "sources", "format", "max_items", "every", "template", "output", "when", "deliver"])
             let name = entry.string("name", required: true)
             if let name, !ConfigLoader.isValidID(name) {
                 entry.report("name", "\"\(name)\" is not a valid digest name: use lowercase letters, digits and -")
@@ -107,9 +111,25 @@ public struct DigestConfig: Sendable {
             if let template, !FileManager.default.fileExists(atPath: template) {
                 entry.report("template", "no template file at \(template)")
             }
+            let when = (entry.list("when") ?? []).compactMap { path, node in
+                DigestCondition.read(node, path: path, sourceIDs: sourceIDs, issues: entry.issues)
+            }
+            if entry.list("when")?.isEmpty == true { entry.report("when", "lists no condition; leave it out for new cards and price drops") }
+            let deliver = (entry.mapList("deliver") ?? []).compactMap { DeliveryTargetConfig.read($0, directory: directory) }
+            if entry.list("deliver")?.isEmpty == true { entry.report("deliver", "lists no target; leave it out to print the digest") }
+            if entry.node("deliver") != nil, entry.node("output") != nil {
+                entry.report("output", "and deliver: both say where the report goes; write the file as a target: {file: PATH}")
+            }
+            var keys = Set<String>()
+            for target in deliver where !keys.insert(target.key).inserted {
+                entry.issues.report(ConfigIssue(location: target.location, path: entry.path(of: "deliver"), message: "\(target.name) is listed twice"))
+            }
             guard let name, ConfigLoader.isValidID(name) else { continue }
-            digests.append(DigestConfig(name: name, sources: sources, format: format ?? .markdown, maxItems: maxItems,
-                                        every: every, template: template, output: path("output"), location: entry.location))
+            var digest = DigestConfig(name: name, sources: sources, format: format ?? .markdown, maxItems: maxItems,
+                                      every: every, template: template, output: path("output"), location: entry.location)
+            digest.when = when
+            digest.deliver = deliver
+            digests.append(digest)
         }
         return digests
     }

@@ -1,0 +1,22 @@
+import FeedCore
+import Foundation
+
+/// `{file: PATH}`: the report written to a file as `--output` writes it (a temporary file
+/// renamed over it), so a retry of the same report leaves the same file.
+struct FileTarget: DeliveryTarget {
+    let key: String
+    let name: String
+    let path: String
+
+    func payload(for report: DigestReport, text: String) -> DeliveryPayload {
+        DeliveryPayload(body: text)
+    }
+
+    func deliver(_ payload: DeliveryPayload, reportID: String) async throws(DeliveryFailure) {
+        do {
+            try DigestOutput.writeFile(payload.body, to: path)
+        } catch {
+            throw .temporary((error as? DigestJob.Failure)?.description ?? PlainWords.describe(error))
+        }
+    }
+}
