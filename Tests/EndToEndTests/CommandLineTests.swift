@@ -286,13 +286,13 @@ import Testing
         #expect(jsonl.stdoutLines.last == #"{"enabled":true,"fallback":"none","headers":["x-api-key"],"id":"shop","plugin":"cabify","url":"http://127.0.0.1:9/products.json?api_key=REDACTED"}"#)
         let csv = try await workspace.aggregate("sources", "--format", "csv", environment: ["TOKEN": "s3cret-token"])
         #expect(csv.stdout == """
-            id,plugin,enabled,url,fallback,headers\r
-            cabify,cabify,true,https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json,snapshot,\r
-            shop,cabify,true,http://127.0.0.1:9/products.json?api_key=REDACTED,none,x-api-key\r
+            id,plugin,enabled,url,fallback,headers,filters\r
+            cabify,cabify,true,https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json,snapshot,,\r
+            shop,cabify,true,http://127.0.0.1:9/products.json?api_key=REDACTED,none,x-api-key,\r
 
             """)
         let tsv = try await workspace.aggregate("sources", "--format", "tsv", environment: ["TOKEN": "s3cret-token"])
-        #expect(tsv.stdoutLines.first == "id\tplugin\tenabled\turl\tfallback\theaders")
+        #expect(tsv.stdoutLines.first == "id\tplugin\tenabled\turl\tfallback\theaders\tfilters")
         #expect(tsv.stdoutLines.count == 3)
         #expect(!(text.stdout + text.stderr + jsonl.stdout + jsonl.stderr + csv.stdout).contains("s3cret"))
         #expect(!(text.stdout + jsonl.stdout + csv.stdout).contains("hunter2"))

@@ -51,8 +51,9 @@ import Testing
         let arguments = ["--max-connections", "3", "--header-timeout", "3", "--idle-timeout", "1.5"]
         try await ServeTests.withServe(arguments: arguments) { _, served in
             // Three clients that send half a request head and stop: the cap is reached.
-            let slow = try await (0..<3).asyncMap { _ in try await RawConnection.open(served.base) }
+            // Timed from before the connections open: the server counts from each accept.
             let started = ContinuousClock.now
+            let slow = try await (0..<3).asyncMap { _ in try await RawConnection.open(served.base) }
             async let halves = withThrowingTaskGroup(of: (text: String, closed: Bool).self) { group in
                 for connection in slow {
                     group.addTask { try await connection.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(8)) }
