@@ -205,4 +205,68 @@ import Glibc
             }
         }
     }
+
+    /// The examples of docs/digests.md and the README are configuration that loads: each
+    /// `digests:` block, appended to the shipped Sources.yml, validates.
+    @Test func theDocumentedExamplesValidate() async throws {
+        let shipped = try String(contentsOf: ReadmeSections.root.appendingPathComponent("Sources.yml"), encoding: .utf8)
+        var blocks: [String] = []
+        for document in ["docs/digests.md", "README.md"] {
+            let text = try String(contentsOf: ReadmeSections.root.appendingPathComponent(document), encoding: .utf8)
+            for block in text.components(separatedBy: "```yaml\n").dropFirst() {
+                // (The reference block names a template file that is not there to read.)
+                guard let body = block.components(separatedBy: "```").first, body.hasPrefix("digests:") || body.hasPrefix("filters:"),
+                      !body.contains("template:") else { continue }
+                blocks.append(body)
+            }
+        }
+        #expect(blocks.count == 4)
+        for block in blocks {
+            let workspace = try Workspace(sourcesYml: shipped + "\n" + block)
+            let run = try await workspace.aggregate("validate", environment: ["SLACK_WEBHOOK": "https://hooks.example.org/x"])
+            #expect(run.status == 0, "\(block)\n\(run.stderr)")
+        }
+    }
+
+    @Test func badConditionsAndTargetsAreConfigErrorsWithTheirPlaces() async throws {
+        let workspace = try Workspace(sourcesYml: """
+            sources:
+              - id: cabify
+                plugin: cabify
+                url: https://example.org/Products.json
+            digests:
+              - name: bad
+                output: out.md
+                when:
+                  - soon
+                  - {price_below: cheap}
+                  - {price_below: 5, ids: ["target:1", "nocolon"]}
+                  - {price_drop: {percent: 150}}
+                  - {new: true, back_in_stock: true}
+                deliver:
+                  - {webhook: "https://x.example/hook", exec: [mail]}
+                  - {webhook: "not a url", style: teams}
+                  - {exec: []}
+                  - {file: a.md}
+                  - {file: a.md}
+
+            """)
+        let run = try await workspace.aggregate("validate")
+        #expect(run.status == 2)
+        #expect(run.stderrLines.dropLast() == [
+            "Sources.yml:7:13: digests[0].output: and deliver: both say where the report goes; write the file as a target: {file: PATH}",
+            #"Sources.yml:9:9: digests[0].when[0]: unknown condition "soon" (known: new, back_in_stock, price_drop: {percent: 10}, price_below: 100, or a filter rule)"#,
+            #"Sources.yml:10:23: digests[0].when[1].price_below: expected a number, got text "cheap""#,
+            #"Sources.yml:11:32: digests[0].when[2].ids[0]: "target:1" names no configured source (known: cabify)"#,
+            "Sources.yml:11:44: digests[0].when[2].ids[1]: expected a card id such as target:12",
+            "Sources.yml:12:22: digests[0].when[3].price_drop: percent must be from 0 to 99, got 150",
+            "Sources.yml:13:9: digests[0].when[4]: gives new and back_in_stock: write one condition per entry",
+            "Sources.yml:15:9: digests[0].deliver[0]: gives webhook and exec: write one target per entry",
+            #"Sources.yml:16:19: digests[0].deliver[1].webhook: expected an absolute http(s) URL (or ${VAR} holding one), got "not a url""#,
+            #"Sources.yml:16:39: digests[0].deliver[1].style: must be one of json, slack, discord, ntfy, got "teams""#,
+            "Sources.yml:17:16: digests[0].deliver[2].exec: needs the program and its arguments, like [sendmail, -t]",
+        ])
+        #expect(run.stderrLines.last?.hasPrefix("Sources.yml:19:9: digests[0].deliver: file /") == true)
+        #expect(run.stderrLines.last?.hasSuffix("/a.md is listed twice") == true)
+    }
 }

@@ -1,5 +1,6 @@
 import FeedCore
 @testable import FeedDigest
+import FeedEngine
 import Foundation
 import Testing
 
@@ -70,5 +71,52 @@ import Testing
                                    options: DigestOptions(), now: now)
         #expect(plan.items.isEmpty)
         #expect(plan.writes.first?.present == true)
+    }
+
+    /// Runs `conditions` over successive sightings of the cards, committing each plan as a
+    /// store would, and gives what each run reported (`change id`).
+    func alerts(_ conditions: [DigestCondition], _ runs: [[Card]]) -> [[String]] {
+        var memory: [String: DigestEntry] = [:]
+        var known: Set<String> = []
+        return runs.map { cards in
+            let plan = DigestPlan.make(memory: memory, cards: cards, available: ["a"], knownSources: known,
+                                       options: DigestOptions(), conditions: conditions, now: now)
+            for write in plan.writes { memory[write.cardID] = write }
+            known.formUnion(plan.newlyKnownSources)
+            return plan.items.map { "\($0.change.rawValue) \($0.card.id)" + ($0.condition.map { " (\($0))" } ?? "") }
+        }
+    }
+
+    func stocked(_ id: String, _ price: String, inStock: Bool?) -> Card {
+        var card = card("a", id, price)
+        if let inStock { card.details["in_stock"] = .bool(inStock) }
+        return card
+    }
+
+    @Test func backInStockFiresWhenAnItemSeenOutOfStockIsInAgain() {
+        let runs = [
+            [stocked("1", "5", inStock: true), stocked("2", "5", inStock: false)],
+            [stocked("1", "5", inStock: true), stocked("2", "5", inStock: false)],
+            [stocked("1", "5", inStock: true), stocked("2", "5", inStock: true)],
+            [stocked("1", "5", inStock: false), stocked("2", "5", inStock: true)],
+            [stocked("1", "5", inStock: nil), stocked("2", "5", inStock: true)],
+        ]
+        #expect(alerts([DigestCondition(.backInStock)], runs) == [[], [], ["alert a:2 (back in stock)"], [], ["alert a:1 (back in stock)"]])
+    }
+
+    @Test func aPriceDropCountsFromTheHighestPriceSinceItWasLastReported() {
+        let runs = [[card("a", "1", "100")], [card("a", "1", "95")], [card("a", "1", "89")], [card("a", "1", "85")],
+                    [card("a", "1", "100")], [card("a", "1", "90")]]
+        #expect(alerts([DigestCondition(.priceDrop(percent: 10))], runs) == [[], [], ["price_drop a:1"], [], [], ["price_drop a:1"]])
+    }
+
+    @Test func aRuleAndNewAreReportedOncePerCardAndOnlyForTheirIDs() {
+        let rule = CardRule(tests: [.priceBelow(6)], location: ConfigLocation(file: "S.yml", line: 1, column: 1))
+        let conditions = [DigestCondition(.new), DigestCondition(.rule(rule), ids: ["a:1"])]
+        let runs = [[card("a", "1", "5"), card("a", "2", "5")], [card("a", "1", "5"), card("a", "2", "5"), card("a", "3", "1")],
+                    [card("a", "1", "7"), card("a", "2", "5"), card("a", "3", "1")], [card("a", "1", "5.5")]]
+        #expect(alerts(conditions, runs) == [
+            ["alert a:1 (matches {price: {below: 6}})"], ["new a:3"], [], ["alert a:1 (matches {price: {below: 6}})"],
+        ])
     }
 }
