@@ -55,7 +55,7 @@ public actor InMemoryDigestStore: DigestStore {
     }
 
     public func owed(by digest: String) -> [OutgoingReport] {
-        outboxes[digest] ?? []
+        (outboxes[digest] ?? []).sorted { ($0.created, $0.reportID, $0.target) < ($1.created, $1.reportID, $1.target) }
     }
 
     public func delivered(_ report: OutgoingReport, digest: String) {

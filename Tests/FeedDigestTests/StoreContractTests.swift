@@ -1,5 +1,5 @@
 import FeedCore
-import FeedDigest
+@testable import FeedDigest
 import FeedEngine
 import FeedSourceTesting
 import Foundation
@@ -204,6 +204,26 @@ import Testing
             #expect(try await store.pendingDelivery(of: "daily") == delivery)
             try await store.finishDelivery(of: "daily")
             #expect(try await store.pendingDelivery(of: "daily") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.all) func reportsOwedToTargetsAndAlertStatesAreKeptWithTheState(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.digestStore
+            var entry = DigestEntry(card: card("1", "5"), firstSeen: t1, lastSeen: t1, price: 5, reported: true, present: true)
+            entry.holding = ["{price_below: 6}", "out_of_stock"]
+            let plan = DigestPlan(items: [], writes: [entry], newlyKnownSources: ["shop"], baselineCount: 0, deferred: 0)
+            let payload = DeliveryPayload(body: "{\"text\":\"é\"}", headers: ["Content-Type": "application/json"])
+            let first = OutgoingReport(target: "webhook ${HOOK}", reportID: "r1", created: t1, payload: payload)
+            let second = OutgoingReport(target: "file /tmp/x.md", reportID: "r1", created: t1, payload: DeliveryPayload(body: "text"))
+            try await store.commit(plan, digest: "alerts", now: t1, delivery: nil, outbox: [first, second])
+            let later = OutgoingReport(target: "webhook ${HOOK}", reportID: "r2", created: t2, payload: DeliveryPayload(body: "2"))
+            try await store.commit(plan, digest: "alerts", now: t2, delivery: nil, outbox: [later])
+            #expect(try await store.memory(of: "alerts").entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
+            #expect(try await store.owed(by: "alerts") == [second, first, later])
+            #expect(try await store.owed(by: "daily").isEmpty)
+            try await store.delivered(first, digest: "alerts")
+            #expect(try await store.owed(by: "alerts") == [second, later])
         }
     }
 
