@@ -154,6 +154,26 @@ import Glibc
         }
     }
 
+    @Test func aProgramThatTakesTooLongIsStoppedAndTriedAgain() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+                digests:
+                  - name: slow
+                    deliver:
+                      - {exec: [sleep, "30"], timeout: 0.5}
+
+                """))
+            #expect(try await digest(workspace, "--name", "slow").status == 0)
+            server.control.edit("cabify", Self.mug(6))
+            let started = ContinuousClock.now
+            let run = try await digest(workspace, "--name", "slow")
+            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(run.status == 1)
+            #expect(run.stderrLines == ["aggregate: digest 'slow': delivery to exec sleep 30 failed: took longer than 0.5 s; stopped it; the report waits for the next run"])
+        }
+    }
+
     /// 200 runs, two in three killed at a random moment, two webhook targets that answer
     /// after 0 to 40 ms: every new card reaches each target in exactly one report (counted
     /// by the `Idempotency-Key` the sink keeps once), none twice, none lost.
