@@ -170,6 +170,39 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
+    /// The runners of `serve`: one for readers, which serves any cached copy however old,
+    /// and (online) one that revalidates every source in the background. They share the
+    /// network, the state and the requests in flight.
+    func withServeRunners<T>(background: Bool, _ body: (FeedRunner, FeedRunner?, FeedConfig, EngineState?) async throws -> T) async throws -> T {
+        let config = try loadConfig()
+        let state = try await openState(config, required: false, connections: .pool)
+        let live = offline ? nil : LiveHTTPTransport()
+        let shared = SharedRequests()
+        let snapshots: @Sendable () -> [RecordedResponse] = { Catalogue.sources.flatMap { $0.snapshots } }
+        let background = background && live != nil
+        let readers = StandardTransports(live: live, state: state, refresh: refresh, servesStale: background && !refresh, logger: logger,
+                                         sharedSnapshots: snapshots, sharedRequests: shared)
+        let refreshes = StandardTransports(live: live, state: state, refresh: true, logger: logger,
+                                           sharedSnapshots: snapshots, sharedRequests: shared)
+        let registry = SourceRegistry(Catalogue.sources)
+        let runner = FeedRunner(config: config, registry: registry, transports: readers)
+        let refresher = background ? FeedRunner(config: config, registry: registry, transports: refreshes) : nil
+        do {
+            let result = try await body(runner, refresher, config, state)
+            await readers.finishWrites()
+            await refreshes.finishWrites()
+            await live?.shutdown()
+            await state?.close()
+            return result
+        } catch {
+            await readers.finishWrites()
+            await refreshes.finishWrites()
+            await live?.shutdown()
+            await state?.close()
+            throw error
+        }
+    }
+
     func report(_ outcomes: [SourceOutcome]) {
         for line in outcomes.flatMap({ $0.messages(verbose: verbose) }) {
             Terminal.writeError(line)

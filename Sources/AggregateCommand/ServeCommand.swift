@@ -11,8 +11,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the merged feed over HTTP: /feed.atom, /feed.json, /feed.rss, /feed.jsonl, /cards/ID, /sources, /healthz.",
         discussion: """
             Feed routes take the command line's filters as query parameters: source (repeatable), kind, q, sort, \
-            order, page, per_page. Upstreams are read through the same cache and fallbacks as the command line; \
-            while every source is fresh a request sends no upstream request. Stops on SIGTERM or SIGINT after the \
+            order, page, per_page. Upstreams are read through the same cache and fallbacks as the command line, \
+            and refreshed in the background before their cache_ttl (or refresh:) runs out: readers are answered \
+            from the cache and never wait on an upstream while a copy exists. Rendered feeds are kept in memory \
+            until a source they read changes. Stops on SIGTERM or SIGINT after the \
             requests in flight. One access-log line per request on stderr.
             """)
 
@@ -34,9 +36,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a kept-alive connection may wait for its next request.")
     var idleTimeout = 30.0
 
+    @Flag(inversion: .prefixedNo, help: "Refresh every source in the background before its cache_ttl (or refresh:) runs out, and answer readers from the cache; with --no-background-refresh a reader's request fetches what is stale, as the command line does.")
+    var backgroundRefresh = true
+
+    @Flag(help: "Serve /metrics in the Prometheus text format (requests, latency, response cache, refreshes, data age).")
+    var metrics = false
+
+    @Option(help: "The most memory kept for rendered responses (e.g. 64MiB); the least recently used go first.")
+    var responseCache = "64MiB"
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
+        guard let bytes = ByteSize.parse(responseCache), (1 << 20...(16 << 30)).contains(bytes) else {
+            throw ValidationError("--response-cache takes a size from 1MiB to 16GiB, such as 64MiB, got \(responseCache)")
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
         guard (1...100_000).contains(maxConnections) else {
             throw ValidationError("--max-connections must be between 1 and 100000, got \(maxConnections)")
@@ -51,11 +65,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let host = host
-        try await common.withRunner(sharedRequests: SharedRequests(), stateConnections: .pool) { runner, config, state in
+        try await common.withServeRunners(background: backgroundRefresh) { runner, refresher, config, state in
             let limits = ConnectionLimits(maxConnections: maxConnections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
-            let server = FeedServer(runner: runner, config: config, firstSeen: state?.firstSeen, host: host, port: port,
-                                    limits: limits, accessLog: { Terminal.writeError($0) })
+            let server = FeedServer(runner: runner, refresher: refresher, config: config, firstSeen: state?.firstSeen, host: host, port: port,
+                                    limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
+                                    accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)")

@@ -13,6 +13,10 @@ struct FeedRoutes: Sendable {
     /// When each undated card was first seen (feed entries need a date that does not move).
     let firstSeenLog: (any FirstSeenLog)?
     let health: SourceHealth
+    /// Rendered feeds, kept as bytes while the sources they were built from are unchanged.
+    let responses: any RenderedResponseCache
+    let versions: SourceVersions
+    let metrics: ServeMetrics
     let detailGuard = DetailGuard()
     let accessLog: @Sendable (String) -> Void
 
@@ -23,7 +27,7 @@ struct FeedRoutes: Sendable {
     ]
 
     func register(on router: Router<BasicRequestContext>, slots: RequestSlots) {
-        router.add(middleware: AccessLog(write: accessLog))
+        router.add(middleware: AccessLog(write: accessLog, metrics: metrics))
         router.add(middleware: SlotMiddleware(slots: slots))
         router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
@@ -42,26 +46,60 @@ struct FeedRoutes: Sendable {
                               lastModified: nil, maxAge: nil).response(to: request)
         }
         router.get("/healthz") { request, _ in await self.healthz(request) }
+        if metrics.registry != nil {
+            router.get("/metrics") { _, _ in
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition(ages: await self.health.ages))))
+            }
+        }
         router.get("/") { request, _ in IndexPage.response(config: config, request: request) }
     }
 
+    /// A feed: from the rendered-response cache while every source it reads is unchanged,
+    /// else rendered once (however many readers ask for it at the same moment).
     private func feed(_ request: Request, format: any CardFormat.Type) async -> Response {
+        // Only valid queries are kept, so a kept answer needs no parsing of its query.
+        let key = Self.cacheKey(request)
+        if let kept = responses.kept(key, versions: versions) {
+            metrics.responseCache(hit: true)
+            return kept.answer(to: request)
+        }
         let query: FeedQuery
         do {
             query = try FeedRequest.query(request, config: config)
         } catch {
             return error.problem.response
         }
+        let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
+        let (rendered, hit) = await responses.response(for: key, versions: versions) {
+            await self.render(request, query: query, format: format, sources: sources)
+        }
+        metrics.responseCache(hit: hit)
+        return rendered.answer(to: request)
+    }
+
+    /// The same feed for the same request: path, the query's parameters in any order, and
+    /// the host (the feed names its own URL).
+    static func cacheKey(_ request: Request) -> String {
+        // One parameter or none has one order: the key is the URI as it came.
+        guard request.uri.query?.contains("&") == true else { return "\(request.head.authority ?? "")\(request.uri)" }
+        let parameters = request.uri.queryParameters.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
+        return "\(request.head.authority ?? "")\(request.uri.path)?\(parameters)"
+    }
+
+    private func render(_ request: Request, query: FeedQuery, format: any CardFormat.Type, sources: [String]) async -> RenderedResponse {
+        // The versions before reading: a change during the rendering retires this response.
+        let built = versions.snapshot(sources)
         let result: FeedResult
         do {
             result = try await runner.run(query)
         } catch {
-            return Problem.badParameter("source", error.description).response
+            return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
         }
         await health.record(result.outcomes)
         if result.cards.isEmpty, !result.outcomes.isEmpty, result.outcomes.allSatisfy({ $0.failure != nil }) {
             let failures = result.outcomes.map { "\($0.id): \($0.failure ?? "failed")" }.joined(separator: "; ")
-            return Problem(title: "Bad Gateway", status: 502, detail: failures).response
+            return RenderedResponse(problem: Problem(title: "Bad Gateway", status: 502, detail: failures), versions: built)
         }
         let info = config.feed.narrowed(by: request.uri.query, selfURL: Self.selfURL(request))
         var firstSeen: [String: Date] = [:]
@@ -75,11 +113,18 @@ struct FeedRoutes: Sendable {
         let document = FeedDocument(cards: result.cards, info: info, firstSeen: firstSeen)
         var out = FormattedOutput()
         format.init().write(document, to: &out)
-        let lastModified = Self.lastModified(result.cards, firstSeen: firstSeen)
-        var response = HTTPAnswer(body: out.finish(), contentType: format.mediaType, lastModified: lastModified,
-                                  maxAge: maxAge(query)).response(to: request)
-        if let degraded = Self.degradedHeader(result.outcomes) { response.headers[.aggregateDegraded] = degraded }
-        return response
+        // A source whose refresh fails is served from its last copy: say so, as a fallback would.
+        var degraded = Self.degradedHeader(result.outcomes)
+        let failing = await health.failing.filter { failing in
+            sources.contains(failing.key) && result.outcomes.first { $0.id == failing.key }?.failure == nil
+        }
+        if !failing.isEmpty {
+            let named = failing.keys.sorted().filter { degraded?.contains("\($0)=") != true }.map { "\($0)=cache" }
+            degraded = ([degraded].compactMap { $0 } + named).joined(separator: ", ")
+        }
+        return RenderedResponse(body: out.finish(), contentType: format.mediaType,
+                                lastModified: Self.lastModified(result.cards, firstSeen: firstSeen), maxAge: maxAge(query),
+                                degraded: degraded, versions: built)
     }
 
     private func card(_ request: Request, id: String) async -> Response {
@@ -185,24 +230,75 @@ struct HTTPAnswer {
     var maxAge: Int?
 
     func response(to request: Request) -> Response {
-        // Strong validators of the exact bytes (FNV-1a 64 of the body, hashed once): the
-        // gzip representation is other bytes, so it has a tag of its own (RFC 9110 §8.8.3).
+        RenderedResponse(body: body, contentType: contentType, lastModified: lastModified, maxAge: maxAge, degraded: nil, versions: [:])
+            .answer(to: request)
+    }
+
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let accepted = request.headers[.acceptEncoding] else { return false }
+        // Nearly every reader sends `gzip` without weights: answered without splitting.
+        guard contains(accepted, "gzip") else { return false }
+        guard contains(accepted, "q=") else { return true }
+        return accepted.lowercased().split(separator: ",").contains { part in
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            return fields.first == "gzip" && !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" }
+        }
+    }
+
+    /// Whether `text` holds `word` (lower-case ASCII) in any case, without making strings.
+    private static func contains(_ text: String, _ word: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        let bytes = Array(text.utf8)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where (0..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) {
+            return true
+        }
+        return false
+    }
+}
+
+extension RenderedResponse {
+    /// A 200 response of `body`: hashed and compressed once, here.
+    init(body: [UInt8], contentType: String, lastModified: Date?, maxAge: Int?, degraded: String?, versions: [String: Int]) {
+        // Strong validators of the exact bytes (FNV-1a 64 of the body): the gzip
+        // representation is other bytes, so it has a tag of its own (RFC 9110 §8.8.3).
         let hash = String(FNV1a.hash(body), radix: 16)
         var buffer = ByteBuffer(bytes: body)
-        var compressed: ByteBuffer?
-        if Self.acceptsGzip(request), body.count > 256 { compressed = try? buffer.compress(with: .gzip()) }
-        let etag = compressed == nil ? "\"\(hash)\"" : "\"\(hash)-gzip\""
-        var headers: HTTPFields = [.contentType: contentType, .eTag: etag, .vary: "Accept-Encoding"]
-        if let lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
-        if let maxAge { headers[.cacheControl] = "max-age=\(maxAge)" }
-        if notModified(request, etag: etag) {
+        self.init(body: buffer, gzip: body.count > 256 ? try? buffer.compress(with: .gzip()) : nil, etag: "\"\(hash)\"",
+                  gzipETag: "\"\(hash)-gzip\"", contentType: contentType, lastModified: lastModified, maxAge: maxAge,
+                  degraded: degraded, versions: versions)
+        var common: HTTPFields = [.contentType: contentType, .vary: "Accept-Encoding"]
+        if let lastModified { common[.lastModified] = HTTPDate.string(from: lastModified) }
+        if let maxAge { common[.cacheControl] = "max-age=\(maxAge)" }
+        if let degraded { common[.aggregateDegraded] = degraded }
+        headers = common
+        headers[.eTag] = etag
+        gzipHeaders = common
+        gzipHeaders[.eTag] = gzipETag
+        gzipHeaders[.contentEncoding] = "gzip"
+    }
+
+    /// A problem, not kept (see ``InMemoryRenderedResponses``).
+    init(problem: Problem, versions: [String: Int]) {
+        self.init(body: ByteBuffer(bytes: problem.encoded), gzip: nil, etag: "", gzipETag: "",
+                  contentType: "application/problem+json", lastModified: nil, maxAge: nil, degraded: nil,
+                  status: problem.status, versions: versions)
+    }
+
+    func answer(to request: Request) -> Response {
+        guard status == 200 else {
+            return Response(status: .init(code: status), headers: [.contentType: contentType], body: ResponseBody(byteBuffer: body))
+        }
+        let gzipped = gzip != nil && HTTPAnswer.acceptsGzip(request)
+        if notModified(request, etag: gzipped ? gzipETag : etag) {
+            var headers = gzipped ? gzipHeaders : self.headers
+            headers[.contentEncoding] = nil
             return Response(status: .notModified, headers: headers)
         }
-        if let compressed {
-            headers[.contentEncoding] = "gzip"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: compressed))
+        if gzipped, let gzip {
+            return Response(status: .ok, headers: gzipHeaders, body: ResponseBody(byteBuffer: gzip))
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     /// RFC 9110 §13.1: `If-None-Match` decides when present; else `If-Modified-Since`.
@@ -215,14 +311,6 @@ struct HTTPAnswer {
             return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
         }
         return false
-    }
-
-    static func acceptsGzip(_ request: Request) -> Bool {
-        guard let accepted = request.headers[.acceptEncoding] else { return false }
-        return accepted.split(separator: ",").contains { part in
-            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            return fields.first?.lowercased() == "gzip" && !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" }
-        }
     }
 }
 
@@ -241,6 +329,7 @@ struct ProblemForUnknownRoutes<Context: RequestContext>: RouterMiddleware {
 /// One line per request on stderr: `GET /feed.atom?per_page=50 200 12.3 ms`.
 struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let write: @Sendable (String) -> Void
+    let metrics: ServeMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -256,7 +345,16 @@ struct AccessLog<Context: RequestContext>: RouterMiddleware {
 
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant) {
         let elapsed = start.duration(to: .now)
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        write("\(request.method) \(request.uri) \(status) \(String(format: "%.1f", milliseconds)) ms")
+        metrics.request(route: Self.route(request.uri.path), status: status, duration: elapsed)
+        // Tenths of a millisecond, formatted by hand (String(format:) was a tenth of a cached answer).
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
+        write("\(request.method) \(request.uri) \(status) \(tenths / 10).\(tenths % 10) ms")
+    }
+
+    /// The route a path is served by, as a metric label (a card's id is not one).
+    static func route(_ path: String) -> String {
+        if path.hasPrefix("/cards/") { return "/cards/{id}" }
+        let known = FeedRoutes.feeds.map(\.path) + ["/", "/sources", "/sources.opml", "/healthz", "/metrics"]
+        return known.contains(path) ? path : "other"
     }
 }

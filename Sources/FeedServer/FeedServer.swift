@@ -14,10 +14,29 @@ public struct FeedServer: Sendable {
     let host: String
     let port: Int
     let limits: ConnectionLimits
+    let refresher: SourceRefresher?
+    let accessLog: LineBuffer
 
-    public init(runner: FeedRunner, config: FeedConfig, firstSeen: (any FirstSeenLog)?, host: String, port: Int,
-                limits: ConnectionLimits = .defaults, accessLog: @escaping @Sendable (String) -> Void) {
-        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: firstSeen, health: SourceHealth(), accessLog: accessLog)
+    /// `runner` answers readers (any cached copy will do: ``StandardTransports/servesStale``);
+    /// `refresher`, when given (online), revalidates every source in the background.
+    /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
+    public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, firstSeen: (any FirstSeenLog)?, host: String, port: Int,
+                limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
+                accessLog: @escaping @Sendable (String) -> Void) {
+        let health = SourceHealth()
+        let versions = SourceVersions()
+        // Without the background refresh nothing would retire a kept response: every
+        // request renders, as every command-line run does.
+        let responses: any RenderedResponseCache = refresher == nil ? RenderEveryTime() : InMemoryRenderedResponses(limit: responseCacheBytes)
+        let serveMetrics = metrics ? ServeMetrics.enabled() : .disabled
+        let lines = LineBuffer(write: accessLog)
+        self.accessLog = lines
+        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: firstSeen, health: health, responses: responses,
+                            versions: versions, metrics: serveMetrics, accessLog: { lines.append($0) })
+        self.refresher = refresher.map { refresher in
+            SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
+                            responses: responses, health: health, metrics: serveMetrics, leases: nil)
+        }
         self.host = host
         self.port = port
         self.limits = limits
@@ -41,23 +60,43 @@ public struct FeedServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "aggregate"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: accessLog)]
+        if let refresher { services.append(.init(service: refresher)) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
 
-/// How each source fared on its latest request, for `/healthz` and response headers.
+/// How each source fared on its latest request, and its background refresh, for
+/// `/healthz`, response headers and `/metrics`.
 actor SourceHealth {
     struct Entry: Encodable {
         var status: String
         var detail: String?
         var checked: String
+        /// Seconds since the source's data was last fetched from its upstream.
+        var ageSeconds: Int?
+        var nextRefresh: String?
+        var lastError: String?
+
+        enum CodingKeys: String, CodingKey {
+            case status, detail, checked
+            case ageSeconds = "age_seconds", nextRefresh = "next_refresh", lastError = "last_error"
+        }
     }
 
     private var entries: [String: Entry] = [:]
+    private var lastGood: [String: Date] = [:]
+    private var refreshes: [String: (next: Date, error: String?)] = [:]
 
+    /// What a reader's request found. A source the background refresh looks after is
+    /// described by the refresh (a reader is served its copy, which says little).
     func record(_ outcomes: [SourceOutcome]) {
+        set(outcomes.filter { refreshes[$0.id] == nil || $0.failure != nil })
+    }
+
+    private func set(_ outcomes: [SourceOutcome]) {
         let now = RFC3339.string(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         for outcome in outcomes {
             switch outcome.status {
@@ -69,5 +108,35 @@ actor SourceHealth {
         }
     }
 
-    var snapshot: [String: Entry] { entries }
+    /// A background refresh of the source ended with `outcome`; the next is at `next`.
+    func refreshed(_ outcome: SourceOutcome, next: Date) {
+        set([outcome])
+        var error: String?
+        switch outcome.status {
+        case .live: lastGood[outcome.id] = Date()
+        case .fallback(_, let liveFailure, _): error = liveFailure
+        case .failed(let message, _): error = message
+        }
+        refreshes[outcome.id] = (next, error)
+    }
+
+    /// Sources whose latest refresh failed, and what their readers are given instead.
+    var failing: [String: String] {
+        entries.filter { refreshes[$0.key]?.error != nil && $0.value.status != "live" }.mapValues(\.status)
+    }
+
+    /// Seconds since each refreshed source's data was fetched.
+    var ages: [String: Double] {
+        lastGood.mapValues { Date().timeIntervalSince($0) }
+    }
+
+    var snapshot: [String: Entry] {
+        var all = entries
+        for (id, refresh) in refreshes {
+            all[id]?.nextRefresh = RFC3339.string(from: Date(timeIntervalSince1970: refresh.next.timeIntervalSince1970.rounded(.down)))
+            all[id]?.lastError = refresh.error
+            all[id]?.ageSeconds = lastGood[id].map { Int(Date().timeIntervalSince($0)) }
+        }
+        return all
+    }
 }

@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "deadline", "max_body", "options", "filters",
+        "cache_ttl", "deadline", "max_body", "options", "filters", "refresh",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -137,14 +137,16 @@ public struct ConfigLoader: Sendable {
         let deadline = entry.seconds("deadline", in: limits.deadline) ?? SourceConfig.defaultDeadline
         let maxBody = byteSize(entry, "max_body", in: limits.maxBody) ?? SourceConfig.defaultMaxBody
         let filters = CardFilter.read(in: entry)
+        let refresh = entry.seconds("refresh", in: 1...86_400)
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
-        let config = SourceConfig(
+        var config = SourceConfig(
             id: id, plugin: plugin, enabled: enabled, url: url, headers: headers, timeout: timeout,
             maxPages: maxPages, maxItems: maxItems, fallback: fallback, retries: retries, cacheTTL: cacheTTL,
             deadline: deadline, maxBody: maxBody,
             options: entry.node("options"), filters: filters,
             path: entry.path, location: entry.location, directory: directory, environment: environment)
+        config.refresh = refresh
         if let sourceType {
             do {
                 _ = try sourceType.init(settings: config.settings, http: UnavailableTransport())

@@ -65,6 +65,8 @@ public struct SourceConfig: Sendable {
     public var retries: Int
     /// Seconds a cached response is served without asking the upstream.
     public var cacheTTL: Double
+    /// `serve` fetches the source again about this often (`refresh:`); nil = `cache_ttl`.
+    public var refresh: Double?
     /// Seconds the live upstream may take for the whole run (every page, retry and
     /// backoff); past it the source fails (or falls back) and the others print.
     public var deadline: Double

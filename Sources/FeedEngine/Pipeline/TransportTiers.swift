@@ -53,6 +53,9 @@ public struct StandardTransports: TransportProvider {
     /// Where responses are cached and mapped pages remembered; nil keeps nothing.
     public let state: EngineState?
     public let refresh: Bool
+    /// `serve`'s readers: any cached copy is served however old, so no reader waits on an
+    /// upstream while a copy exists; the background refresh keeps the copies fresh.
+    public let servesStale: Bool
     public let logger: Logger
     /// Every built-in source's recordings, for plugins that ship none (`json`, `exec`): a
     /// recording answers only the exact URL it was recorded from, so `users-json` pointed
@@ -67,13 +70,14 @@ public struct StandardTransports: TransportProvider {
 
     /// `live == nil` means offline: no socket is ever opened. `state == nil` runs
     /// without a cache.
-    public init(live: LiveHTTPTransport?, state: EngineState?, refresh: Bool = false,
+    public init(live: LiveHTTPTransport?, state: EngineState?, refresh: Bool = false, servesStale: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
                 sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
                 sharedRequests: SharedRequests? = nil) {
         self.live = live
         self.state = state
         self.refresh = refresh
+        self.servesStale = servesStale
         self.logger = logger
         self.sharedSnapshots = sharedSnapshots
         self.sharedRequests = sharedRequests
@@ -85,6 +89,8 @@ public struct StandardTransports: TransportProvider {
     }
 
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
+        var source = source
+        if servesStale { source.cacheTTL = SourceConfig.Limits.cacheTTL.upperBound }
         var tiers: [TransportTier] = []
         if let live {
             let upstream: any HTTPTransport = (plugin as? any LocalUpstreamSource.Type)?.liveTransport(settings: source.settings)

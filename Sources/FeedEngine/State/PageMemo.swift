@@ -97,8 +97,9 @@ enum ConfigText {
 
 /// 64-bit FNV-1a: a stable, fast, non-cryptographic hash for cache fingerprints and ETags.
 public enum FNV1a {
-    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// The hash of `bytes`; with `seed` (an earlier hash), of those bytes after the earlier ones.
+    public static func hash<Bytes: Sequence>(_ bytes: Bytes, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 where Bytes.Element == UInt8 {
+        var hash = seed
         for byte in bytes {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3

@@ -1,0 +1,60 @@
+import FeedEngine
+import Foundation
+import Metrics
+import Prometheus
+
+/// What `/metrics` tells Prometheus (`serve --metrics`), recorded through swift-metrics
+/// and written in the text format by swift-prometheus: requests by route and status, their
+/// latency, rendered-response cache hits and misses, upstream refreshes by source and
+/// outcome, and each source's data age. Without `--metrics` nothing is recorded.
+struct ServeMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry?
+
+    /// Latency buckets: a cached answer takes well under a millisecond; a rendering, more.
+    static let buckets: [Duration] = [.microseconds(250), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
+                                      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
+
+    /// The registry that swift-metrics reports into for this process (once per process).
+    static func enabled() -> ServeMetrics {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = buckets
+        MetricsSystem.bootstrap(factory)
+        return ServeMetrics(registry: registry)
+    }
+
+    static let disabled = ServeMetrics(registry: nil)
+
+    func request(route: String, status: Int, duration: Duration) {
+        guard registry != nil else { return }
+        Counter(label: "aggregate_http_requests_total", dimensions: [("route", route), ("status", String(status))]).increment()
+        Metrics.Timer(label: "aggregate_http_request_duration_seconds", dimensions: [("route", route)]).recordInterval(duration)
+    }
+
+    func responseCache(hit: Bool) {
+        guard registry != nil else { return }
+        Counter(label: "aggregate_response_cache_total", dimensions: [("result", hit ? "hit" : "miss")]).increment()
+    }
+
+    func refreshed(_ source: String, outcome: SourceOutcome) {
+        guard registry != nil else { return }
+        let result = outcome.failure != nil ? "failed" : outcome.origin.map { "fallback_\($0.rawValue)" } ?? "ok"
+        Counter(label: "aggregate_upstream_refreshes_total", dimensions: [("source", source), ("outcome", result)]).increment()
+    }
+
+    /// The text format, with each source's data age as of now.
+    func exposition(ages: [String: Double]) -> [UInt8] {
+        guard let registry else { return [] }
+        for (source, age) in ages {
+            Gauge(label: "aggregate_source_data_age_seconds", dimensions: [("source", source)]).record(age)
+        }
+        return registry.emitToBuffer()
+    }
+}
+
+extension Metrics.Timer {
+    func recordInterval(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

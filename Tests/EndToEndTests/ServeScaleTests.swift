@@ -1,0 +1,96 @@
+import FeedCore
+import FeedSourceTesting
+import Foundation
+import FixtureServer
+import Testing
+
+/// `serve` for many readers (issue 31): rendered responses kept until a source changes,
+/// sources refreshed in the background, `/metrics`.
+@Suite(.serialized) struct ServeScaleTests {
+    /// Waits until every source has had its first background refresh.
+    static func refreshed(_ served: ServeTests.Served, sources: Int) async throws {
+        for _ in 0..<100 {
+            let health = try await ServeTests.get(served.base + "/healthz").body
+            if health.components(separatedBy: "\"next_refresh\"").count - 1 == sources { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the sources were not refreshed in 10 s")
+    }
+
+    /// While the upstream takes 2 s for every answer, readers are answered from the copy at
+    /// once; the refresh happens behind them, and its new data replaces the feed.
+    @Test func readersNeverWaitForARefreshingUpstream() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"]) { session, served in
+            try await Self.refreshed(served, sources: 1)
+            let first = try await ServeTests.get(served.base + "/feed.jsonl")
+            #expect(first.status == 200 && !first.body.contains("HOODIE"))
+            session.server.control.set("cabify", [Fault(latencyMs: 2000)])
+            session.server.control.edit("cabify", .add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30]))
+            var slowest = Duration.zero
+            var latest = first
+            let until = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < until, !latest.body.contains("HOODIE") {
+                let started = ContinuousClock.now
+                latest = try await ServeTests.get(served.base + "/feed.jsonl")
+                slowest = max(slowest, ContinuousClock.now - started)
+                #expect(latest.status == 200)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(latest.body.contains("cabify:HOODIE"), "the refresh did not bring the new product")
+            #expect(latest.headers.first(name: "etag") != first.headers.first(name: "etag"))
+            #expect(slowest < .seconds(1), "a reader waited \(slowest)")
+            // The upstream was asked by the refresh, which waited its 2 s.
+            #expect(session.server.control.requests(to: "cabify").contains { $0.finish.timeIntervalSince($0.arrival) >= 1.9 })
+        }
+    }
+
+    /// Fifty readers of a cold feed: rendered once, the rest are answered the same bytes;
+    /// `/metrics` counts it.
+    @Test func fiftyReadersOfAColdFeedRenderItOnce() async throws {
+        try await ServeTests.withServe(arguments: ["--metrics"]) { session, served in
+            try await Self.refreshed(served, sources: 2)
+            let upstream = session.requests.count
+            let answers = try await withThrowingTaskGroup(of: ServeTests.Answer.self) { group in
+                for _ in 0..<50 { group.addTask { try await ServeTests.get(served.base + "/feed.atom?per_page=7", headers: [("Accept-Encoding", "gzip")]) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(Set(answers.map { $0.headers.first(name: "etag") ?? "" }).count == 1)
+            #expect(answers.allSatisfy { $0.headers.first(name: "content-encoding") == "gzip" })
+            // Readers asked no upstream: the background refresh had filled the cache.
+            #expect(session.requests.count == upstream)
+            let metrics = try await ServeTests.get(served.base + "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            let lines = metrics.body.split(separator: "\n").map(String.init)
+            #expect(lines.contains(#"aggregate_response_cache_total{result="miss"} 1"#))
+            #expect(lines.contains(#"aggregate_response_cache_total{result="hit"} 49"#))
+            #expect(lines.contains(#"aggregate_http_requests_total{route="/feed.atom",status="200"} 50"#))
+            #expect(lines.contains { $0.hasPrefix("aggregate_http_request_duration_seconds_bucket{route=\"/feed.atom\"") })
+            #expect(lines.contains { $0.hasPrefix("aggregate_upstream_refreshes_total{") && $0.contains(#"source="cabify""#) && $0.contains(#"outcome="ok""#) })
+            #expect(lines.contains { $0.hasPrefix("aggregate_source_data_age_seconds{source=\"target\"}") })
+        }
+    }
+
+    /// A refresh that fails keeps the copy in service, and says so in the header and on
+    /// `/healthz` with the error and the next try.
+    @Test func aFailingRefreshKeepsServingTheCopyAndSaysSo() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n    retries: 1\n"]) { session, served in
+            try await Self.refreshed(served, sources: 1)
+            let good = try await ServeTests.get(served.base + "/feed.jsonl")
+            session.server.control.set("cabify", [Fault(status: 500)])
+            var answer = good
+            for _ in 0..<100 where answer.headers.first(name: "x-aggregate-degraded") == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                answer = try await ServeTests.get(served.base + "/feed.jsonl")
+            }
+            #expect(answer.status == 200)
+            #expect(answer.headers.first(name: "x-aggregate-degraded") == "cabify=cache")
+            #expect(answer.body == good.body)
+            let health = try await ServeTests.get(served.base + "/healthz").body
+            #expect(health.contains(#""status":"degraded""#))
+            #expect(health.contains(#""last_error":"HTTP 500 (no retries configured) (\#(session.base.absoluteString)/cabify/Products.json)""#), "\(health)")
+            #expect(health.contains(#""next_refresh":"#))
+        }
+    }
+}
