@@ -3,6 +3,9 @@ import FeedCore
 import FeedEngine
 import FeedServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `aggregate serve`: the merged feed over HTTP for feed readers.
 struct ServeCommand: AsyncParsableCommand {
@@ -63,12 +66,24 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// Room for `--max-connections` sockets: the soft limit on open files (often 1,024)
+    /// is raised towards the hard one, as servers do; never lowered.
+    private func allowOpenFiles() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(maxConnections + 256)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     func run() async throws {
+        allowOpenFiles()
         let host = host
         try await common.withServeRunners(background: backgroundRefresh) { runner, refresher, config, state in
             let limits = ConnectionLimits(maxConnections: maxConnections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
-            let server = FeedServer(runner: runner, refresher: refresher, config: config, firstSeen: state?.firstSeen, host: host, port: port,
+            let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
                                     accessLog: { Terminal.writeError($0) })
             do {

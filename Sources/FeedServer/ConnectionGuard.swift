@@ -18,7 +18,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// From the end of a response to the next request head, complete (keep-alive).
     public var idleTimeout: Duration
 
-    public static let defaults = ConnectionLimits(maxConnections: 512, activeRequests: defaultActiveRequests,
+    public static let defaults = ConnectionLimits(maxConnections: 2048, activeRequests: defaultActiveRequests,
                                                   headerTimeout: .seconds(10), idleTimeout: .seconds(30))
 
     /// Two per processor, at least 4: enough to keep every core busy while some wait on

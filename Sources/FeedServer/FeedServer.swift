@@ -20,7 +20,7 @@ public struct FeedServer: Sendable {
     /// `runner` answers readers (any cached copy will do: ``StandardTransports/servesStale``);
     /// `refresher`, when given (online), revalidates every source in the background.
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
-    public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, firstSeen: (any FirstSeenLog)?, host: String, port: Int,
+    public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
                 accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
@@ -31,11 +31,11 @@ public struct FeedServer: Sendable {
         let serveMetrics = metrics ? ServeMetrics.enabled() : .disabled
         let lines = LineBuffer(write: accessLog)
         self.accessLog = lines
-        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: firstSeen, health: health, responses: responses,
+        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: state?.firstSeen, health: health, responses: responses,
                             versions: versions, metrics: serveMetrics, accessLog: { lines.append($0) })
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
-                            responses: responses, health: health, metrics: serveMetrics, leases: nil)
+                            responses: responses, health: health, metrics: serveMetrics, leases: state?.refreshLeases)
         }
         self.host = host
         self.port = port

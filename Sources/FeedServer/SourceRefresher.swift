@@ -90,3 +90,14 @@ protocol RefreshLeases: Sendable {
     /// Takes (or renews) `source`'s lease for `seconds` when no other holder has it.
     func take(source: String, holder: String, seconds: Double) async throws -> Bool
 }
+
+extension PostgresRefreshLeases: RefreshLeases {}
+
+extension EngineState {
+    /// Leases between replicas: in a shared PostgreSQL state; a directory or memory is one
+    /// machine's, where every process refreshes for itself.
+    var refreshLeases: (any RefreshLeases)? {
+        if case .postgres(let database) = backend { return PostgresRefreshLeases(database) }
+        return nil
+    }
+}

@@ -93,4 +93,28 @@ import Testing
             #expect(health.contains(#""next_refresh":"#))
         }
     }
+
+    /// Two replicas on one PostgreSQL state: each source is refreshed by one of them at a
+    /// time (a lease in the store), and both answer the same bytes and ETag.
+    @Test(.enabled(if: StateBackend.all.contains(.postgres), "needs PostgreSQL (Tools/test-postgres.sh)"))
+    func twoReplicasOnOneStateRefreshEachSourceOnce() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"],
+                                           state: .postgres) { session in
+            let first = try await ServeTests.Served.start(session)
+            try await Self.refreshed(first, sources: 1)
+            let second = try await ServeTests.Served.start(session)
+            try await Self.refreshed(second, sources: 1)
+            let started = session.server.control.requests(to: "cabify").count
+            try await Task.sleep(for: .seconds(10))
+            // In 10 s each replica refreshes twice or three times; one of them holds the lease.
+            let refreshes = session.server.control.requests(to: "cabify").count - started
+            #expect((1...3).contains(refreshes), "\(refreshes) upstream requests in 10 s")
+            let a = try await ServeTests.get(first.base + "/feed.atom", headers: [("Accept-Encoding", "gzip"), ("Host", "feeds.example")])
+            let b = try await ServeTests.get(second.base + "/feed.atom", headers: [("Accept-Encoding", "gzip"), ("Host", "feeds.example")])
+            #expect(a.status == 200 && b.status == 200)
+            #expect(a.headers.first(name: "etag") == b.headers.first(name: "etag"))
+            await first.stop()
+            await second.stop()
+        }
+    }
 }

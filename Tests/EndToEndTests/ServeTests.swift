@@ -26,7 +26,7 @@ import Testing
             _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             let process = Process()
             process.executableURL = Binary.aggregate.url
-            process.arguments = ["serve", "--port", "0"] + arguments + Workspace.stateArguments
+            process.arguments = ["serve", "--port", "0"] + arguments + session.workspace.stateArguments
             process.currentDirectoryURL = session.workspace.url
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: stderr)
