@@ -67,6 +67,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private let open: OpenConnections
     private var admitted = false
+    private var refused = false
     private var deadline: Scheduled<Void>?
 
     init(limits: ConnectionLimits, open: OpenConnections) {
@@ -94,6 +95,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection's request is read and dropped, never answered.
+        guard !refused else { return }
         if case .head = unwrapInboundIn(data) {
             deadline?.cancel()
             deadline = nil
@@ -117,8 +120,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers 503 with a problem and `Retry-After`, then closes; the request is not read.
+    /// Answers 503 with a problem and `Retry-After`, then closes. The client's request, sent
+    /// after the answer left, is read and dropped until the client closes (at most 1 s):
+    /// closing on unread bytes would reset the connection and could lose the answer.
     private func refuse(context: ChannelHandlerContext) {
+        refused = true
         let body = Problem(title: "Service Unavailable", status: 503,
                            detail: "the server holds \(limits.maxConnections) connections, its limit; try again shortly")
             .encoded
@@ -130,6 +136,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
     }
 }
