@@ -8,11 +8,13 @@ import Hummingbird
 enum FeedRequest {
     static let parameters = ["source", "kind", "q", "sort", "order", "page", "per_page"]
 
-    static func query(_ request: Request, config: FeedConfig) throws(ProblemError) -> FeedQuery {
-        let parameters = request.uri.queryParameters
-        for (name, _) in parameters where !Self.parameters.contains(String(name)) {
-            throw ProblemError(problem: .badParameter(String(name), "unknown parameter (known: \(Self.parameters.joined(separator: ", ")))"))
+    /// `emptyIsAbsent`: the reader's form sends `source=` for "all sources".
+    static func query(_ request: Request, config: FeedConfig, emptyIsAbsent: Bool = false) throws(ProblemError) -> FeedQuery {
+        let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !emptyIsAbsent || !$0.1.isEmpty }
+        for (name, _) in pairs where !Self.parameters.contains(name) {
+            throw ProblemError(problem: .badParameter(name, "unknown parameter (known: \(Self.parameters.joined(separator: ", ")))"))
         }
+        let parameters = Parameters(pairs: pairs)
         let sources = parameters.getAll("source")
         for id in sources where config.source(id: id) == nil {
             throw ProblemError(problem: .badParameter("source", "unknown source \"\(id)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))"))
@@ -39,4 +41,12 @@ enum FeedRequest {
             kind: try choice("kind", Card.Kind.self, Card.Kind.allCases),
             text: parameters.get("q"))
     }
+}
+
+/// Query parameters by name.
+struct Parameters {
+    let pairs: [(String, String)]
+
+    func get(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+    func getAll(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
 }

@@ -18,6 +18,8 @@ struct FeedRoutes: Sendable {
     let versions: SourceVersions
     let metrics: ServeMetrics
     let detailGuard = DetailGuard()
+    /// Bounds the work in flight: renderings and card lookups (a kept answer needs none).
+    let slots: RequestSlots
     let accessLog: @Sendable (String) -> Void
 
     /// Feed routes and the format each serves.
@@ -26,9 +28,8 @@ struct FeedRoutes: Sendable {
         ("/feed.rss", RSSFormat.self), ("/feed.jsonl", JSONLinesFormat.self),
     ]
 
-    func register(on router: Router<BasicRequestContext>, slots: RequestSlots) {
+    func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: AccessLog(write: accessLog, metrics: metrics))
-        router.add(middleware: SlotMiddleware(slots: slots))
         router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
             router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
@@ -36,7 +37,7 @@ struct FeedRoutes: Sendable {
         router.get("/cards/:id") { request, context in
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
-            return await self.card(request, id: raw.removingPercentEncoding ?? raw)
+            return await slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw) }
         }
         router.get("/sources") { request, _ in self.sources(request) }
         router.get("/sources.opml") { request, _ in
@@ -52,7 +53,13 @@ struct FeedRoutes: Sendable {
                          body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition(ages: await self.health.ages))))
             }
         }
-        router.get("/") { request, _ in IndexPage.response(config: config, request: request) }
+        router.get("/") { request, _ in await self.reader(request) }
+        router.get("/reader.css") { request, _ in
+            HTTPAnswer(body: ReaderPage.stylesheet, contentType: "text/css; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
+        }
+        router.get("/placeholder.svg") { request, _ in
+            HTTPAnswer(body: ReaderPage.placeholder, contentType: "image/svg+xml", lastModified: nil, maxAge: 86_400).response(to: request)
+        }
     }
 
     /// A feed: from the rendered-response cache while every source it reads is unchanged,
@@ -72,10 +79,64 @@ struct FeedRoutes: Sendable {
         }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let (rendered, hit) = await responses.response(for: key, versions: versions) {
-            await self.render(request, query: query, format: format, sources: sources)
+            await self.slots.run { await self.render(request, query: query, format: format, sources: sources) }
         }
         metrics.responseCache(hit: hit)
         return rendered.answer(to: request)
+    }
+
+    /// `GET /`: the cards as a page, through the same kept responses as the feeds.
+    private func reader(_ request: Request) async -> Response {
+        let key = Self.cacheKey(request)
+        if let kept = responses.kept(key, versions: versions) {
+            metrics.responseCache(hit: true)
+            return kept.answer(to: request)
+        }
+        let query: FeedQuery
+        do {
+            query = try FeedRequest.query(request, config: config, emptyIsAbsent: true)
+        } catch {
+            return error.problem.response
+        }
+        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !$0.1.isEmpty }
+        let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
+        let (rendered, hit) = await responses.response(for: key, versions: versions) {
+            await self.slots.run {
+                let built = self.versions.snapshot(sources)
+                let result: FeedResult
+                do {
+                    result = try await self.runner.run(query)
+                } catch {
+                    return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
+                }
+                await self.health.record(result.outcomes)
+                let degraded = await self.degraded(result.outcomes, sources: sources)
+                let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
+                return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
+                                        maxAge: self.maxAge(query), degraded: Self.degradedHeader(result.outcomes), versions: built)
+            }
+        }
+        metrics.responseCache(hit: hit)
+        return rendered.answer(to: request)
+    }
+
+    /// The sources a page should name as not live, and what they are served from.
+    private func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: String] {
+        var states = await health.failing.filter { sources.contains($0.key) }
+        for outcome in outcomes {
+            switch outcome.status {
+            case .live: break
+            case .fallback(let origin, _, _): states[outcome.id] = origin.rawValue
+            case .failed: states[outcome.id] = "failed"
+            }
+        }
+        return states
+    }
+
+    /// Whether the reader asked for a page (a browser) rather than JSON.
+    static func wantsHTML(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept] else { return false }
+        return accept.split(separator: ",").contains { $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "text/html" }
     }
 
     /// The same feed for the same request: path, the query's parameters in any order, and
@@ -145,6 +206,15 @@ struct FeedRoutes: Sendable {
             return Problem.notFound(error.description).response
         }
         switch result {
+        case .found(let card, let outcome) where Self.wantsHTML(request):
+            await health.record([outcome])
+            let degraded = await degraded([outcome], sources: [card.source])
+            let hasDetail = outcome.detail == nil
+            let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
+            var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
+                                      maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
+            response.headers[.vary] = "Accept, Accept-Encoding"
+            return response
         case .found(let card, let outcome):
             await health.record([outcome])
             var response = HTTPAnswer(body: Array(JSONLines.line(for: card).utf8) + [UInt8(ascii: "\n")],

@@ -32,7 +32,8 @@ public struct FeedServer: Sendable {
         let lines = LineBuffer(write: accessLog)
         self.accessLog = lines
         routes = FeedRoutes(runner: runner, config: config, firstSeenLog: state?.firstSeen, health: health, responses: responses,
-                            versions: versions, metrics: serveMetrics, accessLog: { lines.append($0) })
+                            versions: versions, metrics: serveMetrics, slots: RequestSlots(count: limits.activeRequests),
+                            accessLog: { lines.append($0) })
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, leases: state?.refreshLeases)
@@ -50,7 +51,7 @@ public struct FeedServer: Sendable {
         // HEAD is answered on every GET route, as GET without the body (feed readers and
         // `curl -I` use it).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        routes.register(on: router, slots: RequestSlots(count: limits.activeRequests))
+        routes.register(on: router)
         let limits = limits
         let open = OpenConnections()
         let app = Application(

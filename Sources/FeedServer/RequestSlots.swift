@@ -47,12 +47,3 @@ actor RequestSlots {
         }
     }
 }
-
-/// Runs every request in a ``RequestSlots`` slot.
-struct SlotMiddleware<Context: RequestContext>: RouterMiddleware {
-    let slots: RequestSlots
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try await slots.run { try await next(request, context) }
-    }
-}

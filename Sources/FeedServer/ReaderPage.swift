@@ -1,0 +1,207 @@
+import FeedCore
+import FeedEngine
+import Foundation
+import Mustache
+
+/// The reader: the merged feed as cards for a person in a browser (`GET /`), and one card's
+/// page (`GET /cards/{id}` asked for as HTML). Rendered on the server from the templates in
+/// `Templates/` (compiled in) by swift-mustache, which escapes every `{{value}}`: the one
+/// escaper. No JavaScript; the filter bar is a plain GET form.
+enum ReaderPage {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        let templates: [(String, [UInt8])] = [
+            ("page-head", PackageResources.page_head_mustache), ("page-foot", PackageResources.page_foot_mustache),
+            ("reader", PackageResources.reader_html_mustache), ("card", PackageResources.card_html_mustache),
+        ]
+        for (name, bytes) in templates {
+            if let template = try? MustacheTemplate(string: String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
+        }
+        return library
+    }()
+
+    /// `/reader.css`: the one stylesheet, served by `serve` itself (no CDN).
+    static let stylesheet = PackageResources.reader_css
+
+    /// `/placeholder.svg`: what a card without an image shows.
+    static let placeholder = Array("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="640" height="480" viewBox="0 0 640 480"><rect width="640" height="480" fill="#8a8a8a" fill-opacity="0.18"/></svg>
+        """.utf8)
+
+    static let sortLabels: [(SortKey, String)] = [(.feed, "Feed order"), (.date, "Newest first"), (.price, "Price"), (.title, "Title"), (.source, "Source")]
+
+    /// The list page of `result`, for the request's `parameters` (as given, empty ones left out).
+    static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: String],
+                     now: Date) -> String {
+        let query = result.query
+        let cards = Array(result.cards)
+        let first = (query.page - 1) * query.perPage + 1
+        var context = common(config: config, parameters: parameters.filter { $0.0 != "page" }, degraded: degraded)
+        let selected = Set(query.sourceIDs)
+        let heading = query.text.map { "Cards matching “\($0)”" }
+            ?? (query.sourceIDs.count == 1 ? "Cards from \(query.sourceIDs[0])" : "All cards")
+        context["heading"] = heading
+        context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
+        context["source_options"] = config.sources.filter { $0.enabled || selected.contains($0.id) }
+            .map { ["id": $0.id, "selected": selected.contains($0.id)] as [String: Any] }
+        context["kind_options"] = Card.Kind.allCases.map { ["value": $0.rawValue, "selected": $0 == query.kind] as [String: Any] }
+        context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort] as [String: Any] }
+        context["q"] = query.text ?? ""
+        context["has_cards"] = !cards.isEmpty
+        context["cards"] = cards.map { card(context: $0, now: now) }
+        let total = result.isComplete ? " of \(result.matched)" : ""
+        context["count_text"] = cards.isEmpty ? "No cards." : "Cards \(first)–\(first + cards.count - 1)\(total)"
+        // Pages: numbers when the total is known, else previous and next.
+        func href(_ page: Int) -> String {
+            let kept = parameters.filter { $0.0 != "page" } + (page > 1 ? [("page", String(page))] : [])
+            return "/" + queryString(kept)
+        }
+        let last = result.pageCount ?? (cards.count == query.perPage ? query.page + 1 : query.page)
+        if query.page > 1 { context["previous"] = ["href": href(query.page - 1)] }
+        if query.page < last { context["next"] = ["href": href(query.page + 1)] }
+        if result.pageCount != nil, last > 1 {
+            let shown = (1...last).filter { $0 == 1 || $0 == last || abs($0 - query.page) <= 2 }
+            context["pages"] = shown.map { ["number": $0, "href": href($0), "current": $0 == query.page] as [String: Any] }
+        }
+        context["has_pages"] = last > 1 || query.page > 1
+        return library.render(context, withTemplate: "reader") ?? heading
+    }
+
+    /// One card's page: everything its source's detail gives, or what the list knows.
+    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: String], now: Date) -> String {
+        var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
+        context.merge(self.card(context: card, now: now)) { _, new in new }
+        context["page_title"] = "\(card.title) — \(config.feed.title)"
+        context["has_detail"] = hasDetail
+        if let url = card.url {
+            context["url"] = url.absoluteString
+            context["host"] = url.host ?? url.absoluteString
+        }
+        if let author = card.author {
+            var fields: [String: Any] = ["name": author.name]
+            if let image = author.image { fields["avatar"] = image.absoluteString }
+            if let url = author.url { fields["url"] = url.absoluteString }
+            context["author"] = fields
+        }
+        var details = card.details
+        let description = (details.removeValue(forKey: "productInformation") ?? details.removeValue(forKey: "description"))?.stringValue
+            ?? (hasDetail ? card.summary : nil)
+        let paragraphs = description.map { $0.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+        context["description"] = paragraphs
+        context["has_description"] = !paragraphs.isEmpty
+        let gallery = strings(details.removeValue(forKey: "gallery"))
+        context["gallery"] = gallery.enumerated().map { ["url": $0.element, "alt": "\(card.title), picture \($0.offset + 1)"] }
+        context["has_gallery"] = !gallery.isEmpty
+        var specs: [[String: String]] = []
+        if case .array(let rows)? = details.removeValue(forKey: "specs") {
+            for case .object(let row) in rows {
+                if let name = row["name"]?.stringValue, let value = row["value"]?.stringValue { specs.append(["name": name, "value": value]) }
+            }
+        }
+        context["specs"] = specs
+        context["has_specs"] = !specs.isEmpty
+        let services = strings(details.removeValue(forKey: "included_services")) + strings(details.removeValue(forKey: "services"))
+        context["services"] = services
+        context["has_services"] = !services.isEmpty
+        if let offer = details.removeValue(forKey: "special_offer")?.stringValue ?? details.removeValue(forKey: "offer")?.stringValue {
+            context["special_offer"] = offer
+        }
+        var products: [[String: String]] = []
+        if case .array(let items)? = details.removeValue(forKey: "products") {
+            for case .object(let product) in items {
+                guard let url = product["url"]?.stringValue else { continue }
+                let label = product["title"]?.stringValue ?? product["name"]?.stringValue ?? "Product \(products.count + 1)"
+                products.append(["url": url, "image": product["image"]?.stringValue ?? "/placeholder.svg", "alt": label, "label": label])
+            }
+        }
+        context["products"] = products
+        context["has_products"] = !products.isEmpty
+        // Whatever else the source gives, as plain facts.
+        let facts = details.sorted { $0.key < $1.key }.compactMap { key, value -> [String: String]? in
+            guard let text = fact(value) else { return nil }
+            return ["name": key.replacingOccurrences(of: "_", with: " "), "value": text]
+        }
+        context["facts"] = facts
+        context["has_facts"] = !facts.isEmpty
+        return library.render(context, withTemplate: "card") ?? card.title
+    }
+
+    /// What every page has: the title, the feed links with the page's filters, the banner.
+    private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: String]) -> [String: Any] {
+        let feedParameters = parameters.filter { ["source", "kind", "q", "sort", "order"].contains($0.0) }
+        var context: [String: Any] = ["site_title": config.feed.title, "feed_query": queryString(feedParameters), "has_opml": true]
+        if !degraded.isEmpty {
+            let ids = degraded.keys.sorted()
+            context["degraded"] = ["sources": ids.enumerated().map { ["id": $0.element, "state": degraded[$0.element] ?? "", "last": $0.offset == ids.count - 1] as [String: Any] }]
+        }
+        return context
+    }
+
+    /// A card's fields as the templates use them.
+    static func card(context card: Card, now: Date) -> [String: Any] {
+        var fields: [String: Any] = [
+            "title": card.title, "source": card.source, "kind": card.kind.rawValue,
+            "href": "/cards/" + (card.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? card.id),
+            "image": card.image?.absoluteString ?? "/placeholder.svg",
+            "tags": card.tags, "has_tags": !card.tags.isEmpty,
+        ]
+        if let price = card.price {
+            var text: [String: Any] = ["now": price.label]
+            if let regular = price.regular, regular > price.amount {
+                text["sale"] = true
+                text["was"] = Money.format(regular, currency: price.currency)
+            }
+            fields["price"] = text
+        }
+        if let published = card.published {
+            fields["published"] = ["iso": RFC3339.string(from: published), "exact": exact(published), "relative": relative(published, now: now)]
+        }
+        if let origin = card.origin { fields["origin"] = origin.rawValue }
+        return fields
+    }
+
+    /// `2026-11-22 08:00 UTC`.
+    static func exact(_ date: Date) -> String {
+        let text = RFC3339.string(from: date)
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) + " UTC"
+    }
+
+    /// `3 hours ago`, `in 2 days`.
+    static func relative(_ date: Date, now: Date) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        let magnitude = abs(seconds)
+        let (value, unit): (Int, String) = switch magnitude {
+        case ..<60: (0, "")
+        case ..<3600: (magnitude / 60, "minute")
+        case ..<86_400: (magnitude / 3600, "hour")
+        case ..<(86_400 * 30): (magnitude / 86_400, "day")
+        case ..<(86_400 * 365): (magnitude / (86_400 * 30), "month")
+        default: (magnitude / (86_400 * 365), "year")
+        }
+        guard value > 0 else { return "just now" }
+        let amount = "\(value) \(unit)\(value == 1 ? "" : "s")"
+        return seconds >= 0 ? "\(amount) ago" : "in \(amount)"
+    }
+
+    static func queryString(_ parameters: [(String, String)]) -> String {
+        guard !parameters.isEmpty else { return "" }
+        let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+?#"))
+        return "?" + parameters.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
+    }
+
+    private static func strings(_ value: JSONValue?) -> [String] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap(\.stringValue)
+    }
+
+    private static func fact(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text.isEmpty ? nil : text
+        case .number(let number): "\(number)"
+        case .bool(let flag): flag ? "yes" : "no"
+        case .array(let items):
+            items.compactMap(\.stringValue).isEmpty ? nil : items.compactMap(\.stringValue).joined(separator: ", ")
+        default: nil
+        }
+    }
+}
