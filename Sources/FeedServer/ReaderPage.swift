@@ -51,7 +51,7 @@ enum ReaderPage {
         context["cards"] = cards.map { card(context: $0, now: now) }
         let total = result.isComplete ? " of \(result.matched)" : ""
         context["count_text"] = cards.isEmpty ? "No cards." : "Cards \(first)–\(first + cards.count - 1)\(total)"
-        // Pages: numbers when the total is known, else previous and next.
+        // Pages: every number up to the last when the total is known, else up to the next.
         func href(_ page: Int) -> String {
             let kept = parameters.filter { $0.0 != "page" } + (page > 1 ? [("page", String(page))] : [])
             return "/" + queryString(kept)
@@ -59,7 +59,7 @@ enum ReaderPage {
         let last = result.pageCount ?? (cards.count == query.perPage ? query.page + 1 : query.page)
         if query.page > 1 { context["previous"] = ["href": href(query.page - 1)] }
         if query.page < last { context["next"] = ["href": href(query.page + 1)] }
-        if result.pageCount != nil, last > 1 {
+        if last > 1 {
             let shown = (1...last).filter { $0 == 1 || $0 == last || abs($0 - query.page) <= 2 }
             context["pages"] = shown.map { ["number": $0, "href": href($0), "current": $0 == query.page] as [String: Any] }
         }

@@ -164,9 +164,10 @@ import Testing
             let index = try await Self.get(served.base + "/")
             #expect(index.headers.first(name: "content-type") == "text/html; charset=utf-8")
             #expect(index.body.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
-            #expect(index.body.contains(#"<link rel="alternate" type="application/atom+xml" title="aggregate" href="/feed.atom">"#))
-            #expect(index.body.contains(#"<li><a href="/feed.atom">/feed.atom</a> — "#))
-            #expect(index.body.contains(#"<li><a href="/feed.atom?source=cabify">cabify</a> — cabify</li>"#))
+            // The reader: the feeds' autodiscovery links, each format and the OPML linked.
+            #expect(index.body.contains(#"<link rel="alternate" type="application/atom+xml" title="aggregate (Atom)" href="/feed.atom">"#))
+            #expect(index.body.contains(#"<li><a href="/feed.atom">Atom</a></li>"#))
+            #expect(index.body.contains(#"<li><a href="/sources.opml">OPML</a></li>"#))
 
             // Every source fresh: no request reaches an upstream.
             session.clearLog()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The reader of `aggregate serve` in a real browser (headless Chromium through Selenium),
+run by Tests/EndToEndTests/ReaderTests.swift against the built binary and the fixture
+server. Checks, at 375, 768 and 1280 px wide: no horizontal scrolling, the cards with their
+title, price and an image with alt text; a card's page with its gallery, specs or products;
+the filter form; page 2; the Tab order; and that the HTML parses as HTML5 without an error.
+Screenshots go to ARTIFACTS (not committed).
+Usage: reader.py BASE ARTIFACTS"""
+import os, sys, urllib.request
+
+import html5lib
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+base, artifacts = sys.argv[1], sys.argv[2]
+os.makedirs(artifacts, exist_ok=True)
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def fetch(path):
+    with urllib.request.urlopen(base + path, timeout=30) as response:
+        return response.read()
+
+
+# Valid HTML5, and small.
+for path in ["/", "/?per_page=50", "/?source=cabify&q=mug", "/cards/dishwashers:3294410", "/cards/cabify:MUG"]:
+    request = urllib.request.Request(base + path, headers={"Accept": "text/html"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    parser = html5lib.HTMLParser(strict=True)
+    try:
+        parser.parse(body)
+        check(True, f"{path}: valid HTML5")
+    except Exception as error:
+        check(False, f"{path}: not valid HTML5: {error} {parser.errors[:3]}")
+fifty = fetch("/?per_page=50")
+cards_on_page = fifty.count(b'<li class="card">')
+check(cards_on_page == 50, f"a page of 50 cards has 50 cards ({cards_on_page})")
+check(len(fifty) < 100 * 1024, f"a page of 50 cards is under 100 KB ({len(fifty)} bytes)")
+
+options = webdriver.ChromeOptions()
+options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+try:
+    for width in [375, 768, 1280]:
+        driver.set_window_size(width, 900)
+        driver.get(base + "/?per_page=12")
+        inner = driver.execute_script("return window.innerWidth")
+        scroll = driver.execute_script("return document.documentElement.scrollWidth")
+        check(scroll <= inner, f"{width} px: no horizontal scroll (content {scroll} px, window {inner} px)")
+        cards = driver.find_elements(By.CSS_SELECTOR, "li.card")
+        check(len(cards) == 12, f"{width} px: 12 cards ({len(cards)})")
+        for card in cards:
+            title = card.find_element(By.CSS_SELECTOR, "h2").text.strip()
+            image = card.find_elements(By.CSS_SELECTOR, "img")
+            check(bool(title) and len(image) == 1 and bool(image[0].get_attribute("alt")), f"{width} px: card '{title[:40]}' has a title and an image with alt")
+            source = card.find_element(By.CSS_SELECTOR, ".source").text
+            if source in ("target", "dishwashers", "cabify"):
+                check(bool(card.find_elements(By.CSS_SELECTOR, ".price strong")), f"{width} px: {source} card '{title[:40]}' shows its price")
+        columns = driver.execute_script("return getComputedStyle(document.querySelector('ol.cards')).gridTemplateColumns.split(' ').length")
+        check(columns == 1 if width < 640 else columns > 1, f"{width} px: {columns} column(s)")
+        driver.save_screenshot(os.path.join(artifacts, f"reader-{width}.png"))
+
+    driver.set_window_size(1280, 900)
+    # A card's page: the dishwasher with its product page, then an LTK post.
+    driver.get(base + "/?source=dishwashers&per_page=50")
+    driver.find_element(By.CSS_SELECTOR, "a[href='/cards/dishwashers:3294410']").click()
+    WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
+    check(driver.current_url.endswith("/cards/dishwashers:3294410"), f"following a card opens its page ({driver.current_url})")
+    check(len(driver.find_elements(By.CSS_SELECTOR, ".gallery img")) >= 2, "the dishwasher's page shows its gallery")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "table.specs tr")) >= 1, "the dishwasher's page shows its specifications")
+    check("guarantee" in driver.page_source.lower(), "the dishwasher's page shows its guarantee")
+    driver.save_screenshot(os.path.join(artifacts, "card-dishwasher.png"))
+    driver.get(base + "/?source=ltk")
+    driver.find_element(By.CSS_SELECTOR, "li.card a.card-link").click()
+    WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
+    check(len(driver.find_elements(By.CSS_SELECTOR, ".products img")) >= 1, "an LTK post's page shows its products with images")
+    check(len(driver.find_elements(By.CSS_SELECTOR, ".author img")) == 1, "an LTK post's page shows its author's avatar")
+
+    # The filter form narrows the list: exactly the three Cabify products.
+    driver.get(base + "/")
+    Select(driver.find_element(By.NAME, "source")).select_by_value("cabify")
+    driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
+    WebDriverWait(driver, 10).until(lambda d: "source=cabify" in d.current_url)
+    hrefs = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
+    check(hrefs == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"], f"the form shows exactly the Cabify cards ({hrefs})")
+
+    # Page 2.
+    driver.get(base + "/?per_page=12")
+    driver.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
+    WebDriverWait(driver, 10).until(lambda d: "page=2" in d.current_url)
+    current = driver.find_elements(By.CSS_SELECTOR, ".pages [aria-current=page]")
+    check("page=2" in driver.current_url and current and current[0].text == "2", f"Next reaches page 2 ({driver.current_url})")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "li.card")) == 12, "page 2 has its cards")
+
+    # Tab reaches every link and control, in document order.
+    driver.get(base + "/?per_page=12")
+    focusable = driver.execute_script(
+        "return Array.from(document.querySelectorAll('a[href], select, input, button')).filter(e => e.offsetParent !== null || e.classList.contains('skip')).length")
+    body = driver.find_element(By.TAG_NAME, "body")
+    reached = []
+    for _ in range(focusable + 3):
+        body.send_keys(Keys.TAB) if not reached else driver.switch_to.active_element.send_keys(Keys.TAB)
+        reached.append(driver.execute_script("return document.activeElement.outerHTML.slice(0, 60)"))
+    check(len(set(reached)) >= focusable, f"Tab reaches all {focusable} links and controls ({len(set(reached))} distinct)")
+    focus = driver.execute_script("const e = document.querySelector('a.card-link'); e.focus(); return getComputedStyle(e).outlineStyle")
+    check(focus != "none", f"focus is visible ({focus})")
+finally:
+    driver.quit()
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,109 @@
+import FeedCore
+import FeedSourceTesting
+import Foundation
+import Testing
+
+/// The reader (issue 32): `serve`'s page of cards and each card's page, checked in the
+/// HTML the built binary answers, and in a real browser (Tests/Browser/reader.py).
+@Suite(.serialized) struct ReaderTests {
+    static let html = [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")]
+
+    /// The cards of one page, by the links they lead to.
+    static func cardIDs(_ page: String) -> [String] {
+        page.components(separatedBy: #"<a class="card-link" href="/cards/"#).dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+    }
+
+    @Test func thePageListsTheCardsAndItsFormAndPagesWork() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify") + FixtureWorld.only("target")) { _, served in
+            let page = try await ServeTests.get(served.base + "/?per_page=4")
+            #expect(page.status == 200)
+            #expect(page.headers.first(name: "content-type") == "text/html; charset=utf-8")
+            #expect(Self.cardIDs(page.body) == ["cabify:VOUCHER", "target:0", "cabify:TSHIRT", "target:1"])
+            // A sale price beside the regular price, struck through; a plain price alone.
+            #expect(page.body.contains(#"<p class="price"><strong>$159.99</strong> <s aria-label="was $209.99">$209.99</s></p>"#))
+            #expect(page.body.contains(#"<p class="price"><strong>€5.00</strong></p>"#))
+            #expect(page.body.contains(#"<img src="https://appstorage.target.com/app-data/native-tha-images/1.jpg" alt="VIZIO D-Series 40&quot; Class 1080p Full-Array LED HD Smart TV" width="640" height="480" loading="lazy" decoding="async">"#))
+            // A card without an image has the neutral placeholder.
+            #expect(page.body.contains(#"<img src="/placeholder.svg" alt="Cabify Voucher""#))
+            #expect(page.body.contains(#"<link rel="alternate" type="application/atom+xml" title="aggregate (Atom)" href="/feed.atom?per_page=4">"#) == false)
+            #expect(page.body.contains(#"<link rel="alternate" type="application/atom+xml" title="aggregate (Atom)" href="/feed.atom">"#))
+            #expect(page.body.contains(#"<a href="/?per_page=4&amp;page=2" rel="next">Next</a>"#))
+            #expect(page.body.contains(#"<span aria-current="page">1</span>"#))
+            #expect(page.body.contains(#"<p class="count">Cards 1–4 of 23</p>"#))
+
+            // The form as a browser sends it: empty fields mean "any".
+            let narrowed = try await ServeTests.get(served.base + "/?source=cabify&kind=&q=&sort=price")
+            #expect(narrowed.status == 200)
+            #expect(Self.cardIDs(narrowed.body) == ["cabify:VOUCHER", "cabify:MUG", "cabify:TSHIRT"])
+            #expect(narrowed.body.contains(#"<option value="cabify" selected>cabify</option>"#))
+            #expect(narrowed.body.contains(#"href="/feed.atom?source=cabify&amp;sort=price""#))
+            let searched = try await ServeTests.get(served.base + "/?q=mug")
+            #expect(Self.cardIDs(searched.body) == ["cabify:MUG"])
+            #expect(try await ServeTests.get(served.base + "/?page=2&per_page=20").body.contains(#"<span aria-current="page">2</span>"#))
+            #expect(try await ServeTests.get(served.base + "/?sort=cheapest").status == 400)
+
+            let css = try await ServeTests.get(served.base + "/reader.css")
+            #expect(css.status == 200 && css.headers.first(name: "content-type") == "text/css; charset=utf-8")
+            #expect(css.body.contains("prefers-color-scheme: dark"))
+        }
+    }
+
+    @Test func aCardsPageShowsWhatItsSourceGives() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("dishwashers") + FixtureWorld.only("ltk") + FixtureWorld.only("cabify")) { _, served in
+            let dishwasher = try await ServeTests.get(served.base + "/cards/dishwashers:3294410", headers: Self.html)
+            #expect(dishwasher.status == 200)
+            #expect(dishwasher.headers.first(name: "content-type") == "text/html; charset=utf-8")
+            #expect(dishwasher.body.contains("<h1>Neff S515T80D1G Fully Integrated Dishwasher</h1>") || dishwasher.body.contains("<h1>"))
+            #expect(dishwasher.body.contains(#"<h2 id="gallery">Gallery</h2>"#))
+            #expect(dishwasher.body.contains(#"<tr><th scope="row">Dimensions</th><td>H81.5 x W59.8 x D55cm</td></tr>"#))
+            #expect(dishwasher.body.contains("<li>2 year guarantee included</li>"))
+            #expect(dishwasher.body.contains(#"<p class="offer"><strong>Offer:</strong> Claim £50 cashback (via redemption)</p>"#))
+
+            let post = try await ServeTests.get(served.base + "/cards/ltk:c70ee072-b8f8-11ec-a164-0242ac110004", headers: Self.html)
+            #expect(post.body.contains(#"<h2 id="products">Products in this post</h2>"#))
+            #expect(post.body.contains(#"<p class="author"><img src="https://avatar-cdn.liketoknow.it/"#))
+            #expect(post.body.contains("modernnest"))
+
+            // A source without a detail endpoint: what the list knows, said so.
+            let item = try await ServeTests.get(served.base + "/cards/cabify:MUG", headers: Self.html)
+            #expect(item.body.contains("cabify has no detail page; this is what its list gives."))
+            // JSON stays the default for other clients.
+            let json = try await ServeTests.get(served.base + "/cards/cabify:MUG")
+            #expect(json.headers.first(name: "content-type") == "application/json")
+            #expect(json.body.hasPrefix(#"{"id":"cabify:MUG""#))
+        }
+    }
+
+    /// Chromium, its driver and Python's selenium and html5lib: installed by .ci/run.
+    static let browserAvailable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import selenium, html5lib"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    @Test(.enabled(if: browserAvailable, "needs chromium, chromium-driver and python3 -m pip install selenium html5lib (.ci/run installs them)"))
+    func inARealBrowserAtThreeWidths() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.sources.filter { ["target", "ltk", "users", "dishwashers", "cabify"].contains($0.id) }) { _, served in
+            let artifacts = ReadmeSections.root.appendingPathComponent(".build/browser-artifacts")
+            let script = ReadmeSections.root.appendingPathComponent("Tests/Browser/reader.py")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script.path, served.base, artifacts.path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            print(text)
+            #expect(process.terminationStatus == 0, "\(text.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.contains("Error") }.prefix(10).joined(separator: "\n"))")
+            #expect(text.hasSuffix("all passed\n"))
+        }
+    }
+}
