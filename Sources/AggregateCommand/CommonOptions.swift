@@ -187,18 +187,18 @@ struct CommonOptions: ParsableArguments {
         let registry = SourceRegistry(Catalogue.sources)
         let runner = FeedRunner(config: config, registry: registry, transports: readers)
         let refresher = background ? FeedRunner(config: config, registry: registry, transports: refreshes) : nil
+        func finish() async {
+            await readers.finishWrites()
+            await refreshes.finishWrites()
+            await live?.shutdown()
+            await state?.close()
+        }
         do {
             let result = try await body(runner, refresher, config, state)
-            await readers.finishWrites()
-            await refreshes.finishWrites()
-            await live?.shutdown()
-            await state?.close()
+            await finish()
             return result
         } catch {
-            await readers.finishWrites()
-            await refreshes.finishWrites()
-            await live?.shutdown()
-            await state?.close()
+            await finish()
             throw error
         }
     }

@@ -65,28 +65,35 @@ struct FeedRoutes: Sendable {
     /// A feed: from the rendered-response cache while every source it reads is unchanged,
     /// else rendered once (however many readers ask for it at the same moment).
     private func feed(_ request: Request, format: any CardFormat.Type) async -> Response {
-        // Only valid queries are kept, so a kept answer needs no parsing of its query.
-        let key = Self.cacheKey(request)
-        if let kept = responses.kept(key, versions: versions) {
-            metrics.responseCache(hit: true)
-            return kept.answer(to: request)
+        await kept(request, emptyIsAbsent: false) { query, sources in
+            await self.render(request, query: query, format: format, sources: sources)
         }
-        let query: FeedQuery
-        do {
-            query = try FeedRequest.query(request, config: config)
-        } catch {
-            return error.problem.response
-        }
-        let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
-        let (rendered, hit) = await responses.response(for: key, versions: versions) {
-            await self.slots.run { await self.render(request, query: query, format: format, sources: sources) }
-        }
-        metrics.responseCache(hit: hit)
-        return rendered.answer(to: request)
     }
 
     /// `GET /`: the cards as a page, through the same kept responses as the feeds.
     private func reader(_ request: Request) async -> Response {
+        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !$0.1.isEmpty }
+        return await kept(request, emptyIsAbsent: true) { query, sources in
+            let built = self.versions.snapshot(sources)
+            let result: FeedResult
+            do {
+                result = try await self.runner.run(query)
+            } catch {
+                return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
+            }
+            await self.health.record(result.outcomes)
+            let degraded = await self.degraded(result.outcomes, sources: sources)
+            let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
+            return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
+                                    maxAge: self.maxAge(query), degraded: Self.degradedHeader(result.outcomes), versions: built)
+        }
+    }
+
+    /// The kept answer to `request`, else `render`'s, in a request slot, once for all who
+    /// ask at the same moment. Only valid queries are kept, so a kept answer needs no
+    /// parsing of its query.
+    private func kept(_ request: Request, emptyIsAbsent: Bool,
+                      render: @escaping @Sendable (FeedQuery, [String]) async -> RenderedResponse) async -> Response {
         let key = Self.cacheKey(request)
         if let kept = responses.kept(key, versions: versions) {
             metrics.responseCache(hit: true)
@@ -94,27 +101,13 @@ struct FeedRoutes: Sendable {
         }
         let query: FeedQuery
         do {
-            query = try FeedRequest.query(request, config: config, emptyIsAbsent: true)
+            query = try FeedRequest.query(request, config: config, emptyIsAbsent: emptyIsAbsent)
         } catch {
             return error.problem.response
         }
-        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !$0.1.isEmpty }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let (rendered, hit) = await responses.response(for: key, versions: versions) {
-            await self.slots.run {
-                let built = self.versions.snapshot(sources)
-                let result: FeedResult
-                do {
-                    result = try await self.runner.run(query)
-                } catch {
-                    return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
-                }
-                await self.health.record(result.outcomes)
-                let degraded = await self.degraded(result.outcomes, sources: sources)
-                let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
-                return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
-                                        maxAge: self.maxAge(query), degraded: Self.degradedHeader(result.outcomes), versions: built)
-            }
+            await self.slots.run { await render(query, sources) }
         }
         metrics.responseCache(hit: hit)
         return rendered.answer(to: request)
