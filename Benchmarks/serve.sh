@@ -40,7 +40,8 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 # Starts `aggregate serve` on CONFIG and PORT, waits until every source had its first refresh.
 serve() {
     local config=$1 port=$2
-    "$bin/aggregate" serve --config "$config" --port "$port" --state-dir "$work/state-$port" > /dev/null 2> "$work/serve-$port.log" &
+    # No access log, as nginx runs here (access_log off): the same work for both.
+    "$bin/aggregate" serve --config "$config" --port "$port" --state-dir "$work/state-$port" --no-access-log > /dev/null 2> "$work/serve-$port.log" &
     pids+=($!)
     serve_pid=$!
     local sources
@@ -86,7 +87,7 @@ sleep 0.5
 
 {
     echo "Measured $(date -u +%Y-%m-%d) at commit $(git rev-parse --short HEAD) on $(nproc) cores ($(uname -m)), wrk and the servers"
-    echo "sharing them; $(stat -c %s "$work/feed.atom.gz") bytes of gzip per answer."
+    echo "sharing them; $(stat -c %s "$work/feed.atom.gz") bytes of gzip per answer; neither server writes an access log."
     echo
     echo "| job | requests/s | p99 | requests | errors | note |"
     echo "|---|---:|---:|---:|---:|---|"

@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Refresh every source in the background before its cache_ttl (or refresh:) runs out, and answer readers from the cache; with --no-background-refresh a reader's request fetches what is stale, as the command line does.")
     var backgroundRefresh = true
 
+    @Flag(inversion: .prefixedNo, help: "One line per request on stderr (method, path, status, time).")
+    var accessLog = true
+
     @Flag(help: "Serve /metrics in the Prometheus text format (requests, latency, response cache, refreshes, data age).")
     var metrics = false
 
@@ -85,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
-                                    accessLog: { Terminal.writeError($0) })
+                                    logsRequests: accessLog, accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)")

@@ -21,6 +21,8 @@ struct FeedRoutes: Sendable {
     /// Bounds the work in flight: renderings and card lookups (a kept answer needs none).
     let slots: RequestSlots
     let accessLog: @Sendable (String) -> Void
+    /// One line per request on stderr (`--no-access-log` turns it off).
+    let logsRequests: Bool
 
     /// Feed routes and the format each serves.
     static let feeds: [(path: String, format: any CardFormat.Type)] = [
@@ -29,7 +31,7 @@ struct FeedRoutes: Sendable {
     ]
 
     func register(on router: Router<BasicRequestContext>) {
-        router.add(middleware: AccessLog(write: accessLog, metrics: metrics))
+        router.add(middleware: AccessLog(write: logsRequests ? accessLog : nil, metrics: metrics))
         router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
             router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
@@ -391,7 +393,8 @@ struct ProblemForUnknownRoutes<Context: RequestContext>: RouterMiddleware {
 
 /// One line per request on stderr: `GET /feed.atom?per_page=50 200 12.3 ms`.
 struct AccessLog<Context: RequestContext>: RouterMiddleware {
-    let write: @Sendable (String) -> Void
+    /// Nil: no line, the metrics only.
+    let write: (@Sendable (String) -> Void)?
     let metrics: ServeMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -409,6 +412,7 @@ struct AccessLog<Context: RequestContext>: RouterMiddleware {
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant) {
         let elapsed = start.duration(to: .now)
         metrics.request(route: Self.route(request.uri.path), status: status, duration: elapsed)
+        guard let write else { return }
         // Tenths of a millisecond, formatted by hand (String(format:) was a tenth of a cached answer).
         let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         write("\(request.method) \(request.uri) \(status) \(tenths / 10).\(tenths % 10) ms")

@@ -22,7 +22,7 @@ public struct FeedServer: Sendable {
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
-                accessLog: @escaping @Sendable (String) -> Void) {
+                logsRequests: Bool = true, accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
         // Without the background refresh nothing would retire a kept response: every
@@ -33,7 +33,7 @@ public struct FeedServer: Sendable {
         self.accessLog = lines
         routes = FeedRoutes(runner: runner, config: config, firstSeenLog: state?.firstSeen, health: health, responses: responses,
                             versions: versions, metrics: serveMetrics, slots: RequestSlots(count: limits.activeRequests),
-                            accessLog: { lines.append($0) })
+                            accessLog: { lines.append($0) }, logsRequests: logsRequests)
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, leases: state?.refreshLeases)
