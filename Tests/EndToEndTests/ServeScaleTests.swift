@@ -59,16 +59,56 @@ import Testing
             #expect(answers.allSatisfy { $0.headers.first(name: "content-encoding") == "gzip" })
             // Readers asked no upstream: the background refresh had filled the cache.
             #expect(session.requests.count == upstream)
+            // Kept: ten more readers render nothing and ask no upstream.
+            for _ in 0..<10 { _ = try await ServeTests.get(served.base + "/feed.atom?per_page=7", headers: [("Accept-Encoding", "gzip")]) }
+            #expect(session.requests.count == upstream)
             let metrics = try await ServeTests.get(served.base + "/metrics")
             #expect(metrics.status == 200)
+            #expect(Self.parsesAsPrometheusText(metrics.body))
             #expect(metrics.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
             let lines = metrics.body.split(separator: "\n").map(String.init)
             #expect(lines.contains(#"aggregate_response_cache_total{result="miss"} 1"#))
-            #expect(lines.contains(#"aggregate_response_cache_total{result="hit"} 49"#))
-            #expect(lines.contains(#"aggregate_http_requests_total{route="/feed.atom",status="200"} 50"#))
+            #expect(lines.contains(#"aggregate_response_cache_total{result="hit"} 59"#))
+            #expect(lines.contains(#"aggregate_http_requests_total{route="/feed.atom",status="200"} 60"#))
             #expect(lines.contains { $0.hasPrefix("aggregate_http_request_duration_seconds_bucket{route=\"/feed.atom\"") })
             #expect(lines.contains { $0.hasPrefix("aggregate_upstream_refreshes_total{") && $0.contains(#"source="cabify""#) && $0.contains(#"outcome="ok""#) })
             #expect(lines.contains { $0.hasPrefix("aggregate_source_data_age_seconds{source=\"target\"}") })
+        }
+    }
+
+    /// Every line of the Prometheus text format: a comment, or `name{labels} value`.
+    static func parsesAsPrometheusText(_ text: String) -> Bool {
+        let sample = #/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? -?([0-9.e+-]+|\+Inf|NaN)$/#
+        return !text.isEmpty && text.split(separator: "\n").allSatisfy { line in
+            line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") || String(line).wholeMatch(of: sample) != nil
+        }
+    }
+
+    /// A source whose data changes retires exactly the responses built from it: the feed
+    /// of that source and the merged feed render again; another source's feed stays kept,
+    /// with its ETag.
+    @Test func aChangedSourceRetiresExactlyTheResponsesBuiltFromIt() async throws {
+        try await ServeTests.withServe(extra: ["cabify": "    refresh: 5\n"], arguments: ["--metrics"]) { session, served in
+            try await Self.refreshed(served, sources: 2)
+            let urls = ["/feed.jsonl?source=cabify", "/feed.jsonl?source=target", "/feed.jsonl"].map { served.base + $0 }
+            var tags: [String] = []
+            for url in urls { tags.append(try await ServeTests.get(url).headers.first(name: "etag") ?? "") }
+            for url in urls { _ = try await ServeTests.get(url) }
+            session.server.control.edit("cabify", .add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30]))
+            var cabify = try await ServeTests.get(urls[0])
+            for _ in 0..<150 where !cabify.body.contains("HOODIE") {
+                try await Task.sleep(for: .milliseconds(100))
+                cabify = try await ServeTests.get(urls[0])
+            }
+            #expect(cabify.body.contains("cabify:HOODIE"))
+            let target = try await ServeTests.get(urls[1])
+            let merged = try await ServeTests.get(urls[2])
+            #expect(cabify.headers.first(name: "etag") != tags[0])
+            #expect(target.headers.first(name: "etag") == tags[1])
+            #expect(merged.headers.first(name: "etag") != tags[2] && merged.body.contains("cabify:HOODIE"))
+            // Three renderings at first, then the cabify feed's and the merged feed's again.
+            let metrics = try await ServeTests.get(served.base + "/metrics").body
+            #expect(metrics.split(separator: "\n").contains(#"aggregate_response_cache_total{result="miss"} 5"#), "\(metrics)")
         }
     }
 
