@@ -17,18 +17,20 @@ import Testing
         Issue.record("the sources were not refreshed in 10 s")
     }
 
-    /// While the upstream takes 2 s for every answer, readers are answered from the copy at
-    /// once; the refresh happens behind them, and its new data replaces the feed.
+    /// While the upstream takes 4 s for every answer, readers are answered from the copy;
+    /// the refresh happens behind them, and its new data replaces the feed. (A reader that
+    /// waited for the upstream would take 4 s; on a loaded machine an answer from the copy
+    /// may still take a second.)
     @Test func readersNeverWaitForARefreshingUpstream() async throws {
         try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"]) { session, served in
             try await Self.refreshed(served, sources: 1)
             let first = try await ServeTests.get(served.base + "/feed.jsonl")
             #expect(first.status == 200 && !first.body.contains("HOODIE"))
-            session.server.control.set("cabify", [Fault(latencyMs: 2000)])
+            session.server.control.set("cabify", [Fault(latencyMs: 4000)])
             session.server.control.edit("cabify", .add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30]))
             var slowest = Duration.zero
             var latest = first
-            let until = ContinuousClock.now + .seconds(15)
+            let until = ContinuousClock.now + .seconds(25)
             while ContinuousClock.now < until, !latest.body.contains("HOODIE") {
                 let started = ContinuousClock.now
                 latest = try await ServeTests.get(served.base + "/feed.jsonl")
@@ -38,9 +40,9 @@ import Testing
             }
             #expect(latest.body.contains("cabify:HOODIE"), "the refresh did not bring the new product")
             #expect(latest.headers.first(name: "etag") != first.headers.first(name: "etag"))
-            #expect(slowest < .seconds(1), "a reader waited \(slowest)")
-            // The upstream was asked by the refresh, which waited its 2 s.
-            #expect(session.server.control.requests(to: "cabify").contains { $0.finish.timeIntervalSince($0.arrival) >= 1.9 })
+            #expect(slowest < .seconds(3), "a reader waited \(slowest)")
+            // The upstream was asked by the refresh, which waited its 4 s.
+            #expect(session.server.control.requests(to: "cabify").contains { $0.finish.timeIntervalSince($0.arrival) >= 3.9 })
         }
     }
 
