@@ -83,44 +83,20 @@ enum ReaderPage {
             if let url = author.url { fields["url"] = url.absoluteString }
             context["author"] = fields
         }
-        var details = card.details
-        let description = (details.removeValue(forKey: "productInformation") ?? details.removeValue(forKey: "description"))?.stringValue
-            ?? (hasDetail ? card.summary : nil)
-        let paragraphs = description.map { $0.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
-        context["description"] = paragraphs
-        context["has_description"] = !paragraphs.isEmpty
-        let gallery = strings(details.removeValue(forKey: "gallery"))
-        context["gallery"] = gallery.enumerated().map { ["url": $0.element, "alt": "\(card.title), picture \($0.offset + 1)"] }
-        context["has_gallery"] = !gallery.isEmpty
-        var specs: [[String: String]] = []
-        if case .array(let rows)? = details.removeValue(forKey: "specs") {
-            for case .object(let row) in rows {
-                if let name = row["name"]?.stringValue, let value = row["value"]?.stringValue { specs.append(["name": name, "value": value]) }
+        context["summary"] = card.summary
+        // The source's details, each shown by its shape, under its own name: the reader
+        // knows no source's field names.
+        var sections: [[String: Any]] = []
+        var facts: [[String: String]] = []
+        for (key, value) in card.details.sorted(by: { $0.key < $1.key }) {
+            let heading = Self.heading(key)
+            if let section = Self.section(value, heading: heading, title: card.title) {
+                sections.append(section.merging(["heading": heading, "anchor": "detail-\(sections.count + 1)"]) { $1 })
+            } else if let text = fact(value) {
+                facts.append(["name": heading, "value": text])
             }
         }
-        context["specs"] = specs
-        context["has_specs"] = !specs.isEmpty
-        let services = strings(details.removeValue(forKey: "included_services")) + strings(details.removeValue(forKey: "services"))
-        context["services"] = services
-        context["has_services"] = !services.isEmpty
-        if let offer = details.removeValue(forKey: "special_offer")?.stringValue ?? details.removeValue(forKey: "offer")?.stringValue {
-            context["special_offer"] = offer
-        }
-        var products: [[String: String]] = []
-        if case .array(let items)? = details.removeValue(forKey: "products") {
-            for case .object(let product) in items {
-                guard let url = product["url"]?.stringValue else { continue }
-                let label = product["title"]?.stringValue ?? product["name"]?.stringValue ?? "Product \(products.count + 1)"
-                products.append(["url": url, "image": product["image"]?.stringValue ?? "/placeholder.svg", "alt": label, "label": label])
-            }
-        }
-        context["products"] = products
-        context["has_products"] = !products.isEmpty
-        // Whatever else the source gives, as plain facts.
-        let facts = details.sorted { $0.key < $1.key }.compactMap { key, value -> [String: String]? in
-            guard let text = fact(value) else { return nil }
-            return ["name": key.replacingOccurrences(of: "_", with: " "), "value": text]
-        }
+        context["sections"] = sections
         context["facts"] = facts
         context["has_facts"] = !facts.isEmpty
         return library.render(context, withTemplate: "card") ?? card.title
@@ -189,9 +165,58 @@ enum ReaderPage {
         return "?" + parameters.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
     }
 
-    private static func strings(_ value: JSONValue?) -> [String] {
-        guard case .array(let items)? = value else { return [] }
-        return items.compactMap(\.stringValue)
+    /// `included_services` → `Included services`; `productInformation` → `Product information`.
+    static func heading(_ key: String) -> String {
+        var words = ""
+        for character in key {
+            if character == "_" || character == "-" { words.append(" ") } else if character.isUppercase, !words.isEmpty {
+                words.append(" ")
+                words.append(contentsOf: character.lowercased())
+            } else {
+                words.append(character)
+            }
+        }
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
+
+    /// A detail worth a section of its own, by its shape: long text (paragraphs), a list
+    /// of image addresses (a gallery), of `{name, value}` (a table), of things with a `url`
+    /// (links with their images), of short texts (a list). Nil for a plain fact.
+    static func section(_ value: JSONValue, heading: String, title: String) -> [String: Any]? {
+        switch value {
+        case .string(let text) where text.count > 120 || text.contains("\n"):
+            return ["paragraphs": text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }]
+        case .array(let items) where !items.isEmpty:
+            let texts = items.compactMap(\.stringValue)
+            if texts.count == items.count {
+                if texts.allSatisfy(isImageAddress) {
+                    return ["has_images": true,
+                            "images": texts.enumerated().map { ["url": $0.element, "alt": "\(title), picture \($0.offset + 1)"] }]
+                }
+                return ["has_items": true, "items": texts]
+            }
+            let objects = items.compactMap { item -> [String: JSONValue]? in if case .object(let fields) = item { fields } else { nil } }
+            guard objects.count == items.count else { return nil }
+            let rows = objects.compactMap { row -> [String: String]? in
+                guard let name = row["name"]?.stringValue, let value = row["value"].flatMap(fact) else { return nil }
+                return ["name": name, "value": value]
+            }
+            if rows.count == objects.count { return ["has_rows": true, "rows": rows] }
+            let links = objects.enumerated().compactMap { offset, link -> [String: String]? in
+                guard let url = link["url"]?.stringValue else { return nil }
+                let label = link["title"]?.stringValue ?? link["name"]?.stringValue ?? "\(heading) \(offset + 1)"
+                return ["url": url, "image": link["image"]?.stringValue ?? "/placeholder.svg", "label": label]
+            }
+            return links.isEmpty ? nil : ["has_links": true, "links": links]
+        default:
+            return nil
+        }
+    }
+
+    static func isImageAddress(_ text: String) -> Bool {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return false }
+        let path = text.lowercased().split(separator: "?").first ?? ""
+        return [".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"].contains { path.hasSuffix($0) }
     }
 
     private static func fact(_ value: JSONValue) -> String? {
