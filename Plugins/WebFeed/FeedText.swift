@@ -7,34 +7,49 @@ enum FeedText {
     /// `<script>` and `<style>` bodies are dropped with their tags. Works on the UTF-8
     /// bytes (every summary of every entry passes through here).
     static func plain(_ html: String) -> String {
-        plainText(html, byteBudget: nil).plain
+        plainText(html, scalarBudget: nil).plain
     }
 
     /// The plain text of `html` as far as its first `limit + 1` characters, or all of it
     /// when it is shorter: enough to ``cut(_:to:)`` at `limit`, without reading the rest of
-    /// a long article (a summary keeps 300 characters of content that may run to 50 KB).
+    /// a long article (a summary keeps 280 characters of content that may run to 50 KB).
     static func plain(_ html: String, atLeast limit: Int) -> String {
-        // A character is 1 to 4 bytes in nearly all text; should the budget still fall
-        // short (long grapheme clusters), the whole text is read.
-        let text = plainText(html, byteBudget: 4 * (limit + 2))
-        return text.complete || text.plain.count > limit ? text.plain : plain(html)
+        // A character is one Unicode scalar or more: should `limit + 2` scalars make
+        // fewer than `limit + 1` characters (combining marks), the whole text is read.
+        let text = plainText(html, scalarBudget: limit + 2)
+        return text.complete || isLonger(text.plain, than: limit) ? text.plain : plain(html)
     }
 
-    /// The plain text, stopped once more than `byteBudget` bytes of it are written.
-    private static func plainText(_ html: String, byteBudget budget: Int?) -> (plain: String, complete: Bool) {
+    /// Plain text being written: words joined by one space, none at either end.
+    private struct PlainWriter {
+        var bytes: [UInt8] = []
+        /// Unicode scalars written (bytes that do not continue a UTF-8 sequence).
+        var scalars = 0
+        /// A space is owed before the next word.
+        var pendingSpace = false
+
+        mutating func emit(_ piece: UnsafeBufferPointer<UInt8>) {
+            if pendingSpace, !bytes.isEmpty {
+                bytes.append(0x20)
+                scalars += 1
+            }
+            pendingSpace = false
+            bytes.append(contentsOf: piece)
+            for byte in piece where byte & 0xC0 != 0x80 { scalars += 1 }
+        }
+    }
+
+    /// The plain text, stopped once more than `scalarBudget` Unicode scalars of it are
+    /// written. White space (ASCII, the Unicode spaces of ``spaceWidth(_:at:)``, breaking
+    /// tags, entities that decode to space) is collapsed on the way.
+    private static func plainText(_ html: String, scalarBudget budget: Int?) -> (plain: String, complete: Bool) {
         var html = html
         return html.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(min(bytes.count, budget ?? bytes.count))
+            var out = PlainWriter()
+            out.bytes.reserveCapacity(min(bytes.count, budget.map { $0 * 2 } ?? bytes.count))
             var index = 0
-            var pendingSpace = false
-            func emit(_ piece: UnsafeBufferPointer<UInt8>) {
-                if pendingSpace, !out.isEmpty { out.append(0x20) }
-                pendingSpace = false
-                out.append(contentsOf: piece)
-            }
             while index < bytes.count {
-                if let budget, out.count > budget { return (collapse(String(decoding: out, as: UTF8.self)), false) }
+                if let budget, out.scalars > budget { return (String(decoding: out.bytes, as: UTF8.self), false) }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "<"), let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
                     var nameEnd = index + 1
@@ -55,30 +70,47 @@ enum FeedText {
                     }
                     // Block elements separate words that the markup alone kept apart; inline
                     // ones (`<b>Bold</b>ly`) do not.
-                    pendingSpace = pendingSpace || Self.breaking.contains { equalsIgnoringCase(name, $0) }
+                    out.pendingSpace = out.pendingSpace || Self.breaking.contains { equalsIgnoringCase(name, $0) }
                 } else if byte == UInt8(ascii: "&"),
                           let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
                           let decoded = HTMLEntities.character(
                             String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<semicolon]), as: UTF8.self)[...]) {
                     if decoded.isWhitespace {
-                        pendingSpace = true
+                        out.pendingSpace = true
                     } else {
                         var scalar = String(decoded)
-                        scalar.withUTF8 { emit($0) }
+                        scalar.withUTF8 { out.emit($0) }
                     }
                     index = semicolon + 1
-                } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
-                    pendingSpace = true
-                    index += 1
+                } else if case let width = spaceWidth(bytes, at: index), width > 0 {
+                    out.pendingSpace = true
+                    index += width
                 } else {
                     var end = index + 1
-                    while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&"), bytes[end] > 0x20 { end += 1 }
-                    emit(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    while end < bytes.count, case let next = bytes[end], next != UInt8(ascii: "<"), next != UInt8(ascii: "&"), next > 0x20,
+                          next < 0xC2 || spaceWidth(bytes, at: end) == 0 {
+                        end += 1
+                    }
+                    out.emit(UnsafeBufferPointer(rebasing: bytes[index..<end]))
                     index = end
                 }
             }
-            return (collapse(String(decoding: out, as: UTF8.self)), true)
+            return (String(decoding: out.bytes, as: UTF8.self), true)
         }
+    }
+
+    /// Whether `text` is longer than `limit` characters, counting no further than that.
+    static func isLonger(_ text: String, than limit: Int) -> Bool {
+        // A character is at least one byte, and exactly one in ASCII without line ends.
+        guard text.utf8.count > limit else { return false }
+        return isSingleByteCharacters(text) || !text.dropFirst(limit).isEmpty
+    }
+
+    /// ASCII without a carriage return: one character per byte (`\r\n` is one character).
+    private static func isSingleByteCharacters(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        } ?? false
     }
 
     /// Whether the tag name `name` is `lowercased` (HTML tag names are ASCII, any case).
@@ -158,7 +190,15 @@ enum FeedText {
 
     /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
     static func cut(_ text: String, to limit: Int) -> String {
-        guard text.utf8.count > limit, text.count > limit else { return text }
+        guard isLonger(text, than: limit) else { return text }
+        if isSingleByteCharacters(text) {
+            var head = Array(text.utf8.prefix(limit))
+            if let space = head.lastIndex(of: 0x20) { head.removeSubrange(space...) }
+            while let last = head.last, last == 0x20 || CharacterSet.punctuationCharacters.contains(Unicode.Scalar(last)) {
+                head.removeLast()
+            }
+            return String(decoding: head, as: UTF8.self) + "…"
+        }
         var head = Substring(text.prefix(limit))
         if let space = head.lastIndex(of: " ") { head = head[..<space] }
         // No dangling comma or dash before the ellipsis.
