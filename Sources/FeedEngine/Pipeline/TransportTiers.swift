@@ -63,8 +63,9 @@ public struct StandardTransports: TransportProvider {
     public let sharedSnapshots: @Sendable () -> [RecordedResponse]
     /// When set (`serve`), concurrent runs share identical upstream requests.
     public let sharedRequests: SharedRequests?
-    /// The cache writes of every source, done behind the run: ``finishWrites()``.
-    public let writes = WriteBehind()
+    /// The cache writes of every source, done behind the run: ``finishWrites()``; nil
+    /// without a state.
+    public let writes: WriteBehind?
     /// Hosts that could not be reached moments ago, for every source of the process.
     public let unreachable = UnreachableHosts()
 
@@ -81,11 +82,12 @@ public struct StandardTransports: TransportProvider {
         self.logger = logger
         self.sharedSnapshots = sharedSnapshots
         self.sharedRequests = sharedRequests
+        writes = state.map { WriteBehind(cache: $0.cache, pages: $0.pageMemo, logger: logger) }
     }
 
     /// Waits for the cache writes of the runs so far: call it before the process exits.
     public func finishWrites() async {
-        await writes.drain()
+        await writes?.drain()
     }
 
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
@@ -101,7 +103,7 @@ public struct StandardTransports: TransportProvider {
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?
-            if let state {
+            if let state, let writes {
                 let cache = CachingTransport(network: network, store: state.cache, keys: CacheKeys(source: source, identity: state.identity),
                                              ttl: source.cacheTTL, refresh: refresh, logger: logger, writes: writes)
                 network = cache

@@ -53,11 +53,7 @@ struct PageMemo: Sendable {
     /// their stamps): encoded and written behind the run, after the writes of those bodies.
     func remember(_ page: SourcePage, cursor: String?, readFrom stamps: [String: Double]) {
         guard !stamps.isEmpty else { return }
-        let key = key(cursor: cursor)
-        writes.enqueue { [store] in
-            let record = MappedPageRecord(key: key, responses: stamps, page: MappedPageCoding.encode(page), created: Date())
-            try? await store.put(record)
-        }
+        writes.remember(page, key: key(cursor: cursor), readFrom: stamps)
     }
 }
 

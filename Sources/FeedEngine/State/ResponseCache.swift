@@ -19,6 +19,30 @@ public protocol ResponseCache: Sendable {
     /// The random secret this cache's keys are hashed with (``RequestIdentity``): made by
     /// the first process that asks, the same for every process sharing the cache after.
     func identitySecret() async throws -> Data
+    /// Applies `writes` in their order, in one transaction where the store has them: a
+    /// run's writes queue up behind it (``WriteBehind``) and go a batch at a time, since
+    /// a transaction per response cost more than writing the responses.
+    func apply(_ writes: [CacheWrite]) async throws
+}
+
+/// One write of ``ResponseCache/apply(_:)``.
+public enum CacheWrite: Sendable, Equatable {
+    case put(CachedResponse)
+    case touch(key: String, fetchedAt: Date, maxAge: Double?)
+    case forget(key: String)
+}
+
+extension ResponseCache {
+    /// One write after another.
+    public func apply(_ writes: [CacheWrite]) async throws {
+        for write in writes {
+            switch write {
+            case .put(let response): try await put(response)
+            case .touch(let key, let fetchedAt, let maxAge): try await touch(key: key, fetchedAt: fetchedAt, maxAge: maxAge)
+            case .forget(let key): try await forget(key: key)
+            }
+        }
+    }
 }
 
 /// Pages as their source mapped them (``PageMemo``), so a warm run reads cards instead of
@@ -31,6 +55,16 @@ public protocol PageMemoStore: Sendable {
     /// Remembers a page, and drops pages not rewritten for ``MappedPageRecord/lifetime``
     /// (those of an old build or a source no longer configured would otherwise stay).
     func put(_ page: MappedPageRecord) async throws
+    /// Remembers several pages as ``put(_:)-(MappedPageRecord)`` does, in one transaction
+    /// where the store has them.
+    func put(_ pages: [MappedPageRecord]) async throws
+}
+
+extension PageMemoStore {
+    /// One page after another.
+    public func put(_ pages: [MappedPageRecord]) async throws {
+        for page in pages { try await put(page) }
+    }
 }
 
 /// A stored response and what is needed to revalidate it.

@@ -88,13 +88,13 @@ final class CachingTransport: HTTPTransport {
             case .fetched(let url, let key, let response) where parsed:
                 let cached = CachedResponse(response, key: key, for: url, at: now)
                 read[cached.key] = cached.storedAt.timeIntervalSince1970
-                writes.store(cached) { [self] in await write { try await store.put(cached) } }
+                writes.store(cached)
             case .revalidated(let key, let storedAt) where parsed, .servedFromCache(let key, let storedAt) where parsed:
                 read[key] = storedAt.timeIntervalSince1970
             case .revalidated(let key, let storedAt), .servedFromCache(let key, let storedAt):
                 read[key] = storedAt.timeIntervalSince1970
                 distrusted.withLock { _ = $0.insert(key) }
-                writes.enqueue { [self] in await write { try await store.forget(key: key) } }
+                writes.forget(key: key)
             case .fetched:
                 break
             }
@@ -107,9 +107,7 @@ final class CachingTransport: HTTPTransport {
         var fresh = cached
         fresh.fetchedAt = Date()
         fresh.maxAge = CacheControl.maxAge(headers["cache-control"])
-        writes.store(fresh) { [self, fresh] in
-            await write { try await store.touch(key: fresh.key, fetchedAt: fresh.fetchedAt, maxAge: fresh.maxAge) }
-        }
+        writes.store(fresh, confirmingOnly: true)
     }
 
     private func lookup(_ key: String) async -> CachedResponse? {
@@ -120,15 +118,6 @@ final class CachingTransport: HTTPTransport {
         } catch {
             logger.warning("aggregate: cache read failed (\(PlainWords.describe(error))); fetching live")
             return nil
-        }
-    }
-
-    /// A cache write that fails costs the next run a request, never this run its cards.
-    private func write(_ body: () async throws -> Void) async {
-        do {
-            try await body()
-        } catch {
-            logger.warning("aggregate: cache write failed: \(PlainWords.describe(error))")
         }
     }
 }

@@ -104,30 +104,67 @@ public struct SQLiteResponseCache: ResponseCache {
 
     /// Stores `response`; a large body goes to a file of its own (``BodyFiles``).
     public func put(_ response: CachedResponse) async throws {
-        let bodyFile = response.body.count >= BodyFiles.threshold ? try bodies.write(response.body) : nil
-        let replaced: String?
+        try await apply([.put(response)])
+    }
+
+    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
+        try await apply([.touch(key: key, fetchedAt: fetchedAt, maxAge: maxAge)])
+    }
+
+    public func forget(key: String) async throws {
+        try await apply([.forget(key: key)])
+    }
+
+    /// The writes in one transaction. Large bodies are written to their files first; the
+    /// files of replaced or forgotten rows are removed once the transaction is done.
+    public func apply(_ writes: [CacheWrite]) async throws {
+        var bodyFiles: [Int: String] = [:]
         do {
-            replaced = try await pool.write { db in
-                let previous = try String.fetchOne(db, sql: "SELECT body_file FROM http_cache WHERE key = ?", arguments: [response.key])
-                try db.execute(sql: """
-                    INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at, body_file)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
-                      last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
-                      fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at,
-                      body_file = excluded.body_file
-                    """, arguments: [response.key, response.url, response.status, response.etag, response.lastModified,
-                                     response.maxAge, bodyFile == nil ? response.body : Data(),
-                                     response.fetchedAt.timeIntervalSince1970, response.link,
-                                     response.storedAt.timeIntervalSince1970, bodyFile])
-                return previous
+            for (index, write) in writes.enumerated() {
+                if case .put(let response) = write, response.body.count >= BodyFiles.threshold {
+                    bodyFiles[index] = try bodies.write(response.body)
+                }
             }
         } catch {
-            bodies.remove(bodyFile)
+            for file in bodyFiles.values { bodies.remove(file) }
             throw error
         }
-        bodies.remove(replaced)
-        if bodyFile != nil {
+        let replaced: [String]
+        do {
+            replaced = try await pool.write { [bodyFiles] db in
+                var replaced: [String] = []
+                for (index, write) in writes.enumerated() {
+                    switch write {
+                    case .put(let response):
+                        if let previous = try Self.bodyFile(forKey: response.key, in: db) { replaced.append(previous) }
+                        let bodyFile = bodyFiles[index]
+                        try db.cachedStatement(sql: """
+                            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, link, stored_at, body_file)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
+                              last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
+                              fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at,
+                              body_file = excluded.body_file
+                            """).execute(arguments: [
+                                response.key, response.url, response.status, response.etag, response.lastModified,
+                                response.maxAge, bodyFile == nil ? response.body : Data(), response.fetchedAt.timeIntervalSince1970,
+                                response.link, response.storedAt.timeIntervalSince1970, bodyFile])
+                    case .touch(let key, let fetchedAt, let maxAge):
+                        try db.cachedStatement(sql: "UPDATE http_cache SET fetched_at = ?, max_age = ? WHERE key = ?")
+                            .execute(arguments: [fetchedAt.timeIntervalSince1970, maxAge, key])
+                    case .forget(let key):
+                        if let previous = try Self.bodyFile(forKey: key, in: db) { replaced.append(previous) }
+                        try db.cachedStatement(sql: "DELETE FROM http_cache WHERE key = ?").execute(arguments: [key])
+                    }
+                }
+                return replaced
+            }
+        } catch {
+            for file in bodyFiles.values { bodies.remove(file) }
+            throw error
+        }
+        for file in replaced { bodies.remove(file) }
+        if !bodyFiles.isEmpty {
             let named = try await pool.read { db in
                 Set(try String.fetchAll(db, sql: """
                     SELECT body_file FROM http_cache WHERE body_file IS NOT NULL
@@ -138,20 +175,8 @@ public struct SQLiteResponseCache: ResponseCache {
         }
     }
 
-    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE http_cache SET fetched_at = ?, max_age = ? WHERE key = ?",
-                           arguments: [fetchedAt.timeIntervalSince1970, maxAge, key])
-        }
-    }
-
-    public func forget(key: String) async throws {
-        let bodyFile = try await pool.write { db in
-            let bodyFile = try String.fetchOne(db, sql: "SELECT body_file FROM http_cache WHERE key = ?", arguments: [key])
-            try db.execute(sql: "DELETE FROM http_cache WHERE key = ?", arguments: [key])
-            return bodyFile
-        }
-        bodies.remove(bodyFile)
+    private static func bodyFile(forKey key: String, in db: Database) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT body_file FROM http_cache WHERE key = ?"), arguments: [key])
     }
 
     public func stamp(key: String) async throws -> CacheStamp? {
@@ -216,29 +241,38 @@ public struct SQLitePageMemoStore: PageMemoStore {
     }
 
     public func put(_ page: MappedPageRecord) async throws {
-        let key = page.key
-        let responsesText = page.responsesText
-        let created = page.created.timeIntervalSince1970
+        try await put([page])
+    }
+
+    /// The pages in one transaction; a large page is a file, written first.
+    public func put(_ pages: [MappedPageRecord]) async throws {
+        guard let newest = pages.map(\.created).max() else { return }
         // A page that cannot be a file stays in its row.
-        let pageFile = page.page.count >= BodyFiles.threshold ? try? bodies.write(page.page) : nil
-        let inline = pageFile == nil ? page.page : Data()
+        let pageFiles = pages.map { $0.page.count >= BodyFiles.threshold ? try? bodies.write($0.page) : nil }
         let replaced: [String]
         do {
             replaced = try await pool.write { db in
-                let previous = try String.fetchOne(db, sql: "SELECT page_file FROM mapped_page WHERE key = ?", arguments: [key])
-                try db.execute(sql: """
-                    INSERT INTO mapped_page (key, responses, page, page_file, created) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page,
-                      page_file = excluded.page_file, created = excluded.created
-                    """, arguments: [key, responsesText, inline, pageFile, created])
-                let expiry = created - MappedPageRecord.lifetime
-                let expired = try String.fetchAll(db, sql: "SELECT page_file FROM mapped_page WHERE created < ? AND page_file IS NOT NULL",
-                                                  arguments: [expiry])
+                var replaced: [String] = []
+                for (page, pageFile) in zip(pages, pageFiles) {
+                    if let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT page_file FROM mapped_page WHERE key = ?"),
+                                                          arguments: [page.key]) {
+                        replaced.append(previous)
+                    }
+                    try db.cachedStatement(sql: """
+                        INSERT INTO mapped_page (key, responses, page, page_file, created) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(key) DO UPDATE SET responses = excluded.responses, page = excluded.page,
+                          page_file = excluded.page_file, created = excluded.created
+                        """).execute(arguments: [page.key, page.responsesText, pageFile == nil ? page.page : Data(), pageFile,
+                                                 page.created.timeIntervalSince1970])
+                }
+                let expiry = newest.timeIntervalSince1970 - MappedPageRecord.lifetime
+                replaced += try String.fetchAll(db, sql: "SELECT page_file FROM mapped_page WHERE created < ? AND page_file IS NOT NULL",
+                                                arguments: [expiry])
                 try db.execute(sql: "DELETE FROM mapped_page WHERE created < ?", arguments: [expiry])
-                return (previous.map { [$0] } ?? []) + expired
+                return replaced
             }
         } catch {
-            bodies.remove(pageFile)
+            for file in pageFiles { bodies.remove(file) }
             throw error
         }
         for file in replaced { bodies.remove(file) }
