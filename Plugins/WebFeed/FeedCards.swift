@@ -30,8 +30,7 @@ struct FeedCards {
     func card(_ entry: ParsedEntry, feed: ParsedFeed, url feedURL: URL, notes: inout [String]) -> Card {
         // An id that is itself an absolute web address is a link too (never a relative one:
         // `small-batch-112` is a name, not a path).
-        let idLink = entry.id.flatMap { URL(string: $0) }.flatMap { $0.scheme == nil ? nil : XMLFeedReader.web($0.absoluteString, base: feedURL) }
-        let link = entry.link ?? entry.permalink ?? idLink
+        let link = entry.link ?? entry.permalink ?? entry.id.flatMap { URL(string: $0) }.flatMap(XMLFeedReader.web)
         let bodyHTML = entry.contentHTML ?? entry.summaryHTML
         let summaryHTML = entry.summaryHTML ?? entry.contentHTML
         var summaryText = summaryHTML.map { FeedText.plain($0, atLeast: summaryLength) } ?? ""

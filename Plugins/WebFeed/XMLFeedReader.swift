@@ -164,7 +164,9 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         case ("", "guid"):
             entry?.id = text
             // A permalink guid is an absolute URL; a bare name is only an id, whatever it claims.
-            if attributes["isPermaLink"]?.lowercased() != "false", URL(string: text)?.scheme != nil { entry?.permalink = link(text) }
+            if attributes["isPermaLink"]?.lowercased() != "false", let url = URL(string: text), url.scheme != nil {
+                entry?.permalink = Self.web(url)
+            }
         case ("", "pubDate"):
             entry?.published = DateText(text: text)
         case ("", "author"):
@@ -288,9 +290,15 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         let trimmed = FeedText.trimmed(text)
         // Most links are absolute: parsed once, not resolved against the base.
         let absolute = trimmed.hasPrefix("https://") || trimmed.hasPrefix("http://")
-        guard !trimmed.isEmpty, let url = absolute ? URL(string: trimmed) : URL(string: trimmed, relativeTo: base)?.absoluteURL,
-              ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty else { return nil }
-        return url
+        guard !trimmed.isEmpty, let url = absolute ? URL(string: trimmed) : URL(string: trimmed, relativeTo: base)?.absoluteURL else {
+            return nil
+        }
+        return web(url)
+    }
+
+    /// `url` when it is an absolute http(s) URL with a host.
+    static func web(_ url: URL) -> URL? {
+        ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty ? url : nil
     }
 
     /// `jane@example.com (Jane Doe)` → `Jane Doe`; a bare name stays as it is.

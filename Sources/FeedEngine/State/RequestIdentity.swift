@@ -43,6 +43,8 @@ public struct RequestIdentity: Sendable {
             text += "\n\(name): \(value)"
         }
         let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key)
-        return code.prefix(16).map { String(format: "%02x", $0) }.joined()
+        // By table: `String(format:)` per byte was most of what naming 500 sources cost.
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: code.prefix(16).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 }

@@ -75,7 +75,7 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func response(forKey key: String) async throws -> CachedResponse? {
         let found = try await pool.read { db -> (CachedResponse, bodyFile: String?)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM http_cache WHERE key = ?", arguments: [key]) else { return nil }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM http_cache WHERE key = ?"), arguments: [key]) else { return nil }
             // A row with values of the wrong type is a miss, fetched and stored again.
             do {
                 let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
@@ -181,7 +181,7 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func stamp(key: String) async throws -> CacheStamp? {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?"),
                                              arguments: [key]) else { return nil }
             do {
                 let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
@@ -222,7 +222,8 @@ public struct SQLitePageMemoStore: PageMemoStore {
 
     public func page(forKey key: String) async throws -> MappedPageRecord? {
         let found = try await pool.read { db -> (MappedPageRecord, pageFile: String?)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT responses, page, page_file, created FROM mapped_page WHERE key = ?", arguments: [key]),
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT responses, page, page_file, created FROM mapped_page WHERE key = ?"),
+                                         arguments: [key]),
                   let text = try? row.decode(String.self, forColumn: "responses"), let responses = MappedPageRecord.responses(fromText: text),
                   let page = try? row.decode(Data.self, forColumn: "page"), let created = try? row.decode(Double.self, forColumn: "created")
             else { return nil }
