@@ -44,7 +44,7 @@ struct FeedCards {
         if title.isEmpty { title = link?.absoluteString ?? "Untitled" }
         // A summary that only repeats the title is left out; a long one, read in part, is
         // read whole to tell.
-        if let summaryHTML, FeedText.isLonger(summaryText, than: summaryLength), title.hasPrefix(summaryText) { summaryText = FeedText.plain(summaryHTML) }
+        if let summaryHTML, title.hasPrefix(summaryText), FeedText.isLonger(summaryText, than: summaryLength) { summaryText = FeedText.plain(summaryHTML) }
         let date = readDate(entry.published, notes: &notes) ?? readDate(entry.updated, notes: &notes)
         var card = Card(
             source: sourceID, upstreamID: Self.upstreamID(entry, link: link), kind: kind, title: title,

@@ -101,16 +101,43 @@ enum FeedText {
 
     /// Whether `text` is longer than `limit` characters, counting no further than that.
     static func isLonger(_ text: String, than limit: Int) -> Bool {
-        // A character is at least one byte, and exactly one in ASCII without line ends.
+        // A character is at least one byte.
         guard text.utf8.count > limit else { return false }
-        return isSingleByteCharacters(text) || !text.dropFirst(limit).isEmpty
+        if let prefix = simplePrefix(text, characters: limit) { return prefix.more }
+        return !text.dropFirst(limit).isEmpty
     }
 
-    /// ASCII without a carriage return: one character per byte (`\r\n` is one character).
-    private static func isSingleByteCharacters(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
-        } ?? false
+    /// Where the first `limit` characters of `text` end (a UTF-8 offset) and whether more
+    /// follow, read off the bytes while every scalar is a character of its own: below
+    /// U+0300 (Latin, no combining marks) but CR, general punctuation (dashes, quotes,
+    /// ellipsis) but the joiners, currency signs. Nil at any other scalar (combining marks,
+    /// joiners, emoji and Hangul sequences, CR LF), where only `String` can tell: counting
+    /// characters by grapheme was most of the time a summary took.
+    private static func simplePrefix(_ text: String, characters limit: Int) -> (end: Int, more: Bool)? {
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes -> (end: Int, more: Bool)? in
+            var scalars = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let width: Int
+                switch byte {
+                case 0x0D: return nil
+                case ..<0x80: width = 1
+                case 0xC2...0xCB: width = 2
+                case 0xE2 where index + 2 < bytes.count:
+                    let scalar = 0x2000 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+                    guard (0x2000...0x206F).contains(scalar) && scalar != 0x200C && scalar != 0x200D
+                            || (0x20A0...0x20CF).contains(scalar) else { return nil }
+                    width = 3
+                default: return nil
+                }
+                if scalars == limit { return (index, true) }
+                scalars += 1
+                index += width
+            }
+            return (bytes.count, false)
+        }
+        return found ?? nil
     }
 
     /// Whether the tag name `name` is `lowercased` (HTML tag names are ASCII, any case).
@@ -190,22 +217,22 @@ enum FeedText {
 
     /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
     static func cut(_ text: String, to limit: Int) -> String {
-        guard isLonger(text, than: limit) else { return text }
-        if isSingleByteCharacters(text) {
-            var head = Array(text.utf8.prefix(limit))
-            if let space = head.lastIndex(of: 0x20) { head.removeSubrange(space...) }
-            while let last = head.last, last == 0x20 || CharacterSet.punctuationCharacters.contains(Unicode.Scalar(last)) {
-                head.removeLast()
-            }
-            return String(decoding: head, as: UTF8.self) + "…"
+        guard text.utf8.count > limit else { return text }
+        var head: Substring
+        if let prefix = simplePrefix(text, characters: limit) {
+            guard prefix.more else { return text }
+            head = text[..<text.utf8.index(text.utf8.startIndex, offsetBy: prefix.end)]
+        } else {
+            guard text.count > limit else { return text }
+            head = text.prefix(limit)
         }
-        var head = Substring(text.prefix(limit))
         if let space = head.lastIndex(of: " ") { head = head[..<space] }
         // No dangling comma or dash before the ellipsis.
         while let last = head.unicodeScalars.last, last == " " || CharacterSet.punctuationCharacters.contains(last) {
             head = head.dropLast()
         }
-        return head + "…"
+        // As a String first: `Substring + String` counts the characters of the head.
+        return String(head) + "…"
     }
 
     /// The first `count` words of `text`, `…` when there were more.
@@ -216,16 +243,18 @@ enum FeedText {
 
     /// The `src` of the first `<img>` in `html`, as written.
     static func firstImage(_ html: String) -> String? {
-        let bytes = Array(html.utf8)
-        var index = 0
-        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
-            index = open + 1
-            guard bytes.count - open > 4, bytes[open + 1] | 0x20 == UInt8(ascii: "i"), bytes[open + 2] | 0x20 == UInt8(ascii: "m"),
-                  bytes[open + 3] | 0x20 == UInt8(ascii: "g"), bytes[open + 4] <= 0x20 || bytes[open + 4] == UInt8(ascii: "/") else { continue }
-            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
-            return attribute("src", in: Substring(String(decoding: bytes[(open + 4)..<close], as: UTF8.self)))
+        var html = html
+        return html.withUTF8 { bytes in
+            var index = 0
+            while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+                index = open + 1
+                guard bytes.count - open > 4, bytes[open + 1] | 0x20 == UInt8(ascii: "i"), bytes[open + 2] | 0x20 == UInt8(ascii: "m"),
+                      bytes[open + 3] | 0x20 == UInt8(ascii: "g"), bytes[open + 4] <= 0x20 || bytes[open + 4] == UInt8(ascii: "/") else { continue }
+                guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+                return attribute("src", in: Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[(open + 4)..<close]), as: UTF8.self)))
+            }
+            return nil
         }
-        return nil
     }
 
     /// The value of `name="…"` (or `'…'`) in a tag's text.

@@ -8,16 +8,28 @@ import FoundationXML
 /// (namespaces processed, so `atom:link` inside RSS and a default namespace both work).
 /// Elements are told apart by namespace and name; unknown ones are ignored.
 final class XMLFeedReader: NSObject, XMLParserDelegate {
+    /// The vocabularies read, told apart once per element (not by comparing URIs in every
+    /// case of every field switch).
     enum Namespace {
-        static let atom = "http://www.w3.org/2005/Atom"
-        static let atom03 = "http://purl.org/atom/ns#"
-        static let rss1 = "http://purl.org/rss/1.0/"
-        static let rss090 = "http://my.netscape.com/rdf/simple/0.9/"
-        static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-        static let dc = "http://purl.org/dc/elements/1.1/"
-        static let content = "http://purl.org/rss/1.0/modules/content/"
-        static let media = "http://search.yahoo.com/mrss/"
-        static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+        case noNamespace, atom, atom03, rss1, rss090, rdf, dc, content, media, itunes, other
+
+        init(uri: String) {
+            switch uri {
+            case "": self = .noNamespace
+            case "http://www.w3.org/2005/Atom": self = .atom
+            case "http://purl.org/atom/ns#": self = .atom03
+            case "http://purl.org/rss/1.0/": self = .rss1
+            case "http://my.netscape.com/rdf/simple/0.9/": self = .rss090
+            case "http://www.w3.org/1999/02/22-rdf-syntax-ns#": self = .rdf
+            case "http://purl.org/dc/elements/1.1/": self = .dc
+            case "http://purl.org/rss/1.0/modules/content/": self = .content
+            case "http://search.yahoo.com/mrss/": self = .media
+            case "http://www.itunes.com/dtds/podcast-1.0.dtd": self = .itunes
+            default: self = .other
+            }
+        }
+
+        var isAtom: Bool { self == .atom || self == .atom03 }
     }
 
     /// What stopped the reading.
@@ -27,7 +39,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     }
 
     private struct Element {
-        var namespace: String
+        var namespace: Namespace
         var name: String
         var attributes: [String: String]
         /// `xml:base` in effect here: relative links resolve against it.
@@ -67,20 +79,20 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        let namespace = namespaceURI ?? ""
+        let namespace = Namespace(uri: namespaceURI ?? "")
         let parentBase = stack.last?.base ?? url
-        let base = (attributes["xml:base"] ?? attributes["base"]).flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL }
-            ?? parentBase
+        let declaredBase = attributes.isEmpty ? nil : attributes["xml:base"] ?? attributes["base"]
+        let base = declaredBase.flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase
         if let container = xhtmlContainer {
             let attributeText = attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(Self.escaped($0.value))\"" }.joined()
             stack[container].text += "<\(name)\(attributeText)>"
         }
         if stack.isEmpty {
             switch (namespace, name) {
-            case ("", "rss"): feed = ParsedFeed(format: .rss2)
-            case (Namespace.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
-            case (Namespace.atom, "feed"): feed = ParsedFeed(format: .atom)
-            case (Namespace.atom03, "feed"): feed = ParsedFeed(format: .atom03)
+            case (.noNamespace, "rss"): feed = ParsedFeed(format: .rss2)
+            case (.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
+            case (.atom, "feed"): feed = ParsedFeed(format: .atom)
+            case (.atom03, "feed"): feed = ParsedFeed(format: .atom03)
             default:
                 failure = .notAFeed(root: name)
                 parser.abortParsing()
@@ -92,7 +104,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             entryDepth = stack.count
             if let about = attributes["rdf:about"] ?? attributes["about"] { entry?.id = about }
         }
-        if xhtmlContainer == nil, [Namespace.atom, Namespace.atom03].contains(namespace),
+        if xhtmlContainer == nil, namespace.isAtom,
            ["content", "summary", "title"].contains(name), attributes["type"] == "xhtml" {
             xhtmlContainer = stack.count - 1
         }
@@ -143,9 +155,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     // MARK: Fields
 
-    private func isEntry(_ namespace: String, _ name: String) -> Bool {
-        (name == "item" && ["", Namespace.rss1, Namespace.rss090].contains(namespace))
-            || (name == "entry" && [Namespace.atom, Namespace.atom03].contains(namespace))
+    private func isEntry(_ namespace: Namespace, _ name: String) -> Bool {
+        (name == "item" && (namespace == .noNamespace || namespace == .rss1 || namespace == .rss090)) || (name == "entry" && namespace.isAtom)
     }
 
     private var parentName: String { stack.last?.name ?? "" }
@@ -155,46 +166,46 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         let attributes = element.attributes
         func link(_ value: String?) -> URL? { value.flatMap { Self.web($0, base: element.base) } }
         switch (element.namespace, element.name) {
-        case ("", "title"), (Namespace.rss1, "title"), (Namespace.rss090, "title"):
+        case (.noNamespace, "title"), (.rss1, "title"), (.rss090, "title"):
             entry?.title = text
-        case ("", "link"), (Namespace.rss1, "link"), (Namespace.rss090, "link"):
+        case (.noNamespace, "link"), (.rss1, "link"), (.rss090, "link"):
             if entry?.link == nil { entry?.link = link(text) }
-        case ("", "description"), (Namespace.rss1, "description"):
+        case (.noNamespace, "description"), (.rss1, "description"):
             entry?.summaryHTML = element.text
-        case ("", "guid"):
+        case (.noNamespace, "guid"):
             entry?.id = text
             // A permalink guid is an absolute URL; a bare name is only an id, whatever it claims.
             if attributes["isPermaLink"]?.lowercased() != "false", let url = URL(string: text), url.scheme != nil {
                 entry?.permalink = Self.web(url)
             }
-        case ("", "pubDate"):
+        case (.noNamespace, "pubDate"):
             entry?.published = DateText(text: text)
-        case ("", "author"):
+        case (.noNamespace, "author"):
             entry?.author = Self.personName(text)
-        case ("", "category"), (Namespace.dc, "subject"):
+        case (.noNamespace, "category"), (.dc, "subject"):
             if !text.isEmpty { entry?.categories.append(text) }
-        case ("", "comments"):
+        case (.noNamespace, "comments"):
             entry?.comments = link(text)
-        case ("", "enclosure"):
+        case (.noNamespace, "enclosure"):
             if let url = link(attributes["url"]) {
                 entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
             }
-        case (Namespace.dc, "creator"), (Namespace.itunes, "author"):
+        case (.dc, "creator"), (.itunes, "author"):
             if entry?.author == nil, !text.isEmpty { entry?.author = Self.personName(text) }
-        case (Namespace.dc, "date"):
+        case (.dc, "date"):
             if entry?.published == nil { entry?.published = DateText(text: text) }
-        case (Namespace.content, "encoded"):
+        case (.content, "encoded"):
             entry?.contentHTML = element.text
-        case (Namespace.media, "thumbnail"):
+        case (.media, "thumbnail"):
             if let url = link(attributes["url"]) { entry?.images.append(url) }
-        case (Namespace.media, "content"):
+        case (.media, "content"):
             let isImage = attributes["medium"] == "image" || attributes["type"]?.hasPrefix("image/") == true
             if isImage, let url = link(attributes["url"]) { entry?.images.append(url) }
-        case (Namespace.media, "description"), (Namespace.itunes, "summary"):
+        case (.media, "description"), (.itunes, "summary"):
             if entry?.summaryHTML == nil { entry?.summaryHTML = Self.html(text, type: "text") }
-        case (Namespace.itunes, "image"):
+        case (.itunes, "image"):
             if let url = link(attributes["href"]) { entry?.images.append(url) }
-        case (let namespace, let name) where namespace == Namespace.atom || namespace == Namespace.atom03:
+        case (let namespace, let name) where namespace.isAtom:
             readAtomEntryField(name, element: element, text: text)
         default:
             break
@@ -247,13 +258,13 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         let text = FeedText.trimmed(element.text)
         let inChannel = ["channel", "feed"].contains(parentName)
         switch (element.namespace, element.name) {
-        case ("", "title"), (Namespace.rss1, "title"), (Namespace.atom, "title"), (Namespace.atom03, "title"):
+        case (.noNamespace, "title"), (.rss1, "title"), (.atom, "title"), (.atom03, "title"):
             if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
-        case ("", "managingEditor"), (Namespace.dc, "creator"), (Namespace.itunes, "author"):
+        case (.noNamespace, "managingEditor"), (.dc, "creator"), (.itunes, "author"):
             if inChannel, feed?.author == nil, !text.isEmpty { feed?.author = Self.personName(text) }
-        case (Namespace.atom, "name"), (Namespace.atom03, "name"):
+        case (.atom, "name"), (.atom03, "name"):
             if parentName == "author", stack.count == 2, feed?.author == nil, !text.isEmpty { feed?.author = text }
-        case (Namespace.atom, "link"), (Namespace.atom03, "link"):
+        case (.atom, "link"), (.atom03, "link"):
             if inChannel, element.attributes["rel"] == "next", let href = element.attributes["href"] {
                 feed?.next = Self.web(href, base: element.base)
             }

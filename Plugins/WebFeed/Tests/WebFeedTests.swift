@@ -111,4 +111,33 @@ import Testing
         }
         #expect(FeedText.plain("<p>short &amp; sweet</p>", atLeast: 280) == "short & sweet")
     }
+
+    /// Cutting counts characters from the bytes while every scalar stands alone: it must
+    /// agree with Swift's grapheme clusters at every length, on text mixing those scalars
+    /// with the ones that join (combining marks, joiners, emoji modifiers, CR LF, Hangul).
+    @Test func cuttingCountsCharactersAsGraphemeClusters() {
+        let pieces = ["word", " ", "—", "“quoted”", "€5", "e\u{301}", "👍🏽", "👨\u{200D}👩\u{200D}👧", "\r\n", "한국어", "a\u{20DD}",
+                      "\u{2060}", "é", "ǅ", "x\u{200C}y", "a\u{200D}b", "…", ",", "🇫🇷"]
+        func reference(_ text: String, _ limit: Int) -> String {
+            guard text.count > limit else { return text }
+            var head = text.prefix(limit)
+            if let space = head.lastIndex(of: " ") { head = head[..<space] }
+            while let last = head.unicodeScalars.last, last == " " || CharacterSet.punctuationCharacters.contains(last) {
+                head = head.dropLast()
+            }
+            return head + "…"
+        }
+        var seed: UInt64 = 42
+        for _ in 0..<300 {
+            var text = ""
+            for _ in 0..<12 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text += pieces[Int(seed >> 33) % pieces.count]
+            }
+            for limit in 1...(text.count + 1) {
+                #expect(FeedText.cut(text, to: limit) == reference(text, limit), "\(text.debugDescription) at \(limit)")
+                #expect(FeedText.isLonger(text, than: limit) == (text.count > limit), "\(text.debugDescription) at \(limit)")
+            }
+        }
+    }
 }
