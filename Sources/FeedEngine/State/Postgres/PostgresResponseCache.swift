@@ -53,7 +53,32 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
     }
 
     public func put(_ response: CachedResponse) async throws {
-        _ = try await database.query("""
+        _ = try await database.query(try Self.statement(.put(response)))
+    }
+
+    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
+        _ = try await database.query(try Self.statement(.touch(key: key, fetchedAt: fetchedAt, maxAge: maxAge)))
+    }
+
+    public func forget(key: String) async throws {
+        _ = try await database.query(try Self.statement(.forget(key: key)))
+    }
+
+    /// Several writes in one transaction (one commit, not one per response).
+    public func apply(_ writes: [CacheWrite]) async throws {
+        guard writes.count > 1 else {
+            for write in writes { _ = try await database.query(try Self.statement(write)) }
+            return
+        }
+        try await database.withTransaction { connection in
+            for write in writes { _ = try await PostgresStateDatabase.rows(try Self.statement(write), on: connection) }
+        }
+    }
+
+    static func statement(_ write: CacheWrite) throws -> PostgresQuery {
+        switch write {
+        case .put(let response):
+            try """
             INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link)
             VALUES (\(response.key), \(response.url), \(response.status), \(response.etag), \(response.lastModified),
                     \(response.maxAge), \(response.body), \(response.fetchedAt.timeIntervalSince1970),
@@ -61,16 +86,12 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
             ON CONFLICT (key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
               last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
               fetched_at = excluded.fetched_at, stored_at = excluded.stored_at, link = excluded.link
-            """)
-    }
-
-    public func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws {
-        _ = try await database.query(
-            "UPDATE http_cache SET fetched_at = \(fetchedAt.timeIntervalSince1970), max_age = \(maxAge) WHERE key = \(key)")
-    }
-
-    public func forget(key: String) async throws {
-        _ = try await database.query("DELETE FROM http_cache WHERE key = \(key)")
+            """
+        case .touch(let key, let fetchedAt, let maxAge):
+            "UPDATE http_cache SET fetched_at = \(fetchedAt.timeIntervalSince1970), max_age = \(maxAge) WHERE key = \(key)"
+        case .forget(let key):
+            "DELETE FROM http_cache WHERE key = \(key)"
+        }
     }
 
     public func stamp(key: String) async throws -> CacheStamp? {
@@ -99,12 +120,23 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
     }
 
     public func put(_ page: MappedPageRecord) async throws {
-        let created = page.created.timeIntervalSince1970
-        _ = try await database.query("""
-            INSERT INTO mapped_page (key, responses, page, created) VALUES (\(page.key), \(page.responsesText), \(page.page), \(created))
-            ON CONFLICT (key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
-            """)
-        _ = try await database.query("DELETE FROM mapped_page WHERE created < \(created - MappedPageRecord.lifetime)")
+        try await put([page])
+    }
+
+    /// The pages in one transaction, then pages not rewritten for a week dropped.
+    public func put(_ pages: [MappedPageRecord]) async throws {
+        guard let newest = pages.map(\.created).max() else { return }
+        try await database.withTransaction { connection in
+            for page in pages {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO mapped_page (key, responses, page, created)
+                    VALUES (\(page.key), \(page.responsesText), \(page.page), \(page.created.timeIntervalSince1970))
+                    ON CONFLICT (key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
+                    """, on: connection)
+            }
+            _ = try await PostgresStateDatabase.rows(
+                "DELETE FROM mapped_page WHERE created < \(newest.timeIntervalSince1970 - MappedPageRecord.lifetime)", on: connection)
+        }
     }
 
     public func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date] {
