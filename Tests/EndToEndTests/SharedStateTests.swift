@@ -82,7 +82,10 @@ struct SharedStateTests {
             server.control.edit("cabify", DigestEndToEndTests.hoodie)
             server.control.set("cabify", [Fault(latencyMs: 1500)])
             async let cut = Self.digest(workspace, database: cluster.url)
-            try await Task.sleep(for: .milliseconds(500))
+            // Mid-run is while the digest holds its lock: taken before it fetches, and the
+            // upstream answers 1.5 s later. Waiting for the lock, not for a fixed time, keeps
+            // a slow start (CI under load) from stopping the database before the run began.
+            try await Self.waitForAnAdvisoryLock(cluster.url)
             try await cluster.pause()
             let failed = try await cut
             #expect(failed.status == 1)
@@ -103,6 +106,17 @@ struct SharedStateTests {
             #expect(recovered.stdoutLines.count == 1)
             #expect(recovered.stdout.contains("\"id\":\"cabify:HOODIE\""))
         }
+    }
+
+    /// Returns once a session holds an advisory lock in the database at `url`.
+    static func waitForAnAdvisoryLock(_ url: String) async throws {
+        let check = "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted) "
+            + "THEN RAISE EXCEPTION 'no lock yet'; END IF; END $$"
+        for _ in 0..<500 {
+            if (try? PostgresTestServer.psql(base: url, check)) != nil { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("no session took an advisory lock within 10 s")
     }
 
     /// A bad password or a closed port is one line naming the database, without the
