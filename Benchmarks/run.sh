@@ -20,14 +20,16 @@ if [ -z "${BENCH_BIN:-}" ]; then
 fi
 work=$(mktemp -d)
 servers=()
-trap 'kill "${servers[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+# Servers started in a command substitution (start_server) leave their pid in a file: the
+# subshell cannot add it to the array.
+trap 'kill "${servers[@]}" $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$work"' EXIT
 table="$work/table.md"
 
 # Starts a fixture server with ARGS, waits for it, and prints its base URL.
 start_server() {
     local log="$work/server-$RANDOM.log"
     "$bin/fixture-server" --port 0 "$@" > "$log" &
-    servers+=($!)
+    echo $! > "$log.pid"
     until grep -q listening "$log" 2>/dev/null; do sleep 0.1; done
     sed -n 's/^listening on //p' "$log"
 }
