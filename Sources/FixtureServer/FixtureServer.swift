@@ -109,7 +109,13 @@ public final class FixtureServer: Sendable {
         if path.hasPrefix("/_sink/") {
             let sink = String(path.dropFirst("/_sink/".count))
             let fault = control.nextFault(for: "sink-\(sink)")
-            let body = (try? await request.body.collect(upTo: 4 << 20)).map { String(buffer: $0) } ?? ""
+            // A body cut short (the sender killed mid-request) is no delivery: a receiver
+            // acts on whole requests only.
+            let announced = request.headers[.contentLength].flatMap { Int($0) }
+            guard let buffer = try? await request.body.collect(upTo: 4 << 20), announced.map({ $0 == buffer.readableBytes }) ?? true else {
+                return Self.response(FixtureResponse(status: 400, body: Data("the request body did not arrive whole\n".utf8)), headers: [:])
+            }
+            let body = String(buffer: buffer)
             if let latency = fault.latencyMs { try? await Task.sleep(for: .milliseconds(latency)) }
             if let status = fault.status {
                 return Self.response(FixtureResponse(status: status, body: Data("the sink fails on purpose (\(status))\n".utf8)),
