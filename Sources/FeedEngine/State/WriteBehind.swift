@@ -43,12 +43,18 @@ public final class WriteBehind: Sendable {
         self.logger = logger
     }
 
-    /// Queues the write of `response` (a new body, or a stored one confirmed by a 304);
-    /// until it is written, ``response(forKey:)`` answers with it.
-    func store(_ response: CachedResponse, confirmingOnly: Bool = false) {
+    /// Queues storing `response`, a new body; until it is written, ``response(forKey:)``
+    /// answers with it.
+    func store(_ response: CachedResponse) {
         storing.withLock { $0[response.key] = response }
-        enqueue(response: confirmingOnly
-            ? .touch(key: response.key, fetchedAt: response.fetchedAt, maxAge: response.maxAge) : .put(response))
+        enqueue(response: .put(response))
+    }
+
+    /// Queues marking the stored `response` fresh as of its `fetchedAt` (a 304 confirmed
+    /// it); until that is written, ``response(forKey:)`` answers with it.
+    func confirm(_ response: CachedResponse) {
+        storing.withLock { $0[response.key] = response }
+        enqueue(response: .touch(key: response.key, fetchedAt: response.fetchedAt, maxAge: response.maxAge))
     }
 
     /// Queues dropping the stored response under `key`.

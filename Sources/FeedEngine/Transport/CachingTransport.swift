@@ -107,7 +107,7 @@ final class CachingTransport: HTTPTransport {
         var fresh = cached
         fresh.fetchedAt = Date()
         fresh.maxAge = CacheControl.maxAge(headers["cache-control"])
-        writes.store(fresh, confirmingOnly: true)
+        writes.confirm(fresh)
     }
 
     private func lookup(_ key: String) async -> CachedResponse? {
