@@ -30,7 +30,7 @@ struct FeedCards {
     func card(_ entry: ParsedEntry, feed: ParsedFeed, url feedURL: URL, notes: inout [String]) -> Card {
         // An id that is itself an absolute web address is a link too (never a relative one:
         // `small-batch-112` is a name, not a path).
-        let link = entry.link ?? entry.permalink ?? entry.id.flatMap { URL(string: $0) }.flatMap(XMLFeedReader.web)
+        let link = entry.link ?? entry.id.flatMap { URL(string: $0) }.flatMap(XMLFeedReader.web)
         let bodyHTML = entry.contentHTML ?? entry.summaryHTML
         let summaryHTML = entry.summaryHTML ?? entry.contentHTML
         var summaryText = summaryHTML.map { FeedText.plain($0, atLeast: summaryLength) } ?? ""

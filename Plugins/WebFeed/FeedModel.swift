@@ -27,8 +27,6 @@ struct ParsedEntry: Sendable {
     /// Whether ``link`` is an alternate of a type other than HTML, to be replaced by an
     /// HTML one that follows.
     var linkIsProvisional = false
-    /// RSS `<guid>` with `isPermaLink` not false: a link when there is no `<link>`.
-    var permalink: URL?
     var summaryHTML: String?
     var contentHTML: String?
     var author: String?

@@ -173,11 +173,9 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         case (.noNamespace, "description"), (.rss1, "description"):
             entry?.summaryHTML = element.text
         case (.noNamespace, "guid"):
+            // A guid that is an absolute web address is the link when there is no <link>
+            // (FeedCards), whatever `isPermaLink` claims; a bare name is only an id.
             entry?.id = text
-            // A permalink guid is an absolute URL; a bare name is only an id, whatever it claims.
-            if attributes["isPermaLink"]?.lowercased() != "false", let url = URL(string: text), url.scheme != nil {
-                entry?.permalink = Self.web(url)
-            }
         case (.noNamespace, "pubDate"):
             entry?.published = DateText(text: text)
         case (.noNamespace, "author"):

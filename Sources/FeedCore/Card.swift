@@ -141,9 +141,51 @@ extension Card: Codable {
 public enum RFC3339 {
     /// `2022-04-18T15:24:03Z`, with fractional seconds only when the date has them.
     public static func string(from date: Date) -> String {
-        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down) == seconds
+        // Whole seconds from 1583 to 9999, nearly every card's date, are written here: the
+        // format style costs more than the rest of a JSON line. Fractions go through it, and
+        // earlier dates, which it writes in the Julian calendar.
+        if whole, let count = Int64(exactly: seconds), (-12_212_553_600 ..< 253_402_300_800).contains(count) {
+            return wholeSeconds(count)
+        }
         return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: !whole)
             .timeZone(separator: .omitted).dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.standard))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` of whole seconds since 1970 in the proleptic Gregorian
+    /// calendar (H. Hinnant's civil_from_days).
+    static func wholeSeconds(_ count: Int64) -> String {
+        let days = count >= 0 ? count / 86_400 : (count - 86_399) / 86_400
+        let time = count - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int64, width: Int, at start: Int) {
+                var rest = value
+                for index in (start ..< start + width).reversed() {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, width: 4, at: 0)
+            put(month, width: 2, at: 5)
+            put(day, width: 2, at: 8)
+            put(time / 3600, width: 2, at: 11)
+            put(time / 60 % 60, width: 2, at: 14)
+            put(time % 60, width: 2, at: 17)
+            for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "Z")] as [(Int, Unicode.Scalar)] {
+                buffer[index] = UInt8(ascii: separator)
+            }
+            return 20
+        }
     }
 
     /// Parses ISO 8601 / RFC 3339 timestamps with an offset (`Z`, `+00:00`), with or

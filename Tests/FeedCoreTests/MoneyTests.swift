@@ -90,6 +90,24 @@ import Testing
         #expect(RFC3339.date(from: "yesterday") == nil)
     }
 
+    /// Whole seconds are written without the format style: they must read as it writes
+    /// them, in every year from 1 to 9999 (before 1583 it counts in the Julian calendar),
+    /// across leap days and centuries, before 1970 too.
+    @Test func rfc3339WritesWholeSecondsAsTheFormatStyleDoes() {
+        let style = Date.ISO8601FormatStyle(timeZone: .gmt)
+        var seconds: [Int64] = [
+            0, -1, 86_399, 86_400, -86_400, -86_401, 951_782_400, 951_868_799, 4_107_542_400, -2_203_891_200,
+            -62_135_596_800, 253_402_300_799, 1_650_295_443, 946_684_799, 978_307_200, -11_644_473_600,
+            -12_212_553_600, -12_212_553_601, -12_219_292_800, -12_219_292_801,
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 2000 { seconds.append(Int64.random(in: -62_135_596_800 ..< 253_402_300_800, using: &generator)) }
+        for count in seconds {
+            let date = Date(timeIntervalSince1970: TimeInterval(count))
+            #expect(RFC3339.string(from: date) == style.format(date), "\(count)")
+        }
+    }
+
     @Test func redactionHidesSecretsOnly() {
         let url = URL(string: "https://user:pw@api.test/x?page=2&api_key=abc&token=t")!
         #expect(url.redactedString == "https://user:REDACTED@api.test/x?page=2&api_key=REDACTED&token=REDACTED")
