@@ -216,6 +216,9 @@ enum FeedText {
     }
 
     /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
+    /// Made once: the getter builds a new set on every call.
+    private static let punctuation = CharacterSet.punctuationCharacters
+
     static func cut(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var head: Substring
@@ -228,7 +231,7 @@ enum FeedText {
         }
         if let space = head.lastIndex(of: " ") { head = head[..<space] }
         // No dangling comma or dash before the ellipsis.
-        while let last = head.unicodeScalars.last, last == " " || CharacterSet.punctuationCharacters.contains(last) {
+        while let last = head.unicodeScalars.last, last == " " || punctuation.contains(last) {
             head = head.dropLast()
         }
         // As a String first: `Substring + String` counts the characters of the head.

@@ -212,11 +212,11 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     private func readAtomEntryField(_ name: String, element: Element, text: String) {
         let attributes = element.attributes
-        let type = Self.atomType(attributes)
         switch name {
         case "id":
             entry?.id = text
         case "title":
+            let type = Self.atomType(attributes)
             entry?.title = type == "text" ? text : element.text
             entry?.titleIsHTML = type != "text"
         case "link":
@@ -236,9 +236,9 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 break
             }
         case "summary":
-            entry?.summaryHTML = Self.html(element.text, type: type)
+            entry?.summaryHTML = Self.html(element.text, type: Self.atomType(attributes))
         case "content":
-            if attributes["src"] == nil { entry?.contentHTML = Self.html(element.text, type: type) }
+            if attributes["src"] == nil { entry?.contentHTML = Self.html(element.text, type: Self.atomType(attributes)) }
         case "published", "issued":
             entry?.published = DateText(text: text)
         case "updated", "modified":
