@@ -74,7 +74,7 @@ struct FeedCards {
         if let link { return link.absoluteString }
         let seed = [entry.link?.absoluteString, entry.title, entry.published?.text ?? entry.updated?.text]
             .map { $0 ?? "" }.joined(separator: "\n")
-        return "hash-" + String(fnv1a(seed), radix: 16)
+        return "hash-" + String(FNV1a.hash(seed), radix: 16)
     }
 
     /// An image enclosure, a media thumbnail or content, the iTunes image, else the first
@@ -97,15 +97,5 @@ struct FeedCards {
     static func unique(_ tags: [String]) -> [String] {
         var seen: Set<String> = []
         return tags.filter { !$0.isEmpty && seen.insert($0).inserted }
-    }
-
-    /// FNV-1a, 64 bits: a stable hash (Swift's `Hasher` is seeded per process).
-    static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
     }
 }

@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// Feed dates as real feeds write them, read without ICU: RFC 822/1123 (`Tue, 10 Jun 2003
@@ -117,12 +118,7 @@ enum FeedDates {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         guard (1000...9999).contains(year), (1...12).contains(month), (1...days(inMonth: month, leap: leap)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), second < 61 else { return nil }
-        // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-        let shifted = month <= 2 ? year - 1 : year
-        let era = shifted / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        let days = CivilDays.days(fromCivil: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second
         return Date(timeIntervalSince1970: seconds)
     }

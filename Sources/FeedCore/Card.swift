@@ -153,22 +153,13 @@ public enum RFC3339 {
             .timeZone(separator: .omitted).dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.standard))
     }
 
-    /// `YYYY-MM-DDTHH:MM:SSZ` of whole seconds since 1970 in the proleptic Gregorian
-    /// calendar (H. Hinnant's civil_from_days).
+    /// `YYYY-MM-DDTHH:MM:SSZ` of whole seconds since 1970.
     static func wholeSeconds(_ count: Int64) -> String {
-        let days = count >= 0 ? count / 86_400 : (count - 86_399) / 86_400
-        let time = count - days * 86_400
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let days = Int(count >= 0 ? count / 86_400 : (count - 86_399) / 86_400)
+        let time = Int(count) - days * 86_400
+        let (year, month, day) = CivilDays.civil(fromDays: days)
         return String(unsafeUninitializedCapacity: 20) { buffer in
-            func put(_ value: Int64, width: Int, at start: Int) {
+            func put(_ value: Int, width: Int, at start: Int) {
                 var rest = value
                 for index in (start ..< start + width).reversed() {
                     buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
