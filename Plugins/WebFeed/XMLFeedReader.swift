@@ -38,27 +38,221 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         case malformed(line: Int, reason: String)
     }
 
-    private struct Element {
-        var namespace: Namespace
-        var name: String
-        var attributes: [String: String]
-        /// `xml:base` in effect here: relative links resolve against it.
-        var base: URL
-        var text = ""
+    /// What the callbacks build, and all they change: held in one stored property, so a
+    /// callback makes one checked access to the reader (the runtime checks every access to
+    /// a class's stored property) instead of one for each field it reads or writes.
+    private struct Reading {
+        struct Element {
+            var namespace: Namespace
+            var name: String
+            var attributes: [String: String]
+            /// `xml:base` in effect here: relative links resolve against it.
+            var base: URL
+            var text = ""
+        }
+
+        var stack: [Element] = []
+        var feed: ParsedFeed?
+        var entry: ParsedEntry?
+        var entryDepth = 0
+        /// The index in ``stack`` of an Atom construct of `type="xhtml"`, whose child elements
+        /// are its content, kept as markup.
+        var xhtmlContainer: Int?
+        var failure: Failure?
+        let url: URL
+
+        init(url: URL) {
+            self.url = url
+        }
+
+        /// An element begins; false when the document is not a feed and reading stops.
+        mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) -> Bool {
+            let namespace = Namespace(uri: namespaceURI ?? "")
+            let parentBase = stack.last?.base ?? url
+            let declaredBase = attributes.isEmpty ? nil : attributes["xml:base"] ?? attributes["base"]
+            let base = declaredBase.flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase
+            if let container = xhtmlContainer {
+                let attributeText = attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(XMLFeedReader.escaped($0.value))\"" }.joined()
+                stack[container].text += "<\(name)\(attributeText)>"
+            }
+            if stack.isEmpty {
+                switch (namespace, name) {
+                case (.noNamespace, "rss"): feed = ParsedFeed(format: .rss2)
+                case (.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
+                case (.atom, "feed"): feed = ParsedFeed(format: .atom)
+                case (.atom03, "feed"): feed = ParsedFeed(format: .atom03)
+                default:
+                    failure = .notAFeed(root: name)
+                    return false
+                }
+            }
+            stack.append(Element(namespace: namespace, name: name, attributes: attributes, base: base))
+            if entry == nil, isEntry(namespace, name) {
+                entry = ParsedEntry()
+                entryDepth = stack.count
+                if let about = attributes["rdf:about"] ?? attributes["about"] { entry?.id = about }
+            }
+            if xhtmlContainer == nil, namespace.isAtom,
+               ["content", "summary", "title"].contains(name), attributes["type"] == "xhtml" {
+                xhtmlContainer = stack.count - 1
+            }
+            return true
+        }
+
+        /// Text (or CDATA) inside the current element; inside XHTML content, as markup.
+        mutating func append(_ text: String) {
+            if let container = xhtmlContainer {
+                stack[container].text += XMLFeedReader.escaped(text)
+            } else if !stack.isEmpty {
+                stack[stack.count - 1].text += text
+            }
+        }
+
+        /// The current element ends: an entry is finished, or a field of the entry or feed read.
+        mutating func end(_ name: String) {
+            guard let element = stack.popLast() else { return }
+            if let container = xhtmlContainer {
+                if container < stack.count {
+                    stack[container].text += "</\(name)>"
+                    return
+                }
+                xhtmlContainer = nil
+            }
+            if entry != nil, stack.count + 1 == entryDepth {
+                if let finished = entry { feed?.entries.append(finished) }
+                entry = nil
+                return
+            }
+            if entry != nil {
+                readEntryField(element)
+            } else {
+                readFeedField(element)
+            }
+        }
+
+        // MARK: Fields
+
+        func isEntry(_ namespace: Namespace, _ name: String) -> Bool {
+            (name == "item" && (namespace == .noNamespace || namespace == .rss1 || namespace == .rss090)) || (name == "entry" && namespace.isAtom)
+        }
+
+        var parentName: String { stack.last?.name ?? "" }
+
+        private mutating func readEntryField(_ element: Element) {
+            let text = FeedText.trimmed(element.text)
+            let attributes = element.attributes
+            func link(_ value: String?) -> URL? { value.flatMap { XMLFeedReader.web($0, base: element.base) } }
+            switch (element.namespace, element.name) {
+            case (.noNamespace, "title"), (.rss1, "title"), (.rss090, "title"):
+                entry?.title = text
+            case (.noNamespace, "link"), (.rss1, "link"), (.rss090, "link"):
+                if entry?.link == nil { entry?.link = link(text) }
+            case (.noNamespace, "description"), (.rss1, "description"):
+                entry?.summaryHTML = element.text
+            case (.noNamespace, "guid"):
+                // A guid that is an absolute web address is the link when there is no <link>
+                // (FeedCards), whatever `isPermaLink` claims; a bare name is only an id.
+                entry?.id = text
+            case (.noNamespace, "pubDate"):
+                entry?.published = DateText(text: text)
+            case (.noNamespace, "author"):
+                entry?.author = XMLFeedReader.personName(text)
+            case (.noNamespace, "category"), (.dc, "subject"):
+                if !text.isEmpty { entry?.categories.append(text) }
+            case (.noNamespace, "comments"):
+                entry?.comments = link(text)
+            case (.noNamespace, "enclosure"):
+                if let url = link(attributes["url"]) {
+                    entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+                }
+            case (.dc, "creator"), (.itunes, "author"):
+                if entry?.author == nil, !text.isEmpty { entry?.author = XMLFeedReader.personName(text) }
+            case (.dc, "date"):
+                if entry?.published == nil { entry?.published = DateText(text: text) }
+            case (.content, "encoded"):
+                entry?.contentHTML = element.text
+            case (.media, "thumbnail"):
+                if let url = link(attributes["url"]) { entry?.images.append(url) }
+            case (.media, "content"):
+                let isImage = attributes["medium"] == "image" || attributes["type"]?.hasPrefix("image/") == true
+                if isImage, let url = link(attributes["url"]) { entry?.images.append(url) }
+            case (.media, "description"), (.itunes, "summary"):
+                if entry?.summaryHTML == nil { entry?.summaryHTML = XMLFeedReader.html(text, type: "text") }
+            case (.itunes, "image"):
+                if let url = link(attributes["href"]) { entry?.images.append(url) }
+            case (let namespace, let name) where namespace.isAtom:
+                readAtomEntryField(name, element: element, text: text)
+            default:
+                break
+            }
+        }
+
+        private mutating func readAtomEntryField(_ name: String, element: Element, text: String) {
+            let attributes = element.attributes
+            switch name {
+            case "id":
+                entry?.id = text
+            case "title":
+                let type = XMLFeedReader.atomType(attributes)
+                entry?.title = type == "text" ? text : element.text
+                entry?.titleIsHTML = type != "text"
+            case "link":
+                guard let href = attributes["href"], let url = XMLFeedReader.web(href, base: element.base) else { return }
+                switch attributes["rel"] ?? "alternate" {
+                case "alternate":
+                    // The first alternate, or the first HTML one when several are given.
+                    if entry?.link == nil || (attributes["type"] ?? "text/html") == "text/html" && entry?.linkIsProvisional == true {
+                        entry?.link = url
+                        entry?.linkIsProvisional = !["text/html", nil].contains(attributes["type"])
+                    }
+                case "enclosure":
+                    entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+                case "replies":
+                    entry?.comments = url
+                default:
+                    break
+                }
+            case "summary":
+                entry?.summaryHTML = XMLFeedReader.html(element.text, type: XMLFeedReader.atomType(attributes))
+            case "content":
+                if attributes["src"] == nil { entry?.contentHTML = XMLFeedReader.html(element.text, type: XMLFeedReader.atomType(attributes)) }
+            case "published", "issued":
+                entry?.published = DateText(text: text)
+            case "updated", "modified":
+                entry?.updated = DateText(text: text)
+            case "name" where parentName == "author":
+                if entry?.author == nil, !text.isEmpty { entry?.author = text }
+            case "category":
+                if let term = attributes["label"] ?? attributes["term"], !term.isEmpty { entry?.categories.append(term) }
+            default:
+                break
+            }
+        }
+
+        private mutating func readFeedField(_ element: Element) {
+            let text = FeedText.trimmed(element.text)
+            let inChannel = ["channel", "feed"].contains(parentName)
+            switch (element.namespace, element.name) {
+            case (.noNamespace, "title"), (.rss1, "title"), (.atom, "title"), (.atom03, "title"):
+                if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
+            case (.noNamespace, "managingEditor"), (.dc, "creator"), (.itunes, "author"):
+                if inChannel, feed?.author == nil, !text.isEmpty { feed?.author = XMLFeedReader.personName(text) }
+            case (.atom, "name"), (.atom03, "name"):
+                if parentName == "author", stack.count == 2, feed?.author == nil, !text.isEmpty { feed?.author = text }
+            case (.atom, "link"), (.atom03, "link"):
+                if inChannel, element.attributes["rel"] == "next", let href = element.attributes["href"] {
+                    feed?.next = XMLFeedReader.web(href, base: element.base)
+                }
+            default:
+                break
+            }
+        }
     }
 
-    private var stack: [Element] = []
-    private var feed: ParsedFeed?
-    private var entry: ParsedEntry?
-    private var entryDepth = 0
-    /// The index in ``stack`` of an Atom construct of `type="xhtml"`, whose child elements
-    /// are its content, kept as markup.
-    private var xhtmlContainer: Int?
-    private var failure: Failure?
-    private let url: URL
+    private var reading: Reading
 
     private init(url: URL) {
-        self.url = url
+        reading = Reading(url: url)
     }
 
     /// The feed in `document` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`.
@@ -69,8 +263,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
         let parsed = parser.parse()
-        if let failure = reader.failure { throw failure }
-        guard parsed, let feed = reader.feed else {
+        if let failure = reader.reading.failure { throw failure }
+        guard parsed, let feed = reader.reading.feed else {
             let reason = parser.parserError.map(Self.describe) ?? "the document ends early"
             throw .malformed(line: parser.lineNumber, reason: reason)
         }
@@ -79,195 +273,24 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        let namespace = Namespace(uri: namespaceURI ?? "")
-        let parentBase = stack.last?.base ?? url
-        let declaredBase = attributes.isEmpty ? nil : attributes["xml:base"] ?? attributes["base"]
-        let base = declaredBase.flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase
-        if let container = xhtmlContainer {
-            let attributeText = attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(Self.escaped($0.value))\"" }.joined()
-            stack[container].text += "<\(name)\(attributeText)>"
-        }
-        if stack.isEmpty {
-            switch (namespace, name) {
-            case (.noNamespace, "rss"): feed = ParsedFeed(format: .rss2)
-            case (.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
-            case (.atom, "feed"): feed = ParsedFeed(format: .atom)
-            case (.atom03, "feed"): feed = ParsedFeed(format: .atom03)
-            default:
-                failure = .notAFeed(root: name)
-                parser.abortParsing()
-            }
-        }
-        stack.append(Element(namespace: namespace, name: name, attributes: attributes, base: base))
-        if entry == nil, isEntry(namespace, name) {
-            entry = ParsedEntry()
-            entryDepth = stack.count
-            if let about = attributes["rdf:about"] ?? attributes["about"] { entry?.id = about }
-        }
-        if xhtmlContainer == nil, namespace.isAtom,
-           ["content", "summary", "title"].contains(name), attributes["type"] == "xhtml" {
-            xhtmlContainer = stack.count - 1
-        }
+        if !reading.start(name, namespaceURI: namespaceURI, attributes: attributes) { parser.abortParsing() }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        append(string)
+        reading.append(string)
     }
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        append(String(decoding: block, as: UTF8.self))
-    }
-
-    private func append(_ text: String) {
-        if let container = xhtmlContainer {
-            stack[container].text += Self.escaped(text)
-        } else if !stack.isEmpty {
-            stack[stack.count - 1].text += text
-        }
+        reading.append(String(decoding: block, as: UTF8.self))
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        guard let element = stack.popLast() else { return }
-        if let container = xhtmlContainer {
-            if container < stack.count {
-                stack[container].text += "</\(name)>"
-                return
-            }
-            xhtmlContainer = nil
-        }
-        if entry != nil, stack.count + 1 == entryDepth {
-            if let finished = entry { feed?.entries.append(finished) }
-            entry = nil
-            return
-        }
-        if entry != nil {
-            readEntryField(element)
-        } else {
-            readFeedField(element)
-        }
+        reading.end(name)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if failure == nil {
-            failure = .malformed(line: parser.lineNumber, reason: Self.describe(parseError))
-        }
-    }
-
-    // MARK: Fields
-
-    private func isEntry(_ namespace: Namespace, _ name: String) -> Bool {
-        (name == "item" && (namespace == .noNamespace || namespace == .rss1 || namespace == .rss090)) || (name == "entry" && namespace.isAtom)
-    }
-
-    private var parentName: String { stack.last?.name ?? "" }
-
-    private func readEntryField(_ element: Element) {
-        let text = FeedText.trimmed(element.text)
-        let attributes = element.attributes
-        func link(_ value: String?) -> URL? { value.flatMap { Self.web($0, base: element.base) } }
-        switch (element.namespace, element.name) {
-        case (.noNamespace, "title"), (.rss1, "title"), (.rss090, "title"):
-            entry?.title = text
-        case (.noNamespace, "link"), (.rss1, "link"), (.rss090, "link"):
-            if entry?.link == nil { entry?.link = link(text) }
-        case (.noNamespace, "description"), (.rss1, "description"):
-            entry?.summaryHTML = element.text
-        case (.noNamespace, "guid"):
-            // A guid that is an absolute web address is the link when there is no <link>
-            // (FeedCards), whatever `isPermaLink` claims; a bare name is only an id.
-            entry?.id = text
-        case (.noNamespace, "pubDate"):
-            entry?.published = DateText(text: text)
-        case (.noNamespace, "author"):
-            entry?.author = Self.personName(text)
-        case (.noNamespace, "category"), (.dc, "subject"):
-            if !text.isEmpty { entry?.categories.append(text) }
-        case (.noNamespace, "comments"):
-            entry?.comments = link(text)
-        case (.noNamespace, "enclosure"):
-            if let url = link(attributes["url"]) {
-                entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
-            }
-        case (.dc, "creator"), (.itunes, "author"):
-            if entry?.author == nil, !text.isEmpty { entry?.author = Self.personName(text) }
-        case (.dc, "date"):
-            if entry?.published == nil { entry?.published = DateText(text: text) }
-        case (.content, "encoded"):
-            entry?.contentHTML = element.text
-        case (.media, "thumbnail"):
-            if let url = link(attributes["url"]) { entry?.images.append(url) }
-        case (.media, "content"):
-            let isImage = attributes["medium"] == "image" || attributes["type"]?.hasPrefix("image/") == true
-            if isImage, let url = link(attributes["url"]) { entry?.images.append(url) }
-        case (.media, "description"), (.itunes, "summary"):
-            if entry?.summaryHTML == nil { entry?.summaryHTML = Self.html(text, type: "text") }
-        case (.itunes, "image"):
-            if let url = link(attributes["href"]) { entry?.images.append(url) }
-        case (let namespace, let name) where namespace.isAtom:
-            readAtomEntryField(name, element: element, text: text)
-        default:
-            break
-        }
-    }
-
-    private func readAtomEntryField(_ name: String, element: Element, text: String) {
-        let attributes = element.attributes
-        switch name {
-        case "id":
-            entry?.id = text
-        case "title":
-            let type = Self.atomType(attributes)
-            entry?.title = type == "text" ? text : element.text
-            entry?.titleIsHTML = type != "text"
-        case "link":
-            guard let href = attributes["href"], let url = Self.web(href, base: element.base) else { return }
-            switch attributes["rel"] ?? "alternate" {
-            case "alternate":
-                // The first alternate, or the first HTML one when several are given.
-                if entry?.link == nil || (attributes["type"] ?? "text/html") == "text/html" && entry?.linkIsProvisional == true {
-                    entry?.link = url
-                    entry?.linkIsProvisional = !["text/html", nil].contains(attributes["type"])
-                }
-            case "enclosure":
-                entry?.enclosures.append(Enclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
-            case "replies":
-                entry?.comments = url
-            default:
-                break
-            }
-        case "summary":
-            entry?.summaryHTML = Self.html(element.text, type: Self.atomType(attributes))
-        case "content":
-            if attributes["src"] == nil { entry?.contentHTML = Self.html(element.text, type: Self.atomType(attributes)) }
-        case "published", "issued":
-            entry?.published = DateText(text: text)
-        case "updated", "modified":
-            entry?.updated = DateText(text: text)
-        case "name" where parentName == "author":
-            if entry?.author == nil, !text.isEmpty { entry?.author = text }
-        case "category":
-            if let term = attributes["label"] ?? attributes["term"], !term.isEmpty { entry?.categories.append(term) }
-        default:
-            break
-        }
-    }
-
-    private func readFeedField(_ element: Element) {
-        let text = FeedText.trimmed(element.text)
-        let inChannel = ["channel", "feed"].contains(parentName)
-        switch (element.namespace, element.name) {
-        case (.noNamespace, "title"), (.rss1, "title"), (.atom, "title"), (.atom03, "title"):
-            if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
-        case (.noNamespace, "managingEditor"), (.dc, "creator"), (.itunes, "author"):
-            if inChannel, feed?.author == nil, !text.isEmpty { feed?.author = Self.personName(text) }
-        case (.atom, "name"), (.atom03, "name"):
-            if parentName == "author", stack.count == 2, feed?.author == nil, !text.isEmpty { feed?.author = text }
-        case (.atom, "link"), (.atom03, "link"):
-            if inChannel, element.attributes["rel"] == "next", let href = element.attributes["href"] {
-                feed?.next = Self.web(href, base: element.base)
-            }
-        default:
-            break
+        if reading.failure == nil {
+            reading.failure = .malformed(line: parser.lineNumber, reason: Self.describe(parseError))
         }
     }
 
