@@ -215,10 +215,10 @@ enum FeedText {
         return 0
     }
 
-    /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
     /// Made once: the getter builds a new set on every call.
     private static let punctuation = CharacterSet.punctuationCharacters
 
+    /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
     static func cut(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var head: Substring

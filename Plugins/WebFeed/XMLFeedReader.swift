@@ -61,10 +61,6 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         var failure: Failure?
         let url: URL
 
-        init(url: URL) {
-            self.url = url
-        }
-
         /// An element begins; false when the document is not a feed and reading stops.
         mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) -> Bool {
             let namespace = Namespace(uri: namespaceURI ?? "")
