@@ -83,7 +83,14 @@ struct CommonOptions: ParsableArguments {
     func loadConfig() throws -> FeedConfig {
         let loader = ConfigLoader(registry: SourceRegistry(Catalogue.sources))
         do {
-            return try loader.load(path: try loader.locate(explicitPath: config))
+            let path = try loader.locate(explicitPath: config)
+            if verbose {
+                // Which file won, and the one it hides: a ./Sources.yml in the working
+                // directory quietly comes before the one in ~/.config.
+                let hidden = config == nil ? loader.candidates().dropFirst().filter { $0 != path && FileManager.default.fileExists(atPath: $0) } : []
+                Terminal.writeError("aggregate: configuration \(path)" + (hidden.isEmpty ? "" : " (found first; \(hidden.joined(separator: ", ")) is not read)"))
+            }
+            return try loader.load(path: path)
         } catch {
             Terminal.writeError(error.description)
             throw ExitStatus.usage.code

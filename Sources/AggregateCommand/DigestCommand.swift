@@ -91,6 +91,13 @@ struct DigestCommand: AsyncParsableCommand {
     /// The declared digest named, an ad-hoc one, or every due one.
     private func selected(_ config: FeedConfig, store: any DigestStore, now: Date) async throws -> [DigestConfig] {
         if due {
+            // Scheduled from cron, a --due that can never do anything is a mistake to say
+            // at once, not a silent success every night.
+            if config.digests.isEmpty {
+                Terminal.writeError("aggregate: --due runs the digests declared under digests: in \(config.file), and it declares none; "
+                    + "declare one (docs/digests.md), or run one with --name NAME")
+                throw ExitStatus.usage.code
+            }
             var dueDigests: [DigestConfig] = []
             for digest in config.digests {
                 let last = try await DigestJob.lastSuccess(of: digest.name, in: store)

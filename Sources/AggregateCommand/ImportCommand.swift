@@ -45,9 +45,8 @@ struct ImportCommand: AsyncParsableCommand {
 
         var taken = Set(config.sources.map(\.id))
         var configured = Dictionary(config.sources.map { (Self.key($0.url), $0.id) }, uniquingKeysWith: { first, _ in first })
-        let indent = SourcesFileEdit.entryIndent(in: text)
-        var entries = ""
-        var added = 0
+        var entries: [NewSourceEntry] = []
+        let origin = "imported from \(URL(fileURLWithPath: file).lastPathComponent)"
         for subscription in subscriptions {
             if let existing = configured[Self.key(subscription.url)] {
                 Terminal.writeError("aggregate: skipped \"\(subscription.title)\": \(subscription.url.redactedString) is already configured as \(existing)")
@@ -56,29 +55,25 @@ struct ImportCommand: AsyncParsableCommand {
             let id = SourcesFileEdit.id(from: subscription.title, taken: taken)
             taken.insert(id)
             configured[Self.key(subscription.url)] = id
-            let title = subscription.title.replacingOccurrences(of: "\n", with: " ")
-            entries += (entries.isEmpty ? "" : "\n") + "\(indent)- id: \(id)   # \(title) (imported from \(URL(fileURLWithPath: file).lastPathComponent))\n"
-            entries += "\(indent)  plugin: feed\n"
-            entries += "\(indent)  url: \(SourcesFileEdit.quoted(subscription.url.absoluteString))\n"
-            if !subscription.folders.isEmpty {
-                entries += "\(indent)  options:\n\(indent)    tags: [\(subscription.folders.map(SourcesFileEdit.quoted).joined(separator: ", "))]\n"
-            }
-            added += 1
+            entries.append(NewSourceEntry(id: id, plugin: "feed", url: subscription.url, tags: subscription.folders,
+                                          comment: "\(subscription.title) (\(origin))"))
         }
+        let added = entries.count
         let skipped = subscriptions.count - added
         guard added > 0 else {
             Terminal.writeError("aggregate: nothing to add: \(subscriptions.isEmpty ? "\(file) lists no feeds" : "every feed in \(file) is configured already")")
             return
         }
         if dryRun {
-            Terminal.write(entries)
+            Terminal.write(SourcesFileEdit.yaml(for: entries, indent: SourcesFileEdit.entryIndent(in: text)))
             return
         }
         let updated: String
         do {
-            updated = try SourcesFileEdit.appending(entries, to: text)
+            // Read back before it is written: the old document plus exactly these entries.
+            updated = try SourcesFileEdit.adding(entries, to: text, file: config.file)
         } catch {
-            Terminal.writeError("aggregate: cannot add to \(path): \(error.description)")
+            Terminal.writeError("aggregate: cannot add to \(path): \(error.description); it was left as it was")
             throw ExitStatus.usage.code
         }
         // The new file must load as the old one did: nothing is written otherwise.

@@ -73,6 +73,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 throw ExitStatus.usage.code
             }
         }
+        for warning in config.warnings { Terminal.writeError("\(warning) (warning)") }
         let enabled = config.sources.filter(\.enabled).count
         Terminal.writeError("\(config.file): ok, \(config.sources.count) source\(config.sources.count == 1 ? "" : "s") (\(enabled) enabled)")
     }

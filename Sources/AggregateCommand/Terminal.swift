@@ -60,7 +60,14 @@ enum Terminal {
         }
     }
 
+    /// One message for people on stderr. Messages quote what upstreams and receivers said
+    /// (an error body, a title, a header value), so each of its lines goes through the
+    /// filter card text goes through: no escape sequence or carriage return reaches the
+    /// terminal, and no line of it can pass for a line of its own.
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.safe(String($0)) }
+        var message = lines.joined(separator: "\n")
+        if !message.hasSuffix("\n") { message += "\n" }
+        FileHandle.standardError.write(Data(message.utf8))
     }
 }

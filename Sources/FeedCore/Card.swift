@@ -139,16 +139,23 @@ extension Card: Codable {
 
 /// RFC 3339 timestamps in UTC, the only date format cards use.
 public enum RFC3339 {
-    /// `2022-04-18T15:24:03Z`, with fractional seconds only when the date has them.
+    /// `2022-04-18T15:24:03Z`, with milliseconds (`.123`) only when the date has them.
     public static func string(from date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let whole = seconds.rounded(.down) == seconds
-        // Whole seconds from 1583 to 9999, nearly every card's date, are written here: the
-        // format style costs more than the rest of a JSON line. Fractions go through it, and
-        // earlier dates, which it writes in the Julian calendar.
-        if whole, let count = Int64(exactly: seconds), (-12_212_553_600 ..< 253_402_300_800).contains(count) {
-            return wholeSeconds(count)
+        // Rounded to the millisecond, not cut: `.123` parsed is 0.12299… seconds as a
+        // Double, which cut would write as `.122`.
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        // From 1583 to 9999, nearly every card's date, written here: the format style
+        // costs more than the rest of a JSON line. Earlier dates go through it, which
+        // writes them in the Julian calendar.
+        if let count = Int64(exactly: milliseconds), (-12_212_553_600_000 ..< 253_402_300_800_000).contains(count) {
+            let whole = count >= 0 ? count / 1000 : (count - 999) / 1000
+            let fraction = Int(count - whole * 1000)
+            let text = wholeSeconds(whole)
+            guard fraction != 0 else { return text }
+            let digits = String(fraction + 1000).dropFirst()
+            return text.dropLast() + "." + digits + "Z"
         }
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
         return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: !whole)
             .timeZone(separator: .omitted).dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.standard))
     }

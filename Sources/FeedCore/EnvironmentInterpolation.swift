@@ -7,6 +7,18 @@ public enum EnvironmentInterpolation {
         case malformed
     }
 
+    /// The variables `text` names without a default that `environment` does not set.
+    public static func undefinedVariables(in text: String, environment: [String: String]) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "${"), let end = rest[start.upperBound...].firstIndex(of: "}") {
+            let body = rest[start.upperBound..<end]
+            if !body.contains(":-"), environment[String(body)] == nil, !names.contains(String(body)) { names.append(String(body)) }
+            rest = rest[rest.index(after: end)...]
+        }
+        return names
+    }
+
     public static func expand(_ text: String, environment: [String: String]) throws(Failure) -> String {
         var result = ""
         var rest = Substring(text)

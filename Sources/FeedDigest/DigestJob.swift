@@ -69,12 +69,15 @@ public struct DigestJob: Sendable {
     }
 
     /// Sends every report owed to a target, oldest first; a target that fails is not asked
-    /// again this run (its later reports wait behind the one that failed).
+    /// again this run (its later reports wait behind the one that failed), and a target
+    /// that holds one report (a file) is given one per run (the next would replace it).
     private func deliverOwed(store: any DigestStore, targets: [any DeliveryTarget]) async throws -> (failures: [String], notes: [String]) {
         let owed = try await store.owed(by: digest.name)
         var failed: [String: DeliveryFailure] = [:]
+        var filled: Set<String> = []
         var notes: [String] = []
         for report in owed where failed[report.target] == nil {
+            if filled.contains(report.target) { continue }
             guard let target = targets.first(where: { $0.key == report.target }) else {
                 // Its target was taken out of deliver:; there is nowhere to send it.
                 try await store.delivered(report, digest: digest.name)
@@ -88,6 +91,13 @@ public struct DigestJob: Sendable {
                 continue
             }
             try await store.delivered(report, digest: digest.name)
+            if target.holdsOneReport { filled.insert(target.key) }
+        }
+        for target in targets where filled.contains(target.key) {
+            let waiting = owed.filter { $0.target == target.key }.count - 1
+            if waiting > 0 {
+                notes.append("digest '\(digest.name)': \(target.name) holds one report at a time, so \(waiting == 1 ? "the next report waits" : "\(waiting) more reports wait") for the next run")
+            }
         }
         let failures = targets.compactMap { target -> String? in
             guard let failure = failed[target.key] else { return nil }

@@ -84,6 +84,7 @@ struct FeedRoutes: Sendable {
                 return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
             }
             await self.health.record(result.outcomes)
+            self.metrics.ruleTimeouts(result.outcomes)
             let degraded = await self.degraded(result.outcomes, sources: sources)
             let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
             return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
@@ -153,6 +154,7 @@ struct FeedRoutes: Sendable {
             return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
         }
         await health.record(result.outcomes)
+        metrics.ruleTimeouts(result.outcomes)
         if result.cards.isEmpty, !result.outcomes.isEmpty, result.outcomes.allSatisfy({ $0.failure != nil }) {
             let failures = result.outcomes.map { "\($0.id): \($0.failure ?? "failed")" }.joined(separator: "; ")
             return RenderedResponse(problem: Problem(title: "Bad Gateway", status: 502, detail: failures), versions: built)
@@ -336,6 +338,7 @@ extension RenderedResponse {
         if let lastModified { common[.lastModified] = HTTPDate.string(from: lastModified) }
         if let maxAge { common[.cacheControl] = "max-age=\(maxAge)" }
         if let degraded { common[.aggregateDegraded] = degraded }
+        SecurityHeaders.add(to: &common, contentType: contentType)
         headers = common
         headers[.eTag] = etag
         gzipHeaders = common

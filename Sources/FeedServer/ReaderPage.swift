@@ -73,14 +73,15 @@ enum ReaderPage {
         context.merge(self.card(context: card, now: now)) { _, new in new }
         context["page_title"] = "\(card.title) — \(config.feed.title)"
         context["has_detail"] = hasDetail
-        if let url = card.url {
+        // Every address from an upstream becomes an `href` or `src` only as a web address.
+        if let url = WebLink.web(card.url) {
             context["url"] = url.absoluteString
             context["host"] = url.host ?? url.absoluteString
         }
         if let author = card.author {
             var fields: [String: Any] = ["name": author.name]
-            if let image = author.image { fields["avatar"] = image.absoluteString }
-            if let url = author.url { fields["url"] = url.absoluteString }
+            if let image = WebLink.web(author.image) { fields["avatar"] = image.absoluteString }
+            if let url = WebLink.web(author.url) { fields["url"] = url.absoluteString }
             context["author"] = fields
         }
         context["summary"] = card.summary
@@ -118,7 +119,7 @@ enum ReaderPage {
         var fields: [String: Any] = [
             "title": card.title, "source": card.source, "kind": card.kind.rawValue,
             "href": "/cards/" + (card.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? card.id),
-            "image": card.image?.absoluteString ?? "/placeholder.svg",
+            "image": WebLink.web(card.image)?.absoluteString ?? "/placeholder.svg",
             "tags": card.tags, "has_tags": !card.tags.isEmpty,
         ]
         if let price = card.price {
@@ -189,7 +190,7 @@ enum ReaderPage {
         case .array(let items) where !items.isEmpty:
             let texts = items.compactMap(\.stringValue)
             if texts.count == items.count {
-                if texts.allSatisfy(isImageAddress) {
+                if texts.allSatisfy({ isImageAddress($0) && WebLink.web($0) != nil }) {
                     return ["has_images": true,
                             "images": texts.enumerated().map { ["url": $0.element, "alt": "\(title), picture \($0.offset + 1)"] }]
                 }
@@ -203,9 +204,9 @@ enum ReaderPage {
             }
             if rows.count == objects.count { return ["has_rows": true, "rows": rows] }
             let links = objects.enumerated().compactMap { offset, link -> [String: String]? in
-                guard let url = link["url"]?.stringValue else { return nil }
+                guard let url = link["url"]?.stringValue.flatMap(WebLink.web) else { return nil }
                 let label = link["title"]?.stringValue ?? link["name"]?.stringValue ?? "\(heading) \(offset + 1)"
-                return ["url": url, "image": link["image"]?.stringValue ?? "/placeholder.svg", "label": label]
+                return ["url": url, "image": link["image"]?.stringValue.flatMap(WebLink.web) ?? "/placeholder.svg", "label": label]
             }
             return links.isEmpty ? nil : ["has_links": true, "links": links]
         default:

@@ -42,6 +42,17 @@ struct ServeMetrics: Sendable {
         Counter(label: "aggregate_upstream_refreshes_total", dimensions: [("source", source), ("outcome", result)]).increment()
     }
 
+    /// Cards on which a filter rule ran out of time, by the rule's place in Sources.yml.
+    func ruleTimeouts(_ outcomes: [SourceOutcome]) {
+        guard registry != nil else { return }
+        for outcome in outcomes {
+            for timeout in outcome.ruleTimeouts {
+                Counter(label: "aggregate_filter_rule_timeouts_total", dimensions: [("rule", timeout.location.description)])
+                    .increment(by: timeout.cards)
+            }
+        }
+    }
+
     /// The text format, with each source's data age as of now.
     func exposition(ages: [String: Double]) -> [UInt8] {
         guard let registry else { return [] }

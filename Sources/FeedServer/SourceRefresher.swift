@@ -70,6 +70,7 @@ struct SourceRefresher: Service {
                 ? min(Self.firstBackoff * pow(2, Double(failures - 1)), Self.longestBackoff)
                 : interval * Double.random(in: 0.8...0.95)
             if leased { metrics.refreshed(source.id, outcome: outcome) }
+            metrics.ruleTimeouts(outcomes)
             await health.refreshed(outcome, next: Date().addingTimeInterval(delay))
             try? await Task.sleep(for: .seconds(delay))
         }

@@ -50,7 +50,7 @@ import Testing
         try await FixtureWorld.withSession(sources: FixtureWorld.only("users")) { session in
             let run = try await session.run("record", "nope", "--into", "snaps")
             #expect(run.status == 2)
-            #expect(run.stderrLines == [#"aggregate: unknown source "nope" (known: users)"#])
+            #expect(run.stderrLines == [#"aggregate: unknown source "nope" in Sources.yml (known: users)"#])
             #expect(session.requests.isEmpty)
         }
     }

@@ -108,6 +108,19 @@ import Testing
         }
     }
 
+    /// Milliseconds are rounded, not cut: `.123` read into a Double is 0.12299…, which a
+    /// cut wrote as `.122`. Every millisecond of one second, and dates before 1970.
+    @Test func rfc3339KeepsEveryMillisecond() {
+        for millisecond in 1 ..< 1000 {
+            let text = "2022-04-18T15:24:03." + String(millisecond + 1000).dropFirst() + "Z"
+            let date = Date(timeIntervalSince1970: 1_650_295_443 + Double(millisecond) / 1000)
+            #expect(RFC3339.string(from: date) == text)
+        }
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_650_295_443.123)) == "2022-04-18T15:24:03.123Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_650_295_443.9996)) == "2022-04-18T15:24:04Z")
+    }
+
     @Test func redactionHidesSecretsOnly() {
         let url = URL(string: "https://user:pw@api.test/x?page=2&api_key=abc&token=t")!
         #expect(url.redactedString == "https://user:REDACTED@api.test/x?page=2&api_key=REDACTED&token=REDACTED")

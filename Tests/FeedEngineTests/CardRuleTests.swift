@@ -43,4 +43,59 @@ import Testing
         card.price = nil
         #expect(!cheapUSD.matches(card, now: now))
     }
+
+    /// Expressions that pass the load-time guard but backtrack without end on ordinary
+    /// text, each with such a text: every one stops at the time limit and counts as no match.
+    static let catastrophic: [(String, String)] = [
+        (#"(.|\s)*sponsored"#, Array(repeating: "word", count: 62).joined(separator: " ")),
+        ("(a|aa)*b", String(repeating: "a", count: 60)),
+        (".*.*.*.*.*=x", String(repeating: "ab=", count: 40)),
+        (#"(\w|\d)*!"#, String(repeating: "1", count: 60)),
+        ("(?:a|aa)+$", String(repeating: "a", count: 60) + "b"),
+        ("a*a*a*a*a*a*a*a*b", String(repeating: "a", count: 120)),
+    ]
+
+    @Test(arguments: 0..<catastrophic.count)
+    func aMatchThatBacktracksWithoutEndStopsAtTheTimeLimit(_ index: Int) throws {
+        let (expression, text) = Self.catastrophic[index]
+        let pattern = try CardPattern(expression)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(pattern.evaluate(text) == .outOfTime, "\(expression)")
+        // The limit is 50 ms; ICU calls back every few thousand steps. A loaded CI machine
+        // may take longer to get there, never seconds.
+        #expect(clock.now - start < .seconds(2), "\(expression) took \(clock.now - start)")
+        #expect(!pattern.matches(text))
+    }
+
+    @Test func wellBehavedExpressionsFinishOnTheLongestFieldRead() throws {
+        let text = String(repeating: "a refurbished tv, sponsored ", count: 200)
+        #expect(try CardPattern("(?i)refurbished|sponsored").evaluate(text) == .matched)
+        #expect(try CardPattern("nothing-like-this").evaluate(text) == .notMatched)
+        #expect(try CardPattern(#"\bsponsored\b.*$"#).evaluate(text) == .matched)
+    }
+
+    /// A rule that runs out of time on three cards of a source is given up for the rest of
+    /// its cards: 500 cards cost three time limits, not 500; the cards all pass (the drop
+    /// rule matched none), and the outcome names the rule once.
+    @Test func aRuleThatRunsOutOfTimeIsGivenUpForTheRestOfTheRun() async throws {
+        let summary = Array(repeating: "word", count: 62).joined(separator: " ")
+        let cards = (0..<500).map { Card(source: "a", upstreamID: "\($0)", kind: .post, title: "Post \($0)", summary: summary) }
+        var config = FeedConfig.memory(["a"])
+        let location = ConfigLocation(file: "Sources.yml", line: 4, column: 9)
+        config.filters = CardFilter(drop: [CardRule(tests: [.matches(.summary, try CardPattern(#"(.|\s)*sponsored"#))], location: location)])
+        let runner = FeedRunner(config: config, registry: SourceRegistry([MemorySource.self]),
+                                transports: MemoryUpstream(["a": cards], pageSize: 100))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await runner.run(FeedQuery(perPage: 1000))
+        #expect(clock.now - start < .seconds(10))
+        #expect(result.cards.count == 500)
+        #expect(result.outcomes[0].ruleTimeouts == [
+            SourceOutcome.RuleTimeout(rule: #"{field: summary, match: "(.|\\s)*sponsored"}"#, location: location, cards: 3, givenUp: true),
+        ])
+        #expect(result.outcomes[0].messages(verbose: false).contains(
+            #"a: rule {field: summary, match: "(.|\\s)*sponsored"} (Sources.yml:4:9) ran out of time (50 ms) on 3 cards and counted as no match; "#
+                + "it was not tried on the rest of this source's cards (write it so it cannot backtrack without end: no (.|\\s)*, no (a|aa)*)"))
+    }
 }

@@ -204,7 +204,7 @@ struct GeneratedFeed {
         do {
             _ = try await runner.run(FeedQuery(sourceIDs: ["c"]))
         } catch {
-            #expect(error.description == "unknown source \"c\" (known: a, b)")
+            #expect(error.description == "unknown source \"c\" in Sources.yml (known: a, b)")
         }
     }
 

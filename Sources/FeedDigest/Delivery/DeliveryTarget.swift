@@ -15,6 +15,13 @@ public protocol DeliveryTarget: Sendable {
     /// Sends `payload`, retrying what may pass; the same `reportID` on every retry and
     /// every later run, so a receiver that honours `Idempotency-Key` takes it once.
     func deliver(_ payload: DeliveryPayload, reportID: String) async throws(DeliveryFailure)
+    /// Whether the target keeps only the last report it was given (a file): then one owed
+    /// report is delivered per run, so none is replaced before anyone could read it.
+    var holdsOneReport: Bool { get }
+}
+
+extension DeliveryTarget {
+    public var holdsOneReport: Bool { false }
 }
 
 /// Why a target did not take a report. Either way it is kept and sent again next run.

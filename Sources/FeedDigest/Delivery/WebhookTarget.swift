@@ -6,10 +6,14 @@ import NIOCore
 import NIOFoundationCompat
 
 /// `{webhook: URL, style: json | slack | discord | ntfy, headers: {…}}`: the report POSTed
-/// with an `Idempotency-Key` (the report's id). A 2xx is delivered. A 5xx, 429, 408 or no
-/// answer is tried again within the run (after 0.5 s, then 1 s, or the `Retry-After` the
-/// receiver asks for, up to 10 s), and next run if it still fails; any other 4xx is
-/// reported with the first line of the answer and tried again next run.
+/// with an `Idempotency-Key` (the report's id). Only a 2xx answer to that POST is
+/// delivered, whatever its body (which is not read). A 5xx, 429, 408 or no answer is tried
+/// again within the run (after 0.5 s, then 1 s, or the `Retry-After` the receiver asks
+/// for, up to 10 s), and next run if it still fails; any other 4xx is reported with the
+/// first line of the answer and tried again next run. No redirect is followed: a 3xx is a
+/// failure naming its `Location` (following one would send the configured secrets and the
+/// report to another host, and a 302 turns the POST into a GET that delivers nothing).
+/// A refused connection fails at once, not after the pool's reconnect loop.
 struct WebhookTarget: DeliveryTarget {
     let key: String
     let name: String
@@ -22,6 +26,15 @@ struct WebhookTarget: DeliveryTarget {
     static let attempts = 3
     static let timeout = TimeAmount.seconds(10)
     static let longestWait = 10.0
+    /// How much of an answer that is not a 2xx is read, for its first line.
+    static let answerBytesRead = 2048
+
+    /// The client webhooks are POSTed with: no redirects, no reconnect loop.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     func payload(for report: DigestReport, text: String) -> DeliveryPayload {
         WebhookPayloads.payload(style, report: report, text: text)
@@ -54,11 +67,18 @@ struct WebhookTarget: DeliveryTarget {
             request.body = .bytes(ByteBuffer(string: payload.body))
             var wait = attempt == 1 ? 0.5 : 1.0
             do {
-                let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
-                let body = try await response.body.collect(upTo: 64 * 1024)
+                let response = try await Self.client.execute(request, timeout: Self.timeout)
                 let status = Int(response.status.code)
+                // Delivered: what the receiver says beside its 2xx is not needed (a large
+                // answer must not turn a delivered report into one posted again each run).
                 if (200..<300).contains(status) { return }
-                let line = String(buffer: body).split(whereSeparator: \.isNewline).first.map { ": \($0.prefix(200))" } ?? ""
+                if (300..<400).contains(status) {
+                    let location = response.headers.first(name: "Location").map { " to \(Redaction.url($0))" } ?? ""
+                    throw DeliveryFailure.permanent("HTTP \(status): it redirects\(location), and delivery follows no redirects; "
+                        + "write the address it redirects to in deliver: (\(target.redactedString))")
+                }
+                let head = try await Self.firstBytes(of: response.body, limit: Self.answerBytesRead)
+                let line = String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { ": \($0.prefix(200))" } ?? ""
                 let said = "HTTP \(status)\(line) (\(target.redactedString))"
                 guard status >= 500 || status == 429 || status == 408 else { throw DeliveryFailure.permanent(said) }
                 last = .temporary(said)
@@ -66,11 +86,22 @@ struct WebhookTarget: DeliveryTarget {
             } catch let failure as DeliveryFailure {
                 throw failure
             } catch {
-                last = .temporary("\(PlainWords.describe(error)) (\(target.redactedString))")
+                let cause = LiveHTTPTransport.failure(error, timeout: 10, maxBody: Self.answerBytesRead)
+                last = .temporary("\(cause) (\(target.redactedString))")
             }
             if attempt < Self.attempts { try? await Task.sleep(for: .seconds(wait)) }
         }
         throw last
+    }
+
+    /// The first `limit` bytes of an answer; the rest is not read.
+    static func firstBytes(of body: HTTPClientResponse.Body, limit: Int) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for try await chunk in body {
+            bytes += chunk.readableBytesView.prefix(limit - bytes.count)
+            if bytes.count >= limit { break }
+        }
+        return bytes
     }
 }
 

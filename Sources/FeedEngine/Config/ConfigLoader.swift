@@ -26,13 +26,19 @@ public struct ConfigLoader: Sendable {
             guard FileManager.default.fileExists(atPath: explicitPath) else { throw .missing([explicitPath]) }
             return explicitPath
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
-        let candidates = ["\(currentDirectory)/Sources.yml", "\(configHome)/aggregate/Sources.yml"]
+        let candidates = candidates(currentDirectory: currentDirectory)
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw .missing(candidates)
         }
         return found
+    }
+
+    /// Where a Sources.yml is looked for without `--config`, first found first:
+    /// `./Sources.yml`, then `$XDG_CONFIG_HOME/aggregate/Sources.yml`.
+    public func candidates(currentDirectory: String = FileManager.default.currentDirectoryPath) -> [String] {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
+        return ["\(currentDirectory)/Sources.yml", "\(configHome)/aggregate/Sources.yml"]
     }
 
     /// Loads the file at `path`; messages name it as given.
@@ -67,11 +73,12 @@ public struct ConfigLoader: Sendable {
         top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters"])
         let filters = CardFilter.read(in: top)
         var sources: [SourceConfig] = []
+        var warnings: [ConfigIssue] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
             var seen: [String: String] = [:]
             for entry in entries {
-                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory))
+                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory), warnings: &warnings)
                 if let id, let first = seen[id] {
                     entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
@@ -99,11 +106,13 @@ public struct ConfigLoader: Sendable {
             }
         }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
-        return FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
+        var config = FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
+        config.warnings = warnings
+        return config
     }
 
     /// The source, when valid, and its id, when it has a valid one.
-    private func readSource(_ entry: ConfigMapReader, directory: URL) -> (SourceConfig?, id: String?) {
+    private func readSource(_ entry: ConfigMapReader, directory: URL, warnings: inout [ConfigIssue]) -> (SourceConfig?, id: String?) {
         entry.rejectUnknownKeys(Self.sourceKeys)
         let id = entry.string("id", required: true)
         if let id, !Self.isValidID(id) {
@@ -117,15 +126,34 @@ public struct ConfigLoader: Sendable {
             }()
         }
         let enabled = entry.boolean("enabled") ?? true
+        // A disabled source's variables are not needed until it is enabled: one unset for
+        // it must not stop every command. They stand in as `unset`, and validate warns.
+        var environment = self.environment
+        if !enabled {
+            var raw: [(key: String, text: String, location: ConfigLocation)] = []
+            if let url = entry.node("url"), case .scalar(let scalar) = url.value { raw.append(("url", scalar.text, url.location)) }
+            if let headers = entry.node("headers"), case .map(let pairs) = headers.value {
+                for pair in pairs {
+                    if case .scalar(let scalar) = pair.value.value { raw.append(("headers.\(pair.key)", scalar.text, pair.value.location)) }
+                }
+            }
+            for (key, text, location) in raw {
+                for name in EnvironmentInterpolation.undefinedVariables(in: text, environment: environment) {
+                    environment[name] = "unset"
+                    warnings.append(ConfigIssue(location: location, path: entry.path.isEmpty ? key : "\(entry.path).\(key)",
+                                                message: "environment variable \(name) is not set; the source is disabled, so it is needed only once it is enabled"))
+                }
+            }
+        }
         let localUpstream = sourceType is any LocalUpstreamSource.Type
         let url = entry.node("url") == nil
             ? (localUpstream ? id.flatMap { URL(string: "\(plugin ?? "local")://\($0)") } : { entry.report("url", "is required"); return nil }())
-            : expanded(entry, "url").flatMap { text -> URL? in
+            : entry.expandedString("url", environment: environment).flatMap { text -> URL? in
                 let (url, problem) = SourceURL.check(text)
                 if let problem { entry.report("url", problem) }
                 return url
             }
-        let headers = readHeaders(entry)
+        let headers = readHeaders(entry, environment: environment)
         let limits = SourceConfig.Limits.self
         let timeout = entry.seconds("timeout", in: limits.timeout) ?? SourceConfig.defaultTimeout
         let maxPages = entry.integer("max_pages", minimum: 1, maximum: limits.maxPages) ?? SourceConfig.defaultMaxPages
@@ -147,6 +175,7 @@ public struct ConfigLoader: Sendable {
             options: entry.node("options"), filters: filters,
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         config.refresh = refresh
+        config.unsetVariables = environment.filter { self.environment[$0.key] == nil }.keys.sorted()
         if let sourceType {
             do {
                 _ = try sourceType.init(settings: config.settings, http: UnavailableTransport())
@@ -173,12 +202,12 @@ public struct ConfigLoader: Sendable {
         return bytes
     }
 
-    private func readHeaders(_ entry: ConfigMapReader) -> [String: String]? {
+    private func readHeaders(_ entry: ConfigMapReader, environment: [String: String]) -> [String: String]? {
         guard let map = entry.map("headers") else { return [:] }
         var headers: [String: String] = [:]
         var valid = true
         for header in map.entries {
-            guard let value = expanded(map, header.key) else {
+            guard let value = map.expandedString(header.key, environment: environment) else {
                 valid = false
                 continue
             }

@@ -16,6 +16,9 @@ public struct FeedConfig: Sendable {
     public var state: StateLocation?
     /// The top-level `filters:`, applied to every source's cards.
     public var filters: CardFilter
+    /// What is not wrong yet but will be (a disabled source's unset variable): `validate`
+    /// prints these.
+    public var warnings: [ConfigIssue] = []
 
     public init(file: String, sources: [SourceConfig], digests: [DigestConfig] = [], feed: FeedInfo = FeedInfo(),
                 state: StateLocation? = nil, filters: CardFilter = CardFilter()) {
@@ -72,6 +75,9 @@ public struct SourceConfig: Sendable {
     public var deadline: Double
     /// The largest response body accepted, in bytes (`max_body: 64MiB`).
     public var maxBody: Int
+    /// A disabled source's `${VAR}`s that are not set (they stand in as `unset`): it
+    /// cannot run until they are.
+    public var unsetVariables: [String] = []
     /// The plugin's own `options:`; validated by the plugin.
     public var options: ConfigNode?
     /// The source's own `filters:` (the top-level ones apply too).

@@ -1,8 +1,35 @@
 import FeedCore
 import Foundation
 
+/// A source entry to add to Sources.yml, as data: ``SourcesFileEdit`` writes it as YAML.
+/// Every field may come from a hostile document (an OPML title, a feed's URL); only the
+/// writer turns them into text.
+public struct NewSourceEntry: Sendable, Hashable {
+    public var id: String
+    public var plugin: String
+    public var url: URL
+    /// The `options: tags:` list (an OPML file's folders).
+    public var tags: [String]
+    /// Written as a `#` comment after the id: where the entry came from.
+    public var comment: String?
+
+    public init(id: String, plugin: String, url: URL, tags: [String] = [], comment: String? = nil) {
+        self.id = id
+        self.plugin = plugin
+        self.url = url
+        self.tags = tags
+        self.comment = comment
+    }
+}
+
 /// Adding entries to a Sources.yml without rewriting it: the new entries go at the end of
 /// its `sources:` list, and every other line, comments included, stays as it was.
+///
+/// Every string that `aggregate` writes into Sources.yml goes through this one writer: an
+/// id made of `[a-z0-9-]`, every other value as a double-quoted scalar with each character
+/// YAML could read as a line break or control escaped, comments stripped of them. And the
+/// result is read back before it is written: it must hold the old document plus exactly
+/// the new entries (``adding(_:to:file:)``), or nothing is written.
 public enum SourcesFileEdit {
     /// Why the entries could not be placed.
     public struct Failure: Error, CustomStringConvertible {
@@ -21,9 +48,43 @@ public enum SourcesFileEdit {
         return "  "
     }
 
+    /// The YAML lines of `entries`, indented as the file's own entries are.
+    public static func yaml(for entries: [NewSourceEntry], indent: String) -> String {
+        entries.map { entry in
+            var lines = "\(indent)- id: \(scalar(entry.id))"
+            if let comment = entry.comment.map(commentText), !comment.isEmpty { lines += "   # \(comment)" }
+            lines += "\n\(indent)  plugin: \(scalar(entry.plugin))\n"
+            lines += "\(indent)  url: \(quoted(entry.url.absoluteString))\n"
+            if !entry.tags.isEmpty {
+                lines += "\(indent)  options:\n\(indent)    tags: [\(entry.tags.map(quoted).joined(separator: ", "))]\n"
+            }
+            return lines
+        }.joined(separator: "\n")
+    }
+
+    /// `text` with `entries` at the end of its `sources:` list, checked: the result, read
+    /// as YAML, is the old document with exactly these entries added and nothing else
+    /// changed, or this throws and the caller writes nothing.
+    public static func adding(_ entries: [NewSourceEntry], to text: String, file: String) throws(Failure) -> String {
+        let updated = try appending(yaml(for: entries, indent: entryIndent(in: text)), to: text)
+        let before: ConfigNode?
+        let after: ConfigNode?
+        do {
+            before = try YAMLDocument.parse(text, file: file)
+            after = try YAMLDocument.parse(updated, file: file)
+        } catch {
+            throw Failure(description: "the result would not read as YAML: \(error.description)")
+        }
+        guard let before, let after, let expected = NodeShape(before).appendingSources(entries.map(NodeShape.init)),
+              NodeShape(after) == expected else {
+            throw Failure(description: "the result would not read back as exactly the entries meant to be added")
+        }
+        return updated
+    }
+
     /// `text` with `entries` (YAML lines, already indented) at the end of its `sources:`
     /// block list.
-    public static func appending(_ entries: String, to text: String) throws(Failure) -> String {
+    static func appending(_ entries: String, to text: String) throws(Failure) -> String {
         var lines = text.components(separatedBy: "\n")
         guard let start = lines.firstIndex(where: { $0.hasPrefix("sources:") }) else {
             throw Failure(description: "it has no top-level sources: list to add to")
@@ -72,19 +133,101 @@ public enum SourcesFileEdit {
         return candidate
     }
 
-    /// A YAML double-quoted scalar of `text`.
+    /// `text` plain when it is a word of `[a-z][a-z0-9-]*` that YAML reads as text (an id
+    /// `yes` or `null` would be a boolean or nothing), else double-quoted.
+    static func scalar(_ text: String) -> String {
+        let word = text.utf8.first.map { $0 &- UInt8(ascii: "a") < 26 } == true
+            && text.utf8.allSatisfy { $0 &- UInt8(ascii: "a") < 26 || $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: "-") }
+        return word && YAMLPlainScalar.kind(text) == .text ? text : quoted(text)
+    }
+
+    /// A YAML double-quoted scalar of `text`. Escaped: the quote and backslash, every C0
+    /// and C1 control (NEL, U+0085, among them), the line and paragraph separators
+    /// (U+2028, U+2029: line breaks to YAML 1.1), the byte-order mark and the noncharacters
+    /// U+FFFE and U+FFFF; so the scalar is one line that YAML reads back as `text`.
     public static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += String(format: "\\x%02X", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x0D: out += "\\r"
+            case 0x85: out += "\\N"
+            case 0x2028: out += "\\L"
+            case 0x2029: out += "\\P"
+            case 0..<0x20, 0x7F...0x9F: out += String(format: "\\x%02X", scalar.value)
+            case 0xFEFF, 0xFFFE, 0xFFFF: out += String(format: "\\u%04X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// `text` as the body of a `#` comment: every character YAML reads as a line break,
+    /// every control, format and bidirectional character, becomes a space (a comment ends
+    /// at a line break, so one left in would start a line of YAML), runs of spaces become
+    /// one, and it is cut at 120 characters.
+    public static func commentText(_ text: String) -> String {
+        var out = ""
+        var lastWasSpace = true
+        for scalar in text.unicodeScalars {
+            let blank = scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator
+                || scalar.properties.isWhitespace || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+            if blank {
+                if !lastWasSpace { out += " " }
+                lastWasSpace = true
+            } else {
+                out.unicodeScalars.append(scalar)
+                lastWasSpace = false
+            }
+        }
+        while out.hasSuffix(" ") { out.removeLast() }
+        return out.count > 120 ? String(out.prefix(119)) + "…" : out
+    }
+}
+
+/// A YAML document's values without their positions, for "is this what was meant".
+private indirect enum NodeShape: Equatable {
+    case scalar(String, ConfigScalar.Kind)
+    case list([NodeShape])
+    case map([Pair])
+
+    struct Pair: Equatable {
+        var key: String
+        var value: NodeShape
+    }
+
+    init(_ node: ConfigNode) {
+        switch node.value {
+        case .scalar(let scalar): self = .scalar(scalar.text, scalar.kind)
+        case .list(let items): self = .list(items.map(NodeShape.init))
+        case .map(let entries): self = .map(entries.map { Pair(key: $0.key, value: NodeShape($0.value)) })
+        }
+    }
+
+    /// What an entry written by ``SourcesFileEdit/yaml(for:indent:)`` must read back as.
+    init(_ entry: NewSourceEntry) {
+        var pairs = [Pair(key: "id", value: .scalar(entry.id, .text)),
+                     Pair(key: "plugin", value: .scalar(entry.plugin, .text)),
+                     Pair(key: "url", value: .scalar(entry.url.absoluteString, .text))]
+        if !entry.tags.isEmpty {
+            pairs.append(Pair(key: "options", value: .map([Pair(key: "tags", value: .list(entry.tags.map { .scalar($0, .text) }))])))
+        }
+        self = .map(pairs)
+    }
+
+    /// This document (a mapping) with `entries` at the end of its `sources` list.
+    func appendingSources(_ entries: [NodeShape]) -> NodeShape? {
+        guard case .map(var pairs) = self, let index = pairs.firstIndex(where: { $0.key == "sources" }) else { return nil }
+        switch pairs[index].value {
+        case .list(let items): pairs[index].value = .list(items + entries)
+        // `sources:` with nothing under it yet.
+        case .scalar(_, .null): pairs[index].value = .list(entries)
+        default: return nil
+        }
+        return .map(pairs)
     }
 }

@@ -46,19 +46,20 @@ public struct AtomFormat: CardFormat {
             "    <updated>\(RFC3339.string(from: entry.date))</updated>",
         ]
         if let published = card.published { lines.append("    <published>\(RFC3339.string(from: published))</published>") }
-        if let url = card.url { lines.append("    <link rel=\"alternate\" href=\"\(XMLText.escape(url.absoluteString))\"/>") }
-        if let image = card.image {
+        if let url = entry.url { lines.append("    <link rel=\"alternate\" href=\"\(XMLText.escape(url.absoluteString))\"/>") }
+        if let image = entry.image {
             lines.append("    <link rel=\"enclosure\" type=\"\(entry.imageType)\" href=\"\(XMLText.escape(image.absoluteString))\"/>")
         }
         if let author = card.author {
             var person = "    <author><name>\(XMLText.escape(author.name))</name>"
-            if let url = author.url { person += "<uri>\(XMLText.escape(url.absoluteString))</uri>" }
+            if let url = entry.authorURL { person += "<uri>\(XMLText.escape(url.absoluteString))</uri>" }
             lines.append(person + "</author>")
         }
         if let summary = card.summary { lines.append("    <summary type=\"text\">\(XMLText.escape(summary))</summary>") }
         lines.append("    <content type=\"html\">\(XMLText.escape(entry.html))</content>")
-        lines.append("    <category term=\"\(card.kind.rawValue)\" label=\"kind\"/>")
-        lines.append("    <category term=\"\(XMLText.escape(card.source))\" label=\"source\"/>")
+        // `scheme` says what vocabulary a term is from; `label` would be its name for people.
+        lines.append("    <category term=\"\(card.kind.rawValue)\" scheme=\"\(FeedEntry.tagURI("kind"))\"/>")
+        lines.append("    <category term=\"\(XMLText.escape(card.source))\" scheme=\"\(FeedEntry.tagURI("source"))\"/>")
         for tag in card.tags { lines.append("    <category term=\"\(XMLText.escape(tag))\"/>") }
         lines.append("  </entry>")
         return lines.joined(separator: "\n") + "\n"

@@ -34,7 +34,11 @@ public enum CardDetailText {
             lines.append("")
             for key in card.details.keys.sorted() {
                 // The key came from `details`, so the lookup cannot miss.
-                describe(card.details[key] ?? .null, name: key, depth: 0, width: wrap, into: &lines)
+                let value = card.details[key] ?? .null
+                // A detail that is the summary (a detail endpoint's full description,
+                // made the summary) is printed once, above.
+                if let summary = card.summary, value.stringValue == summary { continue }
+                describe(value, name: key, depth: 0, width: wrap, into: &lines)
             }
         }
         // Every line from upstream data, made safe for the terminal.

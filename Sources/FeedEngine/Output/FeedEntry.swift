@@ -10,9 +10,18 @@ struct FeedEntry {
     /// "now" on every run, so readers do not show old cards as new.
     let date: Date
     let priceText: String?
+    /// The card's links that may become links in a feed: web addresses only (``WebLink``).
+    let url: URL?
+    let image: URL?
+    let authorURL: URL?
+    let authorImage: URL?
 
     init(_ card: Card, in document: FeedDocument, feedDate: Date) {
         self.card = card
+        url = WebLink.web(card.url)
+        image = WebLink.web(card.image)
+        authorURL = WebLink.web(card.author?.url)
+        authorImage = WebLink.web(card.author?.image)
         id = FeedEntry.tagURI("card/" + FeedEntry.encodedSegment(card.id))
         date = card.published ?? document.firstSeen[card.id] ?? feedDate
         priceText = card.price.map { price in
@@ -43,7 +52,7 @@ struct FeedEntry {
         if let summary = card.summary { parts.append("<p>\(XMLText.escape(summary))</p>") }
         if let priceText { parts.append("<p><strong>\(XMLText.escape(priceText))</strong></p>") }
         if !card.tags.isEmpty { parts.append("<p>\(card.tags.map(XMLText.escape).joined(separator: " · "))</p>") }
-        if let image = card.image { parts.append("<p><img src=\"\(XMLText.escape(image.absoluteString))\" alt=\"\"></p>") }
+        if let image { parts.append("<p><img src=\"\(XMLText.escape(image.absoluteString))\" alt=\"\"></p>") }
         return parts.isEmpty ? "<p>\(XMLText.escape(card.title))</p>" : parts.joined()
     }
 
@@ -55,7 +64,7 @@ struct FeedEntry {
 
     /// A guess at the image's media type from its extension (enclosures must state one).
     var imageType: String {
-        switch card.image?.pathExtension.lowercased() {
+        switch image?.pathExtension.lowercased() {
         case "png": "image/png"
         case "gif": "image/gif"
         case "webp": "image/webp"

@@ -2,7 +2,8 @@ import FeedCore
 import Foundation
 
 /// JSON Feed 1.1 (https://jsonfeed.org/version/1.1): one item per card; the whole card
-/// rides along as the `_aggregate` extension.
+/// rides along as the `_aggregate` extension, with its links that are not web addresses
+/// left out (a reader may render them).
 public struct JSONFeedFormat: CardFormat {
     public static let name = "jsonfeed"
     public static let mediaType = "application/feed+json; charset=utf-8"
@@ -44,10 +45,10 @@ public struct JSONFeedFormat: CardFormat {
         let feedDate = FeedEntry.feedDate(document)
         let items = document.cards.map { card in
             let entry = FeedEntry(card, in: document, feedDate: feedDate)
-            return Item(id: entry.id, url: card.url, title: card.title, content_html: entry.html, content_text: entry.text,
-                        summary: card.summary, image: card.image, date_published: RFC3339.string(from: entry.date),
-                        authors: card.author.map { [Author(name: $0.name, url: $0.url, avatar: $0.image)] },
-                        tags: [card.source] + card.tags, _aggregate: card)
+            return Item(id: entry.id, url: entry.url, title: card.title, content_html: entry.html, content_text: entry.text,
+                        summary: card.summary, image: entry.image, date_published: RFC3339.string(from: entry.date),
+                        authors: card.author.map { [Author(name: $0.name, url: entry.authorURL, avatar: entry.authorImage)] },
+                        tags: [card.source] + card.tags, _aggregate: WebLink.webOnly(card))
         }
         let feed = Feed(title: document.info.title, home_page_url: document.info.link, feed_url: document.info.selfURL,
                         items: items)

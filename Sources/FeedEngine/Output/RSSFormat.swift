@@ -47,8 +47,8 @@ public struct RSSFormat: CardFormat {
             "    <pubDate>\(RFC822.string(from: entry.date))</pubDate>",
             "    <description>\(XMLText.escape(entry.html))</description>",
         ]
-        if let url = card.url { lines.append("    <link>\(XMLText.escape(url.absoluteString))</link>") }
-        if let image = card.image {
+        if let url = entry.url { lines.append("    <link>\(XMLText.escape(url.absoluteString))</link>") }
+        if let image = entry.image {
             // RSS requires a length; 0 says "unknown" (the image is not fetched to count it).
             lines.append("    <enclosure url=\"\(XMLText.escape(image.absoluteString))\" length=\"0\" type=\"\(entry.imageType)\"/>")
         }

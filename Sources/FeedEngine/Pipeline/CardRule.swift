@@ -34,12 +34,28 @@ public struct CardRule: Sendable, CustomStringConvertible {
         self.location = location
     }
 
-    /// Whether every test holds for `card` at time `now`.
+    /// Whether every test holds for `card` at time `now`; an expression that ran out of
+    /// time counts as no match.
     public func matches(_ card: Card, now: Date) -> Bool {
-        tests.allSatisfy { test in
+        evaluate(card, now: now) == .matched
+    }
+
+    /// Whether every test holds for `card` at time `now`, and whether an expression ran
+    /// out of time deciding it.
+    public func evaluate(_ card: Card, now: Date) -> CardPattern.Outcome {
+        var outOfTime = false
+        let holds = tests.allSatisfy { test in
             switch test {
             case .matches(let field, let pattern):
-                return Self.values(of: field, in: card).contains { pattern.matches($0) }
+                return Self.values(of: field, in: card).contains { value in
+                    switch pattern.evaluate(value) {
+                    case .matched: return true
+                    case .notMatched: return false
+                    case .outOfTime:
+                        outOfTime = true
+                        return false
+                    }
+                }
             case .priceBelow(let limit):
                 return card.price.map { $0.amount < limit } ?? false
             case .priceAbove(let limit):
@@ -52,6 +68,7 @@ public struct CardRule: Sendable, CustomStringConvertible {
                 return card.price?.currency?.uppercased() == code
             }
         }
+        return holds ? .matched : outOfTime ? .outOfTime : .notMatched
     }
 
     static func values(of field: Field, in card: Card) -> [String] {
@@ -92,16 +109,31 @@ public struct CardRule: Sendable, CustomStringConvertible {
 }
 
 /// A regular expression of a rule, case-insensitive unless it says otherwise (`(?-i)`).
-/// ICU's engine (`NSRegularExpression`) backtracks, so two things bound it on hostile
-/// text: an expression with a quantified group that itself holds a quantifier (`(a+)+`)
-/// or a back-reference is refused when Sources.yml is read, and a field is read no
-/// further than its first ``maxCharacters`` characters.
+/// ICU's engine (`NSRegularExpression`) backtracks, and a backtracking engine can take
+/// exponential time on ordinary text (`(.|\s)*sponsored` on a 60-word summary), so three
+/// things bound it: an expression with a quantified group that itself holds a quantifier
+/// (`(a+)+`) or a back-reference is refused when Sources.yml is read; a field is read no
+/// further than its first ``maxCharacters`` characters; and every match stops after
+/// ``timeLimit``, which counts as no match (``Outcome/outOfTime``). ICU calls back every
+/// ten thousand or so backtracking steps while it matches (`.reportProgress`), and the
+/// callback stops the match once the time is up; an expression that needs no
+/// backtracking is never called back at all.
 public struct CardPattern: Sendable {
     public let expression: String
     private let regex: NSRegularExpression
 
     /// The most characters of a field an expression reads.
     public static let maxCharacters = 4096
+    /// The longest one match may take. A well-behaved expression takes microseconds on
+    /// 4,096 characters; one that needs more is backtracking without end.
+    public static let timeLimit: Duration = .milliseconds(50)
+
+    /// What matching one text gave.
+    public enum Outcome: Sendable, Equatable {
+        case matched, notMatched
+        /// Stopped at ``CardPattern/timeLimit``: counted as no match.
+        case outOfTime
+    }
 
     /// Why `expression` is refused, in words for a config error.
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -132,8 +164,25 @@ public struct CardPattern: Sendable {
     }
 
     public func matches(_ text: String) -> Bool {
+        evaluate(text) == .matched
+    }
+
+    /// Matches `text` within ``timeLimit``.
+    public func evaluate(_ text: String, timeLimit: Duration = CardPattern.timeLimit) -> Outcome {
         let text = text.count > Self.maxCharacters ? String(text.prefix(Self.maxCharacters)) : text
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeLimit)
+        var outcome = Outcome.notMatched
+        regex.enumerateMatches(in: text, options: [.reportProgress], range: NSRange(text.startIndex..., in: text)) { result, flags, stop in
+            if result != nil {
+                outcome = .matched
+                stop.pointee = true
+            } else if flags.contains(.progress), clock.now >= deadline {
+                outcome = .outOfTime
+                stop.pointee = true
+            }
+        }
+        return outcome
     }
 
     /// Refuses nested quantifiers and back-references; Swift's own parser names a syntax
@@ -226,9 +275,26 @@ public struct CardFilter: Sendable {
     }
 
     public func verdict(_ card: Card, now: Date) -> Verdict {
-        if !keep.isEmpty, !keep.contains(where: { $0.matches(card, now: now) }) { return .notKept }
-        if let index = drop.firstIndex(where: { $0.matches(card, now: now) }) { return .dropped(index) }
-        return .passes
+        evaluate(card, now: now).verdict
+    }
+
+    /// The verdict on `card`, and the rules that ran out of time deciding it (each counted
+    /// as no match). The rules at `skipping` are not tried: they count as no match too.
+    public func evaluate(_ card: Card, now: Date, skipping: Set<ConfigLocation> = []) -> (verdict: Verdict, outOfTime: [CardRule]) {
+        var outOfTime: [CardRule] = []
+        func holds(_ rule: CardRule) -> Bool {
+            if skipping.contains(rule.location) { return false }
+            switch rule.evaluate(card, now: now) {
+            case .matched: return true
+            case .notMatched: return false
+            case .outOfTime:
+                outOfTime.append(rule)
+                return false
+            }
+        }
+        if !keep.isEmpty, !keep.contains(where: holds) { return (.notKept, outOfTime) }
+        if let index = drop.firstIndex(where: holds) { return (.dropped(index), outOfTime) }
+        return (.passes, outOfTime)
     }
 
     /// The rules as lines for `aggregate sources`: `keep {price: {below: 400}}`.

@@ -49,7 +49,10 @@ public struct FeedRunner: Sendable {
         var selected: [SourceConfig] = []
         for id in ids where !selected.contains(where: { $0.id == id }) {
             guard let source = config.source(id: id) else {
-                throw UsageError("unknown source \"\(id)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))")
+                throw UsageError("unknown source \"\(id)\" in \(config.file) (known: \(config.sources.map(\.id).joined(separator: ", ")))")
+            }
+            if let name = source.unsetVariables.first {
+                throw UsageError("source \"\(id)\" is disabled in \(config.file) and needs environment variable \(name), which is not set; set it to run the source")
             }
             selected.append(source)
         }

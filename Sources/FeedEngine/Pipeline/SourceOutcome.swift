@@ -41,6 +41,37 @@ public struct SourceOutcome: Sendable {
     public var budgetNote: String?
     /// Cards the filter rules left out, by why (`dropped by drop rule {…} (Sources.yml:4:9)`).
     public var ruleDrops: [String: Int] = [:]
+    /// The filter rules that ran out of time on this source's cards, in file order (each
+    /// gets a line on stderr always: the feed may be missing cards the rule would have
+    /// kept, or hold ones it would have dropped).
+    public var ruleTimeouts: [RuleTimeout] = []
+
+    /// A filter rule that ran out of time (``CardPattern/timeLimit``) on some cards.
+    public struct RuleTimeout: Sendable, Equatable, CustomStringConvertible {
+        /// The rule as Sources.yml writes it.
+        public var rule: String
+        public var location: ConfigLocation
+        /// On how many cards it ran out of time.
+        public var cards: Int
+        /// Whether it was given up for the rest of the run (``RuleJudge/giveUpAfter``).
+        public var givenUp: Bool
+
+        public init(rule: String, location: ConfigLocation, cards: Int, givenUp: Bool) {
+            self.rule = rule
+            self.location = location
+            self.cards = cards
+            self.givenUp = givenUp
+        }
+
+        public var description: String {
+            let limit = Int(CardPattern.timeLimit / .milliseconds(1))
+            var note = "rule \(rule) (\(location)) ran out of time (\(limit) ms) on \(cards) card\(cards == 1 ? "" : "s") and counted as no match"
+            if givenUp {
+                note += "; it was not tried on the rest of this source's cards (write it so it cannot backtrack without end: no (.|\\s)*, no (a|aa)*)"
+            }
+            return note
+        }
+    }
 
     public init(id: String, url: URL) {
         self.id = id
@@ -89,6 +120,7 @@ public struct SourceOutcome: Sendable {
         if skipped.count > named {
             lines.append("\(id): skipped \(skipped.count - named) more records (\(skipped.count) in all; --verbose lists every one)")
         }
+        lines += ruleTimeouts.map { "\(id): \($0)" }
         if verbose {
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }

@@ -15,10 +15,8 @@ struct SourcePager: Sendable {
 
     let config: SourceConfig
     let filter: @Sendable (Card) -> Bool
-    /// The top-level `filters:` and the source's own: a card must pass both.
-    let rules: [CardFilter]
-    /// The time `published: {newer_than: …}` counts from.
-    let now: Date
+    /// The top-level `filters:` and the source's own, applied off the cooperative threads.
+    private var judge: RuleJudge
     private var tiers: [Tier] = []
     private var tierIndex = 0
     private var trail = CursorTrail()
@@ -39,8 +37,7 @@ struct SourcePager: Sendable {
          filter: @escaping @Sendable (Card) -> Bool) {
         self.config = config
         self.filter = filter
-        self.rules = rules.filter { !$0.isEmpty }
-        self.now = now
+        self.judge = RuleJudge(filters: rules, now: now)
         self.outcome = SourceOutcome(id: config.id, url: config.url)
         self.deadline = Deadline(seconds: config.deadline)
         do {
@@ -135,7 +132,7 @@ struct SourcePager: Sendable {
         }
         guard let (page, origin) = await readPage(after: cursor) else { return }
         count(pageWith: page.skipped, notes: page.notes, total: page.total)
-        if accept(page.cards, origin: origin) { advance(to: page.next) }
+        if await accept(page.cards, origin: origin) { advance(to: page.next) }
     }
 
     /// The next cards of the remembered page. A page damaged past its first cards is read
@@ -146,12 +143,12 @@ struct SourcePager: Sendable {
         do {
             let cards = try page.take(Self.rememberedCardsPerStep)
             remembered = page.remaining > 0 ? page : nil
-            if accept(cards, origin: nil) && remembered == nil { advance(to: page.next) }
+            if await accept(cards, origin: nil), remembered == nil { advance(to: page.next) }
         } catch {
             remembered = nil
             let cursor = trail.current
             guard let (live, origin) = await readPage(after: cursor) else { return }
-            if accept(Array(live.cards.dropFirst(page.taken)), origin: origin) { advance(to: live.next) }
+            if await accept(Array(live.cards.dropFirst(page.taken)), origin: origin) { advance(to: live.next) }
         }
     }
 
@@ -179,11 +176,13 @@ struct SourcePager: Sendable {
     }
 
     /// Takes `page`'s cards into the feed; false once the budget is spent.
-    private mutating func accept(_ page: [Card], origin: Card.Origin?) -> Bool {
+    private mutating func accept(_ page: [Card], origin: Card.Origin?) async -> Bool {
+        let reasons = await judge.reasons(for: page)
+        if !judge.isEmpty { outcome.ruleTimeouts = judge.timeoutReport }
         // A first page whose every card is kept becomes the list itself: no second copy
         // while the page is still being remembered (10,000 cards are 3.2 MB inline).
         if cards.isEmpty, origin == nil, outcome.produced + page.count < config.maxItems,
-           page.allSatisfy({ card in !card.title.isEmpty && rules.allSatisfy { $0.verdict(card, now: now) == .passes } && filter(card) }) {
+           reasons.allSatisfy({ $0 == nil }), page.allSatisfy({ card in !card.title.isEmpty && filter(card) }) {
             cards = page
             outcome.produced += page.count
             return true
@@ -192,9 +191,11 @@ struct SourcePager: Sendable {
         // twice larger array a dozen times), still doubling for many small pages.
         let needed = cards.count + min(page.count, max(0, config.maxItems - outcome.produced))
         if needed > cards.capacity { cards.reserveCapacity(max(needed, 2 * cards.capacity)) }
-        for card in page where !card.title.isEmpty {
+        for (card, reason) in zip(page, reasons) where !card.title.isEmpty {
             outcome.produced += 1
-            if passesRules(card) && filter(card) {
+            if let reason {
+                outcome.ruleDrops[reason, default: 0] += 1
+            } else if filter(card) {
                 if let origin {
                     var served = card
                     served.origin = origin
@@ -206,25 +207,6 @@ struct SourcePager: Sendable {
             if outcome.produced >= config.maxItems {
                 outcome.budgetNote = "stopped after \(outcome.produced) cards (max_items: \(config.maxItems))"
                 exhausted = true
-                return false
-            }
-        }
-        return true
-    }
-
-    /// Whether `card` passes the filter rules; when not, the rule that left it out is counted.
-    private mutating func passesRules(_ card: Card) -> Bool {
-        for filter in rules {
-            switch filter.verdict(card, now: now) {
-            case .passes:
-                continue
-            case .dropped(let index):
-                let rule = filter.drop[index]
-                outcome.ruleDrops["dropped by drop rule \(rule) (\(rule.location))", default: 0] += 1
-                return false
-            case .notKept:
-                let place = filter.keep.first.map { " (\($0.location))" } ?? ""
-                outcome.ruleDrops["matched no keep rule\(place)", default: 0] += 1
                 return false
             }
         }

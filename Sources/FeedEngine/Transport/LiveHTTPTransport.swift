@@ -128,6 +128,12 @@ public final class LiveHTTPTransport: Sendable {
 
     /// The HTTP client's errors as typed failures, by their types alone.
     private func describe(_ error: any Error, url: URL, timeout: Double, maxBody: Int) -> SourceError {
+        Self.failure(error, timeout: timeout, maxBody: maxBody)
+    }
+
+    /// AsyncHTTPClient's and SwiftNIO's errors as typed failures, by their types alone;
+    /// their descriptions say causes in words (`connection refused`), not type names.
+    public static func failure(_ error: any Error, timeout: Double, maxBody: Int) -> SourceError {
         if error is NIOTooManyBytesError || error is NIOHTTPDecompression.DecompressionError {
             return .transport(.tooLarge(bytes: maxBody))
         }
