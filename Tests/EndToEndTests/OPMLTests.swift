@@ -94,6 +94,30 @@ import Testing
         #expect(try workspace.read("Sources.yml") == expected)
     }
 
+    /// The attack as found: a title whose line break YAML knows (LS, PS, NEL, CR) closes
+    /// the `#` comment and adds a `plugin: exec` source. Imported, each stays in its
+    /// comment: validate counts the sources meant, and the next run executes nothing.
+    @Test(arguments: ["\u{2028}", "\u{2029}", "\u{85}", "&#13;", "&#10;"])
+    func anImportedTitleCannotAddASource(_ lineBreak: String) async throws {
+        let workspace = try Workspace(sourcesYml: Self.sourcesYml)
+        let marker = workspace.url.appendingPathComponent("pwned").path
+        let title = "Nice feed\(lineBreak)  - id: pwn\(lineBreak)    plugin: exec\(lineBreak)    command: [touch, \(marker)]\(lineBreak)#"
+        try workspace.write("evil.opml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <opml version="2.0"><body>
+            <outline type="rss" text="\(title)" xmlUrl="https://evil.example/feed"/>
+            </body></opml>
+            """)
+        let run = try await workspace.aggregate("import", "evil.opml")
+        #expect(run.status == 0, "\(run.stderr)")
+        let written = try workspace.read("Sources.yml")
+        #expect(!written.contains("plugin: exec\n"), "\(written)")
+        let validate = try await workspace.aggregate("validate")
+        #expect(validate.stderrLines == ["Sources.yml: ok, 2 sources (2 enabled)"])
+        _ = try await workspace.run("--offline")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
     @Test func aMalformedOPMLIsAnErrorWithItsLine() async throws {
         let workspace = try Workspace(sourcesYml: Self.sourcesYml)
         try workspace.write("broken.opml", "<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n<body>\n<outline text=\"a\" xmlUrl=\"https://x.example/f\">\n</body></opml>\n")

@@ -13,11 +13,13 @@ public struct NewSourceEntry: Sendable, Hashable {
     /// Written as a `#` comment after the id: where the entry came from.
     public var comment: String?
 
+    /// A byte-order mark in a tag is dropped: it shows as nothing, and YAML's reader does
+    /// not give back a `\uFEFF` escape as written.
     public init(id: String, plugin: String, url: URL, tags: [String] = [], comment: String? = nil) {
         self.id = id
         self.plugin = plugin
         self.url = url
-        self.tags = tags
+        self.tags = tags.map { $0.contains("\u{FEFF}") ? $0.replacingOccurrences(of: "\u{FEFF}", with: "") : $0 }
         self.comment = comment
     }
 }

@@ -1,0 +1,105 @@
+import FeedCore
+import FeedEngine
+import FeedSourceTesting
+import Foundation
+import Testing
+import WebFeed
+
+/// What `import` (and anything else that adds sources) writes into Sources.yml: hostile
+/// titles, folders and URLs stay data. An OPML title once closed its `#` comment with a
+/// line break YAML knows and Swift's `\n` replacement did not (CR, NEL, LS, PS), and
+/// added a `plugin: exec` source that the next plain run executed.
+@Suite struct SourcesFileWriterTests {
+    static let base = """
+        # My sources
+        sources:
+          - id: news          # the local paper
+            plugin: feed
+            url: https://news.example.com/rss.xml
+
+        digests:
+          - name: daily
+            sources: [news]
+
+        """
+
+    /// Every character YAML reads as a line break, and the indicators and escapes that
+    /// mean something at the start of a line, in a comment or in a flow list.
+    static let hostile: [String] = [
+        "\n", "\r", "\r\n", "\u{85}", "\u{2028}", "\u{2029}", "\u{0B}", "\u{0C}", "\t", "\u{1B}[31m", "\u{FEFF}", "\u{0}",
+        "\u{202E}", "\u{7F}", "\u{9B}", "\u{FFFE}",
+        "-", "- ", "? ", ": ", ",", "[", "]", "{", "}", "#", "&a", "*a", "!!str", "!", "|", ">", "'", "\"", "%", "@", "`",
+        "\\", "\\n", "\\x85", "${HOME}", "---", "...", "<<: *a",
+        "  - id: pwned\n    plugin: exec\n    command: [touch, /tmp/pwned]",
+    ]
+
+    static func registry() -> SourceRegistry { SourceRegistry([WebFeedSource.self]) }
+
+    /// Random titles, folders and URLs made of hostile pieces: the written file always
+    /// loads as the old sources plus exactly the new entries, with each value as given.
+    @Test func everyHostileTitleFolderAndURLStaysData() throws {
+        var generator = SeededGenerator(seed: 39)
+        let loader = ConfigLoader(registry: Self.registry(), environment: [:])
+        for round in 0 ..< 400 {
+            func text(_ count: Int) -> String {
+                (0 ..< count).map { _ in
+                    Bool.random(using: &generator) ? Self.hostile.randomElement(using: &generator)! : String(UnicodeScalar(UInt8.random(in: 0x20...0x7E, using: &generator)))
+                }.joined()
+            }
+            let entries = (0 ..< Int.random(in: 1...3, using: &generator)).map { index in
+                let query = text(4).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "x"
+                return NewSourceEntry(id: "feed-\(round)-\(index)", plugin: "feed",
+                                      url: URL(string: "https://example.com/\(round)/feed?q=\(query)")!,
+                                      tags: (0 ..< Int.random(in: 0...2, using: &generator)).map { _ in text(5) },
+                                      comment: text(8) + " (imported from x.opml)")
+            }
+            let written: String
+            do {
+                written = try SourcesFileEdit.adding(entries, to: Self.base, file: "Sources.yml")
+            } catch {
+                Issue.record("round \(round): \(error): \(SourcesFileEdit.yaml(for: entries, indent: "  ").debugDescription)")
+                continue
+            }
+            let config = try loader.load(text: written, file: "Sources.yml")
+            #expect(config.sources.map(\.id) == ["news"] + entries.map(\.id), "round \(round): \(written)")
+            #expect(config.sources.allSatisfy { $0.plugin == "feed" })
+            #expect(config.digests.map(\.name) == ["daily"])
+            for (source, entry) in zip(config.sources.dropFirst(), entries) {
+                #expect(source.url == entry.url)
+                let tags = source.options.flatMap { options -> [String]? in
+                    guard case .map(let pairs) = options.value, let node = pairs.first(where: { $0.key == "tags" })?.value,
+                          case .list(let items) = node.value else { return nil }
+                    return items.compactMap { if case .scalar(let scalar) = $0.value { scalar.text } else { nil } }
+                } ?? []
+                #expect(tags == entry.tags, "round \(round)")
+                #expect(entry.tags.allSatisfy { !$0.contains("\u{FEFF}") })
+            }
+            // The file grows by the entries' own lines: one per key, one blank between.
+            let lines = entries.map { 3 + ($0.tags.isEmpty ? 0 : 2) }.reduce(0, +) + entries.count
+            #expect(written.split(separator: "\n", omittingEmptySubsequences: false).count
+                    == Self.base.split(separator: "\n", omittingEmptySubsequences: false).count + lines)
+        }
+    }
+
+    @Test func aCommentIsOneLineOfPrintableText() {
+        #expect(SourcesFileEdit.commentText("Evil\u{2028}  - id: x\r\n\u{85}plugin: exec\u{1B}[2J\u{202E}") == "Evil - id: x plugin: exec [2J")
+        #expect(SourcesFileEdit.commentText(String(repeating: "a", count: 300)).count == 120)
+    }
+
+    @Test func quotedScalarsEscapeEveryLineBreak() {
+        #expect(SourcesFileEdit.quoted("a\u{85}b\u{2028}c\u{2029}d\r\ne\u{FEFF}\u{1B}") == #""a\Nb\Lc\Pd\r\ne\uFEFF\x1B""#)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing round can be run again.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
