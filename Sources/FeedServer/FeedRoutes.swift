@@ -355,7 +355,9 @@ extension RenderedResponse {
 
     func answer(to request: Request) -> Response {
         guard status == 200 else {
-            return Response(status: .init(code: status), headers: [.contentType: contentType], body: ResponseBody(byteBuffer: body))
+            var headers: HTTPFields = [.contentType: contentType]
+            SecurityHeaders.add(to: &headers, contentType: contentType)
+            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: body))
         }
         let gzipped = gzip != nil && HTTPAnswer.acceptsGzip(request)
         if notModified(request, etag: gzipped ? gzipETag : etag) {

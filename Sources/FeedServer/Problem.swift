@@ -38,8 +38,9 @@ struct Problem: Encodable {
     }
 
     var response: Response {
-        Response(status: .init(code: status), headers: [.contentType: "application/problem+json"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: encoded)))
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        SecurityHeaders.add(to: &headers, contentType: "application/problem+json")
+        return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: encoded)))
     }
 }
 

@@ -76,6 +76,67 @@ import Testing
         }
     }
 
+    /// Links from upstreams that are not web addresses never become an `href` or `src` (a
+    /// `javascript:` link in LTK's products, a `json` source's extras, an `exec` author ran
+    /// script on click), not in the reader and not in the served feeds; and every page
+    /// carries a policy that runs no script at all.
+    @Test func linksThatAreNotWebAddressesAreLeftOutAndPagesRunNoScript() async throws {
+        let card: [String: Any] = [
+            "id": "1", "title": "Hostile links", "url": "https://site.example/post", "image": "https://site.example/post.jpg",
+            "author": ["name": "Eve", "url": "JaVaScRiPt:alert(3)", "image": "vbscript:msgbox(4)"],
+            "details": [
+                "products": [["url": "javascript:alert(5)", "image": "data:text/html,x", "title": "Bad"],
+                             ["url": "https://shop.example/ok", "image": "https://shop.example/ok.jpg", "title": "Fine"]],
+                "gallery": ["javascript:alert(6)//x.jpg", "https://shop.example/a.jpg"],
+                "hyperlink": "java\tscript:alert(7)",
+            ],
+        ]
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: card, options: [.sortedKeys]), as: UTF8.self)
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            try session.workspace.write("hostile.py", "print(\(String(reflecting: line)))\n")
+            try session.workspace.write("Sources.yml", """
+                sources:
+                  - id: hostile
+                    plugin: exec
+                    options:
+                      command: [python3, ./hostile.py]
+
+                """)
+            let served = try await ServeTests.Served.start(session)
+            do {
+                let page = try await ServeTests.get(served.base + "/cards/hostile:1", headers: Self.html)
+                #expect(page.status == 200)
+                // Every link and image is ours (`/…`) or a web address: text may mention
+                // `javascript:` (it is escaped), no attribute may hold it.
+                let attributes = page.body.matches(of: #/(?:href|src)="([^"]*)"/#).map { String($0.output.1) }
+                #expect(attributes.count >= 8)
+                #expect(attributes.filter { !($0.hasPrefix("/") || $0.hasPrefix("#") || $0.hasPrefix("https://") || $0.hasPrefix("http://")) } == [])
+                #expect(page.body.contains(#"<a href="https://shop.example/ok"><img src="https://shop.example/ok.jpg""#))
+                #expect(page.headers.first(name: "Content-Security-Policy")
+                        == "default-src 'none'; img-src 'self' https: http:; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+                #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
+                #expect(page.headers.first(name: "Referrer-Policy") == "same-origin")
+                let list = try await ServeTests.get(served.base + "/", headers: Self.html)
+                #expect(list.headers.first(name: "Content-Security-Policy") != nil)
+                #expect(list.body.contains(#"<img src="https://site.example/post.jpg""#))
+                for feed in ["/feed.json", "/feed.atom", "/feed.rss"] {
+                    let answer = try await ServeTests.get(served.base + feed)
+                    #expect(answer.status == 200)
+                    #expect(!answer.body.lowercased().contains("script:"), "\(feed): \(answer.body)")
+                    #expect(!answer.body.contains("data:"), "\(feed)")
+                    #expect(answer.headers.first(name: "X-Content-Type-Options") == "nosniff")
+                }
+                let json = try await ServeTests.get(served.base + "/feed.json")
+                #expect(json.body.contains(#""url":"https://shop.example/ok""#))
+                #expect(json.body.contains(#""authors":[{"name":"Eve"}]"#))
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+        }
+    }
+
     /// Chromium, its driver and Python's selenium and html5lib: installed by .ci/run.
     static let browserAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),

@@ -30,8 +30,9 @@ public enum WebLink {
     }
 
     /// `card` with every link that is not a web address left out: its `url`, `image`, the
-    /// author's, and the text under a link key anywhere in its details. For formats that
-    /// carry the whole card to programs that may render it (JSON Feed's `_aggregate`).
+    /// author's, the text under a link key anywhere in its details, and any text in its
+    /// details that is a scriptable address. For formats that carry the whole card to
+    /// programs that may render it (JSON Feed's `_aggregate`).
     public static func webOnly(_ card: Card) -> Card {
         var card = card
         card.url = web(card.url)
@@ -49,9 +50,24 @@ public enum WebLink {
         return card
     }
 
+    /// Whether `text` is an address a browser would run or load as a document of its own
+    /// (`javascript:`, `vbscript:`, `data:`), spelt as browsers read it: without the
+    /// spaces and controls they drop, in any case.
+    static func isScriptable(_ text: String) -> Bool {
+        var scheme = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value <= 0x20 { continue }
+            if scalar == ":" { break }
+            scheme.unicodeScalars.append(scalar)
+            if scheme.unicodeScalars.count > 10 { return false }
+        }
+        return ["javascript", "vbscript", "data"].contains(scheme.lowercased())
+    }
+
     private static func webOnly(_ value: JSONValue, underLinkKey: Bool) -> JSONValue? {
         switch value {
         case .string(let text):
+            if isScriptable(text) { return nil }
             return !underLinkKey || web(text) != nil ? value : nil
         case .array(let items):
             return .array(items.compactMap { webOnly($0, underLinkKey: underLinkKey) })
