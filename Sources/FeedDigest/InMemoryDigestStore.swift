@@ -55,7 +55,8 @@ public actor InMemoryDigestStore: DigestStore {
     }
 
     public func owed(by digest: String) -> [OutgoingReport] {
-        (outboxes[digest] ?? []).sorted { ($0.created, $0.reportID, $0.target) < ($1.created, $1.reportID, $1.target) }
+        // Oldest first; reports committed at the same time in the order committed.
+        (outboxes[digest] ?? []).enumerated().sorted { ($0.element.created, $0.offset) < ($1.element.created, $1.offset) }.map(\.element)
     }
 
     public func delivered(_ report: OutgoingReport, digest: String) {

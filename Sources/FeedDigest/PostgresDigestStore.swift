@@ -41,6 +41,8 @@ public struct PostgresDigestStore: DigestStore {
               payload text NOT NULL, PRIMARY KEY (digest, target, report_id))
             """,
         ]),
+        // Reports committed at the same time (`--date`) are owed in the order committed.
+        .init("3: outbox order", ["ALTER TABLE digest_outbox ADD COLUMN seq bigserial"]),
     ])
 
     /// The connection holding this task's digest lock: a commit checks it is still open,
@@ -143,7 +145,7 @@ public struct PostgresDigestStore: DigestStore {
 
     public func owed(by digest: String) async throws -> [OutgoingReport] {
         try await migrated().query("""
-            SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = \(digest) ORDER BY created, report_id, target
+            SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = \(digest) ORDER BY created, seq
             """).map { row in
             let (target, reportID, created, text) = try row.decode((String, String, Double, String).self)
             guard let payload = DeliveryPayload(text: text) else {

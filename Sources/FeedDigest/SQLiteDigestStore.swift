@@ -150,7 +150,7 @@ public struct SQLiteDigestStore: DigestStore {
         let path = directory.statePath
         return try await database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = ? ORDER BY created, report_id, target
+                SELECT target, report_id, created, payload FROM digest_outbox WHERE digest = ? ORDER BY created, rowid
                 """, arguments: [digest]).map { row in
                 do {
                     guard let payload = DeliveryPayload(text: try row.decode(String.self, forColumn: "payload")) else {

@@ -103,7 +103,9 @@ public final class FixtureServer: Sendable {
     /// `POST /_fixture/edits/<route>` with a JSON list of ``DataEdit``s adds them;
     /// an empty list clears the route's edits. `POST /_sink/NAME` is a webhook receiver
     /// for delivery tests: it keeps what it accepts (``FixtureControl/deliveries(to:)``) and
-    /// fails on demand through the faults of route `sink-NAME` (status, latency).
+    /// fails on demand through the faults of route `sink-NAME` (status, latency); with
+    /// `redirectTo` it answers that redirect (`status`, 302 by default) and keeps nothing;
+    /// with `oversizeBytes` it accepts and answers 200 with a body that large.
     private func control(_ request: Request) async -> Response {
         let path = request.uri.path
         if path.hasPrefix("/_sink/") {
@@ -117,6 +119,9 @@ public final class FixtureServer: Sendable {
             }
             let body = String(buffer: buffer)
             if let latency = fault.latencyMs { try? await Task.sleep(for: .milliseconds(latency)) }
+            if let location = fault.redirectTo {
+                return Self.response(FixtureResponse(status: fault.status ?? 302, body: Data("moved\n".utf8)), headers: ["Location": location])
+            }
             if let status = fault.status {
                 return Self.response(FixtureResponse(status: status, body: Data("the sink fails on purpose (\(status))\n".utf8)),
                                      headers: fault.retryAfter.map { ["Retry-After": $0] } ?? [:])
@@ -124,6 +129,9 @@ public final class FixtureServer: Sendable {
             let headers = request.headers.reduce(into: [String: String]()) { $0[$1.name.canonicalName] = $1.value }
             control.record(SinkDelivery(sink: sink, idempotencyKey: headers["idempotency-key"], headers: headers, body: body,
                                         arrival: Date()))
+            if let size = fault.oversizeBytes {
+                return Self.response(FixtureResponse(status: 200, body: Data(repeating: UInt8(ascii: "x"), count: size)), headers: [:])
+            }
             return Self.response(FixtureResponse(status: 200, body: Data(#"{"ok":true}"#.utf8)), headers: [:])
         }
         guard path.hasPrefix("/_fixture/edits/"), let body = try? await request.body.collect(upTo: 1 << 20),

@@ -217,13 +217,16 @@ import Testing
             let first = OutgoingReport(target: "webhook ${HOOK}", reportID: "r1", created: t1, payload: payload)
             let second = OutgoingReport(target: "file /tmp/x.md", reportID: "r1", created: t1, payload: DeliveryPayload(body: "text"))
             try await store.commit(plan, digest: "alerts", now: t1, delivery: nil, outbox: [first, second])
+            // Committed at the same time (`--date`) but later: owed after, whatever its id.
+            let sameTime = OutgoingReport(target: "file /tmp/x.md", reportID: "r0", created: t1, payload: DeliveryPayload(body: "0"))
+            try await store.commit(plan, digest: "alerts", now: t1, delivery: nil, outbox: [sameTime])
             let later = OutgoingReport(target: "webhook ${HOOK}", reportID: "r2", created: t2, payload: DeliveryPayload(body: "2"))
             try await store.commit(plan, digest: "alerts", now: t2, delivery: nil, outbox: [later])
             #expect(try await store.memory(of: "alerts").entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
-            #expect(try await store.owed(by: "alerts") == [second, first, later])
+            #expect(try await store.owed(by: "alerts") == [first, second, sameTime, later])
             #expect(try await store.owed(by: "daily").isEmpty)
             try await store.delivered(first, digest: "alerts")
-            #expect(try await store.owed(by: "alerts") == [second, later])
+            #expect(try await store.owed(by: "alerts") == [second, sameTime, later])
         }
     }
 
