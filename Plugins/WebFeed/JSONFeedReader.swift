@@ -10,8 +10,10 @@ enum JSONFeedReader {
         text.hasPrefix("{") && text.contains("jsonfeed.org")
     }
 
-    static func read(_ body: Data, url: URL) throws -> ParsedFeed {
-        let root = try JSONBody.decode(JSONValue.self, from: body)
+    /// The feed's first `limit` items: the rest are not built (a feed of a million items
+    /// costs what its first `max_items` cost).
+    static func read(_ body: Data, url: URL, limit: Int = .max) throws -> ParsedFeed {
+        let root = try JSONBody.value(from: body, keepingAtMost: max(1, limit), ofListAt: ["items"])
         guard case .object(let feedObject) = root else {
             throw SourceError.undecodable(path: "$", reason: "a JSON Feed is an object")
         }

@@ -52,7 +52,7 @@ public struct WebFeedSource: SubscribableSource {
         let url = cursor.flatMap { URL(string: $0) } ?? settings.url
         let response = try await http.get(url)
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        let feed = try Self.read(response.body, url: response.url)
+        let feed = try Self.read(response.body, url: response.url, limit: settings.maxItems)
         var notes: [String] = []
         let cards = cards.cards(feed, url: response.url, notes: &notes)
         var next: String?
@@ -67,9 +67,9 @@ public struct WebFeedSource: SubscribableSource {
     }
 
     /// The feed in `body`, whatever its format and encoding.
-    static func read(_ body: Data, url: URL) throws -> ParsedFeed {
+    static func read(_ body: Data, url: URL, limit: Int = .max) throws -> ParsedFeed {
         let text = FeedBytes.text(body)
-        if JSONFeedReader.looksLikeJSONFeed(text) { return try JSONFeedReader.read(Data(text.utf8), url: url) }
+        if JSONFeedReader.looksLikeJSONFeed(text) { return try JSONFeedReader.read(Data(text.utf8), url: url, limit: limit) }
         guard text.hasPrefix("<") else {
             throw SourceError.failed(text.isEmpty ? "the body is empty, not a feed" : "the body is not a feed (neither XML nor a JSON Feed)")
         }
@@ -80,7 +80,7 @@ public struct WebFeedSource: SubscribableSource {
                 : "the URL gives an HTML page, not a feed; the page names \(feeds.map(\.redactedString).joined(separator: ", ")): set url: to one")
         }
         do {
-            return try XMLFeedReader.read(FeedBytes.xmlReferences(text), url: url)
+            return try XMLFeedReader.read(FeedBytes.xmlReferences(text), url: url, limit: limit)
         } catch .notAFeed(let root) {
             throw SourceError.failed("not a feed: the document is <\(root)>, where RSS, RDF or Atom was expected")
         } catch .malformed(let line, let reason) {

@@ -60,6 +60,9 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         var xhtmlContainer: Int?
         var failure: Failure?
         let url: URL
+        /// The most entries read: past them nothing more is built (``isFull``).
+        var limit = Int.max
+        var isFull = false
 
         /// An element begins; false when the document is not a feed and reading stops.
         mutating func start(_ name: String, namespaceURI: String?, attributes: [String: String]) -> Bool {
@@ -117,6 +120,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             if entry != nil, stack.count + 1 == entryDepth {
                 if let finished = entry { feed?.entries.append(finished) }
                 entry = nil
+                if (feed?.entries.count ?? 0) >= limit { isFull = true }
                 return
             }
             if entry != nil {
@@ -251,14 +255,22 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         reading = Reading(url: url)
     }
 
-    /// The feed in `document` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`.
-    static func read(_ document: Data, url: URL) throws(Failure) -> ParsedFeed {
+    /// The feed in `document` (UTF-8, entities made XML's: ``FeedBytes``), read from `url`,
+    /// its first `limit` entries: reading stops there, so a feed of 300,000 items costs
+    /// what its first `max_items` cost.
+    ///
+    /// The document is given to the parser as a stream, which feeds libxml2 a piece at a
+    /// time: given as one piece, libxml2 refuses any document over 10,000,000 bytes (its
+    /// "huge input" guard), whatever `max_body` allows.
+    static func read(_ document: Data, url: URL, limit: Int = .max) throws(Failure) -> ParsedFeed {
         let reader = XMLFeedReader(url: url)
-        let parser = XMLParser(data: document)
+        reader.reading.limit = max(1, limit)
+        let parser = XMLParser(stream: InputStream(data: document))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
         let parsed = parser.parse()
+        if reader.reading.isFull, let feed = reader.reading.feed { return feed }
         if let failure = reader.reading.failure { throw failure }
         guard parsed, let feed = reader.reading.feed else {
             let reason = parser.parserError.map(Self.describe) ?? "the document ends early"
@@ -282,10 +294,11 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         reading.end(name)
+        if reading.isFull { parser.abortParsing() }
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if reading.failure == nil {
+        if reading.failure == nil, !reading.isFull {
             reading.failure = .malformed(line: parser.lineNumber, reason: Self.describe(parseError))
         }
     }

@@ -84,11 +84,13 @@ struct CommonOptions: ParsableArguments {
         let loader = ConfigLoader(registry: SourceRegistry(Catalogue.sources))
         do {
             let path = try loader.locate(explicitPath: config)
-            if verbose {
-                // Which file won, and the one it hides: a ./Sources.yml in the working
-                // directory quietly comes before the one in ~/.config.
-                let hidden = config == nil ? loader.candidates().dropFirst().filter { $0 != path && FileManager.default.fileExists(atPath: $0) } : []
-                Terminal.writeError("aggregate: configuration \(path)" + (hidden.isEmpty ? "" : " (found first; \(hidden.joined(separator: ", ")) is not read)"))
+            if verbose, config == nil {
+                // A ./Sources.yml in the working directory quietly comes before the one in
+                // ~/.config: say which was read when both are there.
+                let hidden = loader.candidates().filter { $0 != path && FileManager.default.fileExists(atPath: $0) }
+                if !hidden.isEmpty {
+                    Terminal.writeError("aggregate: reading \(path); \(hidden.joined(separator: ", ")) is not read (pass --config to choose)")
+                }
             }
             return try loader.load(path: path)
         } catch {

@@ -35,7 +35,7 @@ struct RecordCommand: AsyncParsableCommand {
     func run() async throws {
         let config = try common.loadConfig()
         guard let source = config.sources.first(where: { $0.id == sourceID }) else {
-            Terminal.writeError("aggregate: unknown source \"\(sourceID)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))")
+            Terminal.writeError("aggregate: unknown source \"\(sourceID)\" in \(config.file) (known: \(config.sources.map(\.id).joined(separator: ", ")))")
             throw ExitStatus.usage.code
         }
         guard let type = Catalogue.sources.first(where: { $0.plugin == source.plugin }) else {

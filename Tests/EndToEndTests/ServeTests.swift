@@ -155,7 +155,7 @@ import Testing
             #expect(unknown.body.contains(#""name":"sortt""#))
             let badSource = try await Self.get(served.base + "/feed.rss?source=nope")
             #expect(badSource.status == 400)
-            #expect(badSource.body.contains(#"unknown source \"nope\" in Sources.yml (known: cabify, target)"#))
+            #expect(badSource.body.contains(#"unknown source \"nope\" (known: cabify, target)"#))
 
             let sources = try await Self.get(served.base + "/sources")
             #expect(sources.body.hasPrefix(#"[{"enabled":true,"fallback":"cache","headers":[],"id":"cabify","plugin":"cabify","url":"\#(session.base)/cabify/Products.json"}"#))

@@ -86,10 +86,7 @@ import Testing
         config.filters = CardFilter(drop: [CardRule(tests: [.matches(.summary, try CardPattern(#"(.|\s)*sponsored"#))], location: location)])
         let runner = FeedRunner(config: config, registry: SourceRegistry([MemorySource.self]),
                                 transports: MemoryUpstream(["a": cards], pageSize: 100))
-        let clock = ContinuousClock()
-        let start = clock.now
         let result = try await runner.run(FeedQuery(perPage: 1000))
-        #expect(clock.now - start < .seconds(10))
         #expect(result.cards.count == 500)
         #expect(result.outcomes[0].ruleTimeouts == [
             SourceOutcome.RuleTimeout(rule: #"{field: summary, match: "(.|\\s)*sponsored"}"#, location: location, cards: 3, givenUp: true),

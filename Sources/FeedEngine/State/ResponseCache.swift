@@ -30,6 +30,14 @@ public enum CacheWrite: Sendable, Equatable {
     case put(CachedResponse)
     case touch(key: String, fetchedAt: Date, maxAge: Double?)
     case forget(key: String)
+
+    /// The cache key the write is to.
+    public var key: String {
+        switch self {
+        case .put(let response): response.key
+        case .touch(let key, _, _), .forget(let key): key
+        }
+    }
 }
 
 extension ResponseCache {

@@ -64,14 +64,18 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
         _ = try await database.query(try Self.statement(.forget(key: key)))
     }
 
-    /// Several writes in one transaction (one commit, not one per response).
+    /// Several writes in one transaction (one commit, not one per response), in key order:
+    /// two hosts writing overlapping keys then lock rows in the same order, and one waits
+    /// for the other instead of both failing with "deadlock detected". Writes to one key
+    /// keep their order (the sort is stable).
     public func apply(_ writes: [CacheWrite]) async throws {
         guard writes.count > 1 else {
             for write in writes { _ = try await database.query(try Self.statement(write)) }
             return
         }
+        let ordered = writes.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element)
         try await database.withTransaction { connection in
-            for write in writes { _ = try await PostgresStateDatabase.rows(try Self.statement(write), on: connection) }
+            for write in ordered { _ = try await PostgresStateDatabase.rows(try Self.statement(write), on: connection) }
         }
     }
 
@@ -123,26 +127,28 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
         try await put([page])
     }
 
-    /// The pages in one transaction, then pages not rewritten for a week dropped.
+    /// The pages in one transaction, in key order (see ``apply(_:)``), then pages not
+    /// rewritten for a week dropped, outside it: the sweep touches rows another host may be
+    /// rewriting.
     public func put(_ pages: [MappedPageRecord]) async throws {
         guard let newest = pages.map(\.created).max() else { return }
         try await database.withTransaction { connection in
-            for page in pages {
+            for page in pages.sorted(by: { $0.key < $1.key }) {
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO mapped_page (key, responses, page, created)
                     VALUES (\(page.key), \(page.responsesText), \(page.page), \(page.created.timeIntervalSince1970))
                     ON CONFLICT (key) DO UPDATE SET responses = excluded.responses, page = excluded.page, created = excluded.created
                     """, on: connection)
             }
-            _ = try await PostgresStateDatabase.rows(
-                "DELETE FROM mapped_page WHERE created < \(newest.timeIntervalSince1970 - MappedPageRecord.lifetime)", on: connection)
         }
+        _ = try await database.query("DELETE FROM mapped_page WHERE created < \(newest.timeIntervalSince1970 - MappedPageRecord.lifetime)")
     }
 
     public func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date] {
         guard !ids.isEmpty else { return [:] }
         var seen = try await Self.seen(ids, in: database)
-        let missing = ids.filter { seen[$0] == nil }
+        // Sorted: hosts inserting overlapping ids take their locks in one order.
+        let missing = ids.filter { seen[$0] == nil }.sorted()
         guard !missing.isEmpty else { return seen }
         // Another host may insert the same id meanwhile: its time wins, read back below.
         _ = try await database.query("""
