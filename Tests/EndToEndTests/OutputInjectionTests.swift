@@ -36,4 +36,16 @@ import Testing
                     "\(tsv.stdout)")
         }
     }
+
+    /// What a failing upstream says reaches stderr through the same filter: a 403 body that
+    /// turns the terminal red and retitles it prints as inert text (issue 39, item 12).
+    @Test func anErrorBodyOnStderrCarriesNoControlCharacters() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            session.server.control.set("cabify", [Fault(status: 403, body: "\u{1B}[31mdenied\u{1B}]0;pwned\u{07}\r\nX-Injected: yes")])
+            let run = try await session.run("--verbose")
+            #expect(run.status == 1)
+            #expect(!run.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, "\(run.stderr)")
+            #expect(!run.stderrLines.contains { $0.hasPrefix("X-Injected") })
+        }
+    }
 }

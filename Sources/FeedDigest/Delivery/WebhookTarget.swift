@@ -51,7 +51,11 @@ struct WebhookTarget: DeliveryTarget {
             request.method = .POST
             for (name, value) in payload.headers { request.headers.replaceOrAdd(name: name, value: value) }
             for (name, value) in headers {
-                request.headers.replaceOrAdd(name: name, value: try EnvironmentInterpolation.expand(value, environment: environment))
+                // `${VAR}` is expanded only now, so its value is checked only now: a CR or LF
+                // from the environment must not split the request (or a message).
+                let expanded = try EnvironmentInterpolation.expand(value, environment: environment)
+                if let problem = HeaderRules.problem(name: name, value: expanded) { throw DeliveryFailure.permanent("header \(name): \(problem)") }
+                request.headers.replaceOrAdd(name: name, value: expanded)
             }
         } catch let failure as DeliveryFailure {
             throw failure

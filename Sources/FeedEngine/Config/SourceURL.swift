@@ -22,10 +22,13 @@ enum SourceURL {
 
 /// RFC 9110 header names and values: a header that could split a request or smuggle
 /// another one is a config error, not a runtime surprise. Values are never quoted.
-enum HeaderRules {
+/// What a configured header must be: a token name, and a value that cannot split a request.
+public enum HeaderRules {
     static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-    static func problem(name: String, value: String) -> String? {
+    /// Why `name: value` cannot be sent, in words that never show the value (it may be a
+    /// secret); nil when it can.
+    public static func problem(name: String, value: String) -> String? {
         if name.isEmpty || !name.allSatisfy(tokenCharacters.contains) {
             return "\"\(name)\" is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)"
         }

@@ -61,10 +61,26 @@ struct SourcePager: Sendable {
 
     /// `cause (url)`: a failure with the URL it happened on, secrets redacted.
     private func explain(_ error: any Error, tier: Tier) -> String {
-        let cause = (error as? SourceError)?.description ?? "\(error)"
+        var cause = (error as? SourceError)?.description ?? "\(error)"
+        if case .badStatus(let status)? = error as? SourceError, status == 401 || status == 403 {
+            cause += credentialHint(status)
+        }
         // A local program's page key (`exec://…`) tells the user nothing the cause does not.
         guard let url = tier.tracker.lastURL, ["http", "https"].contains(url.scheme?.lowercased()) else { return cause }
         return "\(cause) (\(url.redactedString))"
+    }
+
+    /// What a 401 or 403 means for this source: which of its settings holds credentials
+    /// (never their values), or that it has none.
+    private func credentialHint(_ status: Int) -> String {
+        let query = URLComponents(url: config.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let settings = config.headers.keys.sorted().map { "headers: \($0)" }
+            + query.map(\.name).filter(Redaction.isSecretParameter).map { "the url's \($0)=" }
+        guard !settings.isEmpty else {
+            return ": the upstream wants credentials, and \(config.path) in Sources.yml sends none (add them under headers:)"
+        }
+        let refused = status == 401 ? "refused the credentials" : "refused access with the credentials"
+        return ": the upstream \(refused) in \(settings.joined(separator: " and ")) of \(config.path) in Sources.yml; check them"
     }
 
     /// Runs `body` on the current tier, falling through to the next tier when it
