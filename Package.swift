@@ -201,6 +201,9 @@ let package = Package(
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
+        /// `serve`'s parts in process: the rendered-response cache, the request limiters.
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
+                                                              .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "aggregate", "fixture-server"]
