@@ -2,8 +2,10 @@ import Foundation
 
 /// What stands between `/cards/{id}` and a source's upstream: a card id is an open
 /// trigger for authenticated upstream requests, so ids the upstream said it does not
-/// have are remembered for a while, and each source's lookups are rate-limited (a token
-/// bucket: a burst, then a steady rate).
+/// have are remembered for a while, and lookups are rate-limited by token buckets (a
+/// burst, then a steady rate): one per client address, then one per source. A client's
+/// own bucket is smaller than a source's, so one client asking for unknown ids runs out
+/// of its own tokens, not of the ones other readers' lookups need.
 actor DetailGuard {
     struct Limits: Sendable {
         /// Lookups a source takes at once before the rate applies.
@@ -14,6 +16,19 @@ actor DetailGuard {
         var notFoundFor: Duration = .seconds(300)
         /// Unknown ids remembered at most (the oldest are forgotten first).
         var rememberedAtMost = 10_000
+        /// Lookups one client address takes at once, and per second after that.
+        var clientBurst = 10.0
+        var clientPerSecond = 2.0
+        /// Client buckets kept at most: past it, buckets that have filled up again (their
+        /// clients idle) are dropped.
+        var clientsAtMost = 10_000
+    }
+
+    /// Why a lookup was refused, and how long until the next one is admitted.
+    struct Refusal: Sendable, Equatable {
+        var wait: Duration
+        /// Whether the client's own bucket was empty (else the source's).
+        var byClient: Bool
     }
 
     private struct Bucket {
@@ -23,6 +38,7 @@ actor DetailGuard {
 
     private let limits: Limits
     private var buckets: [String: Bucket] = [:]
+    private var clientBuckets: [String: Bucket] = [:]
     private var missing: [String: (message: String, until: ContinuousClock.Instant)] = [:]
     private var missingOrder: [String] = []
 
@@ -40,20 +56,43 @@ actor DetailGuard {
         return entry.message
     }
 
-    /// Takes one lookup from `source`'s bucket: nil when admitted, else how long until
-    /// the next one is.
-    func admit(_ source: String, now: ContinuousClock.Instant = .now) -> Duration? {
-        var bucket = buckets[source] ?? Bucket(tokens: limits.burst, updated: now)
-        let elapsed = bucket.updated.duration(to: now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        bucket.tokens = min(limits.burst, bucket.tokens + seconds * limits.perSecond)
+    /// Takes one lookup from `client`'s bucket, then from `source`'s: nil when admitted,
+    /// else which was empty and how long until the next lookup is. A client refused by its
+    /// own bucket takes nothing from the source's.
+    func admit(_ source: String, client: String, now: ContinuousClock.Instant = .now) -> Refusal? {
+        if clientBuckets.count > limits.clientsAtMost { dropIdleClients(now: now) }
+        if let wait = Self.take(from: &clientBuckets, client, burst: limits.clientBurst, perSecond: limits.clientPerSecond, now: now) {
+            return Refusal(wait: wait, byClient: true)
+        }
+        if let wait = Self.take(from: &buckets, source, burst: limits.burst, perSecond: limits.perSecond, now: now) {
+            return Refusal(wait: wait, byClient: false)
+        }
+        return nil
+    }
+
+    /// One token from the bucket at `key`: nil when there was one, else how long until one.
+    private static func take(from buckets: inout [String: Bucket], _ key: String, burst: Double, perSecond: Double,
+                             now: ContinuousClock.Instant) -> Duration? {
+        var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+        bucket.tokens = min(burst, bucket.tokens + seconds(from: bucket.updated, to: now) * perSecond)
         bucket.updated = now
-        defer { buckets[source] = bucket }
+        defer { buckets[key] = bucket }
         guard bucket.tokens >= 1 else {
-            return .milliseconds(Int(((1 - bucket.tokens) / limits.perSecond * 1000).rounded(.up)))
+            return .milliseconds(Int(((1 - bucket.tokens) / perSecond * 1000).rounded(.up)))
         }
         bucket.tokens -= 1
         return nil
+    }
+
+    private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: end)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Forgets the clients whose buckets have filled up again: they are as new ones.
+    private func dropIdleClients(now: ContinuousClock.Instant) {
+        let refill = limits.clientBurst / limits.clientPerSecond
+        clientBuckets = clientBuckets.filter { Self.seconds(from: $0.value.updated, to: now) < refill }
     }
 
     /// Remembers that the upstream has no `cardID`.

@@ -30,7 +30,7 @@ struct FeedRoutes: Sendable {
         ("/feed.rss", RSSFormat.self), ("/feed.jsonl", JSONLinesFormat.self),
     ]
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeRequestContext>) {
         router.add(middleware: AccessLog(write: logsRequests ? accessLog : nil, metrics: metrics))
         router.add(middleware: ProblemForUnknownRoutes())
         for (path, format) in Self.feeds {
@@ -39,7 +39,7 @@ struct FeedRoutes: Sendable {
         router.get("/cards/:id") { request, context in
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
-            return await slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw) }
+            return await slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress) }
         }
         router.get("/sources") { request, _ in self.sources(request) }
         router.get("/sources.opml") { request, _ in
@@ -185,15 +185,16 @@ struct FeedRoutes: Sendable {
                                 degraded: degraded, versions: built)
     }
 
-    private func card(_ request: Request, id: String) async -> Response {
+    private func card(_ request: Request, id: String, client: String) async -> Response {
         let result: FeedRunner.ShowResult
         if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
         // Only configured sources have a bucket (any other id is answered without a request).
         let source = String(id.prefix { $0 != ":" })
-        if config.sources.contains(where: { $0.id == source }), let wait = await detailGuard.admit(source) {
-            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        if config.sources.contains(where: { $0.id == source }), let refusal = await detailGuard.admit(source, client: client) {
+            let seconds = max(1, Int((Double(refusal.wait.components.seconds) + Double(refusal.wait.components.attoseconds) / 1e18).rounded(.up)))
+            let whose = refusal.byClient ? "too many card lookups from your address" : "too many card lookups at once"
             var response = Problem(title: "Too Many Requests", status: 429,
-                                   detail: "\(source): too many card lookups at once; try again in \(seconds) s").response
+                                   detail: "\(source): \(whose); try again in \(seconds) s").response
             response.headers[.retryAfter] = String(seconds)
             return response
         }

@@ -50,7 +50,7 @@ public struct FeedServer: Sendable {
         logger.logLevel = .critical
         // HEAD is answered on every GET route, as GET without the body (feed readers and
         // `curl -I` use it).
-        let router = Router(options: .autoGenerateHeadEndpoints)
+        let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
         routes.register(on: router)
         let limits = limits
         let open = OpenConnections()
