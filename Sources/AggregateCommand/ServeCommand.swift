@@ -70,21 +70,32 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Room for `--max-connections` sockets: the soft limit on open files (often 1,024)
-    /// is raised towards the hard one, as servers do; never lowered.
-    private func allowOpenFiles() {
+    /// is raised towards the hard one, as servers do; never lowered. Returns the limit now
+    /// in force.
+    private func allowOpenFiles() -> Int? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let wanted = rlim_t(maxConnections + 256)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = min(wanted, limit.rlim_max)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        let wanted = rlim_t(maxConnections + ConnectionLimits.reservedDescriptors)
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return limit.rlim_cur > rlim_t(Int.max) ? nil : Int(limit.rlim_cur)
     }
 
     func run() async throws {
-        allowOpenFiles()
+        // Connections are held below the descriptor limit, with room for upstream sockets,
+        // the state, and the runtime's own: out of descriptors, the runtime's timers
+        // cannot be made, and libdispatch traps rather than failing.
+        var connections = maxConnections
+        if let files = allowOpenFiles(), case let fitting = ConnectionLimits.connections(fitting: files), fitting < connections {
+            connections = fitting
+            Terminal.writeError("aggregate: serving at most \(fitting) connections: the process may open \(files) files (raise `ulimit -n` for more)")
+        }
         let host = host
         try await common.withServeRunners(background: backgroundRefresh) { runner, refresher, config, state in
-            let limits = ConnectionLimits(maxConnections: maxConnections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
+            let limits = ConnectionLimits(maxConnections: connections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),

@@ -25,6 +25,19 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// an upstream.
     public static var defaultActiveRequests: Int { max(4, 2 * ProcessInfo.processInfo.activeProcessorCount) }
 
+    /// Descriptors kept free of connections: upstream sockets, the state database, the
+    /// runtime's timers and threads, a refusal's socket in its last second.
+    public static let reservedDescriptors = 192
+    /// Refused connections answered 503 at once; beyond them a connection over the limit
+    /// is closed without an answer (each answered one holds its socket up to a second).
+    public static let answeredRefusals = 64
+
+    /// The most connections that fit in `files` open files, with the reserve and the
+    /// answered refusals (at least 16).
+    public static func connections(fitting files: Int) -> Int {
+        max(16, files - reservedDescriptors - answeredRefusals)
+    }
+
     public init(maxConnections: Int, activeRequests: Int, headerTimeout: Duration, idleTimeout: Duration) {
         self.maxConnections = maxConnections
         self.activeRequests = activeRequests
@@ -33,23 +46,38 @@ public struct ConnectionLimits: Sendable, Equatable {
     }
 }
 
-/// The connections open now, shared by every connection's ``ConnectionGuard``.
+/// The connections open now, shared by every connection's ``ConnectionGuard``: those
+/// admitted, and those being refused with an answer.
 final class OpenConnections: Sendable {
     private let count = Atomic<Int>(0)
+    private let refusing = Atomic<Int>(0)
 
     /// Counts one more connection; false (and not counted) when `limit` are open.
     func admit(limit: Int) -> Bool {
-        var current = count.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-        return false
+        Self.increment(count, below: limit)
     }
 
     func release() {
         count.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts one more refusal being answered; false when `limit` are.
+    func admitRefusal(limit: Int) -> Bool {
+        Self.increment(refusing, below: limit)
+    }
+
+    func releaseRefusal() {
+        refusing.subtract(1, ordering: .relaxed)
+    }
+
+    private static func increment(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
+        var current = counter.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = counter.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
     }
 }
 
@@ -68,6 +96,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let open: OpenConnections
     private var admitted = false
     private var refused = false
+    /// Counted among the refusals being answered.
+    private var answeringRefusal = false
     private var deadline: Scheduled<Void>?
 
     init(limits: ConnectionLimits, open: OpenConnections) {
@@ -77,7 +107,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         guard open.admit(limit: limits.maxConnections) else {
-            refuse(context: context)
+            // Answered while few are; past that, closed at once: a flood of refusals
+            // must not hold the descriptors the server needs.
+            if open.admitRefusal(limit: ConnectionLimits.answeredRefusals) {
+                answeringRefusal = true
+                refuse(context: context)
+            } else {
+                refused = true
+                context.close(promise: nil)
+            }
             return
         }
         admitted = true
@@ -90,6 +128,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if admitted {
             admitted = false
             open.release()
+        }
+        if answeringRefusal {
+            answeringRefusal = false
+            open.releaseRefusal()
         }
         context.fireChannelInactive()
     }

@@ -58,7 +58,12 @@ public struct FeedServer: Sendable {
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open)])),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "aggregate"),
+            // Past the connections it holds and the refusals it answers, the server stops
+            // accepting (the kernel's backlog holds or refuses the rest): accepted sockets
+            // waiting to be refused were what ran the process out of descriptors.
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "aggregate",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + ConnectionLimits.answeredRefusals)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: accessLog)]
