@@ -1,3 +1,4 @@
+import FeedEngine
 import Foundation
 
 /// What stands between `/cards/{id}` and a source's upstream: a card id is an open
@@ -5,7 +6,9 @@ import Foundation
 /// have are remembered for a while, and lookups are rate-limited by token buckets (a
 /// burst, then a steady rate): one per client address, then one per source. A client's
 /// own bucket is smaller than a source's, so one client asking for unknown ids runs out
-/// of its own tokens, not of the ones other readers' lookups need.
+/// of its own tokens, not of the ones other readers' lookups need. A card found is kept
+/// for its source's `cache_ttl` while the source's data is unchanged, so repeated lookups
+/// are answered from memory even when the state database (and its HTTP cache) is down.
 actor DetailGuard {
     struct Limits: Sendable {
         /// Lookups a source takes at once before the rate applies.
@@ -41,6 +44,8 @@ actor DetailGuard {
     private var clientBuckets: [String: Bucket] = [:]
     private var missing: [String: (message: String, until: ContinuousClock.Instant)] = [:]
     private var missingOrder: [String] = []
+    private var found: [String: (result: FeedRunner.ShowResult, version: Int, until: ContinuousClock.Instant)] = [:]
+    private var foundOrder: [String] = []
 
     init(limits: Limits = Limits()) {
         self.limits = limits
@@ -93,6 +98,30 @@ actor DetailGuard {
     private func dropIdleClients(now: ContinuousClock.Instant) {
         let refill = limits.clientBurst / limits.clientPerSecond
         clientBuckets = clientBuckets.filter { Self.seconds(from: $0.value.updated, to: now) < refill }
+    }
+
+    /// The card found for `cardID` lately, while its source is still at `version`.
+    func keptCard(_ cardID: String, version: Int, now: ContinuousClock.Instant = .now) -> FeedRunner.ShowResult? {
+        guard let entry = found[cardID] else { return nil }
+        guard entry.until > now, entry.version == version else {
+            found[cardID] = nil
+            return nil
+        }
+        return entry.result
+    }
+
+    /// Keeps what was found for `cardID` for `duration`, at the source's `version`.
+    func keep(_ cardID: String, _ result: FeedRunner.ShowResult, version: Int, for duration: Duration,
+              now: ContinuousClock.Instant = .now) {
+        if found[cardID] == nil {
+            foundOrder.append(cardID)
+            if foundOrder.count > limits.rememberedAtMost {
+                let dropped = foundOrder.prefix(foundOrder.count - limits.rememberedAtMost)
+                for id in dropped { found[id] = nil }
+                foundOrder.removeFirst(dropped.count)
+            }
+        }
+        found[cardID] = (result, version, now + duration)
     }
 
     /// Remembers that the upstream has no `cardID`.

@@ -188,20 +188,31 @@ struct FeedRoutes: Sendable {
     private func card(_ request: Request, id: String, client: String) async -> Response {
         let result: FeedRunner.ShowResult
         if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
-        // Only configured sources have a bucket (any other id is answered without a request).
         let source = String(id.prefix { $0 != ":" })
-        if config.sources.contains(where: { $0.id == source }), let refusal = await detailGuard.admit(source, client: client) {
-            let seconds = max(1, Int((Double(refusal.wait.components.seconds) + Double(refusal.wait.components.attoseconds) / 1e18).rounded(.up)))
-            let whose = refusal.byClient ? "too many card lookups from your address" : "too many card lookups at once"
-            var response = Problem(title: "Too Many Requests", status: 429,
-                                   detail: "\(source): \(whose); try again in \(seconds) s").response
-            response.headers[.retryAfter] = String(seconds)
-            return response
-        }
-        do {
-            result = try await runner.show(id)
-        } catch {
-            return Problem.notFound(error.description).response
+        let version = versions.version(of: source)
+        // A card found lately is answered from memory: no upstream request, so no token.
+        if let kept = await detailGuard.keptCard(id, version: version) {
+            result = kept
+        } else {
+            // Only configured sources have a bucket (any other id is answered without a request).
+            if config.sources.contains(where: { $0.id == source }), let refusal = await detailGuard.admit(source, client: client) {
+                let seconds = max(1, Int((Double(refusal.wait.components.seconds) + Double(refusal.wait.components.attoseconds) / 1e18).rounded(.up)))
+                let whose = refusal.byClient ? "too many card lookups from your address" : "too many card lookups at once"
+                var response = Problem(title: "Too Many Requests", status: 429,
+                                       detail: "\(source): \(whose); try again in \(seconds) s").response
+                response.headers[.retryAfter] = String(seconds)
+                return response
+            }
+            do {
+                result = try await runner.show(id)
+            } catch {
+                return Problem.notFound(error.description).response
+            }
+            // A live answer is kept for the source's cache_ttl (a fallback's, not at all).
+            if case .found(_, let outcome) = result, outcome.failure == nil, outcome.origin == nil,
+               let ttl = config.source(id: source)?.cacheTTL, ttl > 0 {
+                await detailGuard.keep(id, result, version: version, for: .milliseconds(Int(ttl * 1000)))
+            }
         }
         switch result {
         case .found(let card, let outcome) where Self.wantsHTML(request):

@@ -50,8 +50,15 @@ struct SourceRefresher: Service {
         while !Task.isCancelled {
             let interval = Self.interval(source)
             var leased = true
+            // Whether who refreshes is known: without the database, every replica refreshes
+            // for itself, and then no more often than the interval (not on the backoff).
+            var leaseKnown = true
             if let leases {
-                leased = (try? await leases.take(source: source.id, holder: holder, seconds: interval)) ?? true
+                do {
+                    leased = try await leases.take(source: source.id, holder: holder, seconds: interval)
+                } catch {
+                    leaseKnown = false
+                }
             }
             // A replica without the lease reads what the holder fetched, from the shared cache.
             let (cards, outcomes) = (try? await (leased ? runner : reader).collect([source.id])) ?? ([], [])
@@ -66,9 +73,10 @@ struct SourceRefresher: Service {
             }
             let failed = outcome.failure != nil || outcome.origin != nil
             failures = failed ? failures + 1 : 0
-            let delay = failed
+            var delay = failed
                 ? min(Self.firstBackoff * pow(2, Double(failures - 1)), Self.longestBackoff)
                 : interval * Double.random(in: 0.8...0.95)
+            if !leaseKnown { delay = max(delay, interval) }
             if leased { metrics.refreshed(source.id, outcome: outcome) }
             metrics.ruleTimeouts(outcomes)
             await health.refreshed(outcome, next: Date().addingTimeInterval(delay))

@@ -1,0 +1,54 @@
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import Testing
+
+/// A replica of `serve` on a shared PostgreSQL state while the database is down (issue 39,
+/// item 11): both replicas refreshed on their failure backoff and every card lookup went
+/// upstream (cabify: 64 requests in 30 s instead of 2). Without a lease a replica refreshes
+/// no more often than the interval, and a card it found is answered from memory.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipReason)))
+struct DatabaseDownServeTests {
+    @Test func withoutTheDatabaseLookupsComeFromMemoryAndRefreshKeepsItsInterval() async throws {
+        let cluster = try await PrivateCluster()
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    cache_ttl: 600\n    refresh: 5\n"]) { session in
+            let stderr = session.workspace.url.appendingPathComponent("serve.err")
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            let process = Process()
+            process.executableURL = Binary.aggregate.url
+            process.arguments = ["serve", "--port", "0", "--no-access-log", "--state", cluster.url]
+            process.currentDirectoryURL = session.workspace.url
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            process.standardInput = FileHandle.nullDevice
+            let exited = try process.start()
+            defer { process.terminate() }
+            let log = { String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self) }
+            var base: String?
+            for _ in 0..<200 where base == nil {
+                if let range = log().range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) { base = String(log()[range]) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let served = try #require(base, "serve did not start: \(log())")
+            // The card is looked up once while all is well.
+            #expect(try await ServeTests.get(served + "/cards/cabify:MUG").status == 200)
+
+            try await cluster.pause()
+            session.server.control.clearLog()
+            let start = ContinuousClock.now
+            for _ in 0 ..< 20 {
+                let answer = try await ServeTests.get(served + "/cards/cabify:MUG")
+                #expect(answer.status == 200)
+                #expect(answer.body.hasPrefix(#"{"id":"cabify:MUG""#))
+            }
+            // Six seconds of a 5 s refresh interval: at most two refreshes, no lookup.
+            try await Task.sleep(until: start + .seconds(6))
+            let asked = session.server.control.requests(to: "cabify").count
+            #expect(asked <= 2, "\(asked) upstream requests in 6 s with the database down")
+            try await cluster.resume()
+            process.terminate()
+            for await _ in exited {}
+        }
+        _ = cluster
+    }
+}
