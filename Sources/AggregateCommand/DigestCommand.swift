@@ -80,7 +80,7 @@ struct DigestCommand: AsyncParsableCommand {
             let digests = try await selected(config, store: store, now: now)
             var worst = ExitStatus.ok
             for digest in digests {
-                let status = await run(digest, runner: runner, store: store, now: now)
+                let status = await run(digest, runner: runner, store: store, identity: state?.identity ?? .random(), now: now)
                 if status.rawValue > worst.rawValue || status == .busy { worst = status }
             }
             return worst
@@ -118,7 +118,7 @@ struct DigestCommand: AsyncParsableCommand {
         return [digest]
     }
 
-    private func run(_ digest: DigestConfig, runner: FeedRunner, store: any DigestStore, now: Date) async -> ExitStatus {
+    private func run(_ digest: DigestConfig, runner: FeedRunner, store: any DigestStore, identity: RequestIdentity, now: Date) async -> ExitStatus {
         var job = DigestJob(digest: digest, options: DigestOptions(
             reportFirstRun: firstRun == .report, includeRises: includeRises, includeRemoved: includeRemoved,
             maxItems: digest.maxItems))
@@ -129,7 +129,7 @@ struct DigestCommand: AsyncParsableCommand {
             let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
             let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
                                            output: digest.output.map(DigestOutput.file) ?? .stdout,
-                                           targets: digest.deliver.map { $0.target(digest: digest.name) }) { text in
+                                           targets: digest.deliver.map { $0.target(digest: digest.name, identity: identity) }) { text in
                 try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
             }
             result.messages.forEach { Terminal.writeError($0) }

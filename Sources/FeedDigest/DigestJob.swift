@@ -76,32 +76,32 @@ public struct DigestJob: Sendable {
         var failed: [String: DeliveryFailure] = [:]
         var filled: Set<String> = []
         var notes: [String] = []
-        for report in owed where failed[report.target] == nil {
-            if filled.contains(report.target) { continue }
-            guard let target = targets.first(where: { $0.key == report.target }) else {
+        for report in owed {
+            guard let target = targets.first(where: { $0.key == report.target || $0.formerKeys.contains(report.target) }) else {
                 // Its target was taken out of deliver:; there is nowhere to send it.
                 try await store.delivered(report, digest: digest.name)
                 notes.append("digest '\(digest.name)': a report for \(report.target), which deliver: no longer lists, is dropped")
                 continue
             }
+            if failed[target.key] != nil || filled.contains(target.key) { continue }
             do throws(DeliveryFailure) {
                 try await target.deliver(report.payload, reportID: report.reportID)
             } catch {
-                failed[report.target] = error
+                failed[target.key] = error
                 continue
             }
             try await store.delivered(report, digest: digest.name)
             if target.holdsOneReport { filled.insert(target.key) }
         }
         for target in targets where filled.contains(target.key) {
-            let waiting = owed.filter { $0.target == target.key }.count - 1
+            let waiting = owed.filter { $0.target == target.key || target.formerKeys.contains($0.target) }.count - 1
             if waiting > 0 {
                 notes.append("digest '\(digest.name)': \(target.name) holds one report at a time, so \(waiting == 1 ? "the next report waits" : "\(waiting) more reports wait") for the next run")
             }
         }
         let failures = targets.compactMap { target -> String? in
             guard let failure = failed[target.key] else { return nil }
-            let waiting = owed.filter { $0.target == target.key }.count
+            let waiting = owed.filter { $0.target == target.key || target.formerKeys.contains($0.target) }.count
             let kind = if case .permanent = failure { "refused" } else { "failed" }
             return "digest '\(digest.name)': delivery to \(target.name) \(kind): \(failure); \(waiting == 1 ? "the report waits" : "\(waiting) reports wait") for the next run"
         }

@@ -123,4 +123,45 @@ import Testing
             ])
         }
     }
+
+    /// A secret written into a webhook's URL (`?key=`) is not stored: the outbox holds the
+    /// URL redacted and a keyed hash; the report is still delivered once the receiver is back.
+    /// A report an earlier version stored under the raw URL is still delivered.
+    @Test func aWebhookURLsSecretIsNotStoredInTheOutbox() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let hook = "\(base.absoluteString)/_sink/keyed?key=s3cr3t-value"
+            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
+                digests:
+                  - name: shop
+                    deliver:
+                      - {webhook: "\(hook)"}
+
+                """))
+            #expect(try await Self.run(workspace).status == 0)
+            server.control.set("sink-keyed", [Fault(status: 503, retryAfter: "0")])
+            server.control.edit("cabify", Self.hoodie)
+            #expect(try await Self.run(workspace).status == 1)
+            let stored = try await Self.outbox(workspace)
+            #expect(!stored.contains("s3cr3t"), "\(stored)")
+            #expect(stored.hasPrefix("webhook \(base.absoluteString)/_sink/keyed?key=REDACTED #"), "\(stored)")
+            // As an earlier version stored it: under the URL as written.
+            _ = try await Self.outbox(workspace, "UPDATE digest_outbox SET target = 'webhook \(hook)'")
+            server.control.reset()
+            #expect(try await Self.run(workspace).status == 0)
+            #expect(server.control.sinkPosts(to: "keyed").count == 1)
+            #expect(try await Self.outbox(workspace) == "")
+        }
+    }
+
+    /// The digest state's outbox targets (or runs `sql` on it).
+    static func outbox(_ workspace: Workspace, _ sql: String = "SELECT target FROM digest_outbox") async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [workspace.url.appendingPathComponent("state/state.sqlite").path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try await process.runUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

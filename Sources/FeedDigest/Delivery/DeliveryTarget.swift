@@ -7,6 +7,9 @@ import Foundation
 public protocol DeliveryTarget: Sendable {
     /// What the digest store tracks this target's reports under (no secrets).
     var key: String { get }
+    /// Keys its reports may be stored under from earlier versions (reports owed then are
+    /// still delivered).
+    var formerKeys: [String] { get }
     /// How messages name it (secrets redacted).
     var name: String { get }
     /// The request body (and headers) this target gets for `report`, made once when the
@@ -22,6 +25,7 @@ public protocol DeliveryTarget: Sendable {
 
 extension DeliveryTarget {
     public var holdsOneReport: Bool { false }
+    public var formerKeys: [String] { [] }
 }
 
 /// Why a target did not take a report. Either way it is kept and sent again next run.
@@ -40,15 +44,19 @@ public enum DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertible
 
 extension DeliveryTargetConfig {
     /// The target this declaration describes; `${VAR}` in a webhook's URL and headers is
-    /// expanded from `environment` when it delivers.
-    public func target(digest: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> any DeliveryTarget {
+    /// expanded from `environment` when it delivers. `identity` (the state's keyed hash)
+    /// names a secret written into a webhook's URL in the stored key.
+    public func target(digest: String, identity: RequestIdentity,
+                       environment: [String: String] = ProcessInfo.processInfo.environment) -> any DeliveryTarget {
+        let key = key(identity: identity)
         switch kind {
         case .webhook(let url, let style, let headers):
-            WebhookTarget(key: key, name: name, url: url, style: style, headers: headers, environment: environment)
+            return WebhookTarget(key: key, formerKeys: key == writtenKey ? [] : [writtenKey], name: name, url: url, style: style,
+                                 headers: headers, environment: environment)
         case .exec(let command, let timeout):
-            ExecTarget(key: key, name: name, command: command, timeout: timeout, digest: digest)
+            return ExecTarget(key: key, name: name, command: command, timeout: timeout, digest: digest)
         case .file(let path):
-            FileTarget(key: key, name: name, path: path)
+            return FileTarget(key: key, name: name, path: path)
         }
     }
 }

@@ -16,6 +16,7 @@ import NIOFoundationCompat
 /// A refused connection fails at once, not after the pool's reconnect loop.
 struct WebhookTarget: DeliveryTarget {
     let key: String
+    let formerKeys: [String]
     let name: String
     /// As written: `${VAR}` is expanded when delivering.
     let url: String

@@ -121,7 +121,7 @@ public struct DigestConfig: Sendable {
                 entry.report("output", "and deliver: both say where the report goes; write the file as a target: {file: PATH}")
             }
             var keys = Set<String>()
-            for target in deliver where !keys.insert(target.key).inserted {
+            for target in deliver where !keys.insert(target.writtenKey).inserted {
                 entry.issues.report(ConfigIssue(location: target.location, path: entry.path(of: "deliver"), message: "\(target.name) is listed twice"))
             }
             guard let name, ConfigLoader.isValidID(name) else { continue }
