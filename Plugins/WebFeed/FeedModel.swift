@@ -5,6 +5,8 @@ import Foundation
 struct ParsedFeed: Sendable {
     enum Format: String, Sendable {
         case rss2 = "RSS 2.0", rss1 = "RSS 1.0", atom = "Atom 1.0", atom03 = "Atom 0.3", jsonFeed = "JSON Feed"
+        /// Microsoft's Channel Definition Format: `<CHANNEL><ITEM HREF=…><TITLE>`.
+        case cdf = "CDF"
     }
 
     var format: Format
@@ -13,6 +15,8 @@ struct ParsedFeed: Sendable {
     var author: String?
     /// RFC 5005 `rel="next"` (or JSON Feed's `next_url`): the next archive page.
     var next: URL?
+    /// The channel's `dc:date`: the date of its items that have none of their own.
+    var date: DateText?
     var entries: [ParsedEntry] = []
 }
 

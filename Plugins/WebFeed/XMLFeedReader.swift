@@ -15,7 +15,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
         init(uri: String) {
             switch uri {
-            case "": self = .noNamespace
+            // RSS 2.0 as Userland once declared it is plain RSS 2.0.
+            case "", "http://backend.userland.com/rss2", "http://backend.userland.com/rss": self = .noNamespace
             case "http://www.w3.org/2005/Atom": self = .atom
             case "http://purl.org/atom/ns#": self = .atom03
             case "http://purl.org/rss/1.0/": self = .rss1
@@ -80,6 +81,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 case (.rdf, "RDF"): feed = ParsedFeed(format: .rss1)
                 case (.atom, "feed"): feed = ParsedFeed(format: .atom)
                 case (.atom03, "feed"): feed = ParsedFeed(format: .atom03)
+                case (.noNamespace, "CHANNEL"): feed = ParsedFeed(format: .cdf)
                 default:
                     failure = .notAFeed(root: name)
                     return false
@@ -90,9 +92,16 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 entry = ParsedEntry()
                 entryDepth = stack.count
                 if let about = attributes["rdf:about"] ?? attributes["about"] { entry?.id = about }
+                if feed?.format == .cdf {
+                    if let href = attributes["HREF"] {
+                        entry?.id = href
+                        entry?.link = XMLFeedReader.web(href, base: base)
+                    }
+                    if let modified = attributes["LASTMOD"] { entry?.published = DateText(text: modified) }
+                }
             }
             if xhtmlContainer == nil, namespace.isAtom,
-               ["content", "summary", "title"].contains(name), attributes["type"] == "xhtml" {
+               ["content", "summary", "title"].contains(name), XMLFeedReader.atomType(attributes) == "xhtml" {
                 xhtmlContainer = stack.count - 1
             }
             return true
@@ -134,6 +143,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
         func isEntry(_ namespace: Namespace, _ name: String) -> Bool {
             (name == "item" && (namespace == .noNamespace || namespace == .rss1 || namespace == .rss090)) || (name == "entry" && namespace.isAtom)
+                || (name == "ITEM" && namespace == .noNamespace && feed?.format == .cdf)
         }
 
         var parentName: String { stack.last?.name ?? "" }
@@ -143,8 +153,13 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             let attributes = element.attributes
             func link(_ value: String?) -> URL? { value.flatMap { XMLFeedReader.web($0, base: element.base) } }
             switch (element.namespace, element.name) {
-            case (.noNamespace, "title"), (.rss1, "title"), (.rss090, "title"):
+            case (.noNamespace, "title"), (.rss1, "title"), (.rss090, "title"), (.noNamespace, "TITLE"):
                 entry?.title = text
+            case (.dc, "title"), (.media, "title"):
+                // Only where the item has no title of its own (before or after).
+                if entry?.title == nil, !text.isEmpty { entry?.title = text }
+            case (.noNamespace, "ABSTRACT"):
+                entry?.summaryHTML = XMLFeedReader.html(text, type: "text")
             case (.noNamespace, "link"), (.rss1, "link"), (.rss090, "link"):
                 if entry?.link == nil { entry?.link = link(text) }
             case (.noNamespace, "description"), (.rss1, "description"):
@@ -193,8 +208,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             case "id":
                 entry?.id = text
             case "title":
-                let type = XMLFeedReader.atomType(attributes)
-                entry?.title = type == "text" ? text : element.text
+                let (content, type) = XMLFeedReader.atomContent(element.text, attributes: attributes)
+                entry?.title = type == "text" ? FeedText.trimmed(content) : content
                 entry?.titleIsHTML = type != "text"
             case "link":
                 guard let href = attributes["href"], let url = XMLFeedReader.web(href, base: element.base) else { return }
@@ -213,9 +228,13 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                     break
                 }
             case "summary":
-                entry?.summaryHTML = XMLFeedReader.html(element.text, type: XMLFeedReader.atomType(attributes))
+                let (content, type) = XMLFeedReader.atomContent(element.text, attributes: attributes)
+                entry?.summaryHTML = XMLFeedReader.html(content, type: type)
             case "content":
-                if attributes["src"] == nil { entry?.contentHTML = XMLFeedReader.html(element.text, type: XMLFeedReader.atomType(attributes)) }
+                if attributes["src"] == nil {
+                    let (content, type) = XMLFeedReader.atomContent(element.text, attributes: attributes)
+                    entry?.contentHTML = XMLFeedReader.html(content, type: type)
+                }
             case "published", "issued":
                 entry?.published = DateText(text: text)
             case "updated", "modified":
@@ -235,6 +254,10 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             switch (element.namespace, element.name) {
             case (.noNamespace, "title"), (.rss1, "title"), (.atom, "title"), (.atom03, "title"):
                 if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
+            case (.noNamespace, "TITLE"):
+                if parentName == "CHANNEL", feed?.title == nil { feed?.title = FeedText.plain(text) }
+            case (.dc, "date"):
+                if inChannel, feed?.date == nil, !text.isEmpty { feed?.date = DateText(text: text) }
             case (.noNamespace, "managingEditor"), (.dc, "creator"), (.itunes, "author"):
                 if inChannel, feed?.author == nil, !text.isEmpty { feed?.author = XMLFeedReader.personName(text) }
             case (.atom, "name"), (.atom03, "name"):
@@ -270,11 +293,21 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
         let parsed = parser.parse()
-        if reader.reading.isFull, let feed = reader.reading.feed { return feed }
+        if reader.reading.isFull, let feed = reader.reading.feed { return datingEntries(feed) }
         if let failure = reader.reading.failure { throw failure }
         guard parsed, let feed = reader.reading.feed else {
             let reason = parser.parserError.map(Self.describe) ?? "the document ends early"
             throw .malformed(line: parser.lineNumber, reason: reason)
+        }
+        return datingEntries(feed)
+    }
+
+    /// RSS items without a date of their own take the channel's `dc:date`.
+    static func datingEntries(_ feed: ParsedFeed) -> ParsedFeed {
+        guard let date = feed.date, feed.format == .rss2 || feed.format == .rss1 else { return feed }
+        var feed = feed
+        for index in feed.entries.indices where feed.entries[index].published == nil && feed.entries[index].updated == nil {
+            feed.entries[index].published = date
         }
         return feed
     }
@@ -314,6 +347,19 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         case "xhtml", "application/xhtml+xml": return "xhtml"
         default: return "text"
         }
+    }
+
+    /// An Atom text construct's content and type: Atom 0.3's `mode="base64"` decoded (its
+    /// `type` then says what the bytes are: plain text unless `text/html` or XHTML).
+    static func atomContent(_ text: String, attributes: [String: String]) -> (String, type: String) {
+        guard attributes["mode"] == "base64" else { return (text, atomType(attributes)) }
+        let compact = text.filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: compact), let decoded = String(data: data, encoding: .utf8) else {
+            return (text, "text")
+        }
+        var typed = attributes
+        typed["mode"] = nil
+        return (decoded, atomType(typed))
     }
 
     /// Content as HTML: plain text is escaped so that reading it as HTML gives it back.

@@ -404,6 +404,67 @@ import Testing
         ]
     }
 
+    /// Shapes a peer's liberal-parsing corpus has and we read wrong until issue 39: Atom text
+    /// constructs escaped, in base64 or as XHTML (also inside `xml:base`/`xml:lang` and
+    /// with entities), RSS titles only in `dc:title` or `media:title`, RSS 2.0 in the
+    /// Userland namespace, a channel's `dc:date` for items without one, and CDF.
+    static func peerCorpusCases() -> [Case] {
+        let atomEntry = { (title: String) in
+            #"<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Feed</title><entry><id>urn:e:1</id>"#
+                + title + #"<link href="https://example.org/e/1"/></entry></feed>"#
+        }
+        let atom03Entry = { (title: String) in
+            #"<?xml version="1.0" encoding="utf-8"?><feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>Feed</title><entry><id>urn:e:1</id>"#
+                + title + #"<link rel="alternate" type="text/html" href="https://example.org/e/1"/></entry></feed>"#
+        }
+        let want = { (title: String) in Expected.cards([Want(id: "urn:e:1", title: title)]) }
+        let xhtml = #"xmlns:xhtml="http://www.w3.org/1999/xhtml""#
+        return [
+            Case(name: "atom 0.3 title mode=escaped", body: utf8(atom03Entry(#"<title mode="escaped">Fish &amp;amp; &lt;b&gt;chips&lt;/b&gt;</title>"#)),
+                 expected: want("Fish & chips")),
+            Case(name: "atom 0.3 title mode=base64", body: utf8(atom03Entry(#"<title mode="base64">RXhhbXBsZSA8Yj5BdG9tPC9iPg==</title>"#)),
+                 expected: want("Example <b>Atom</b>")),
+            Case(name: "atom 0.3 title type=text/html mode=base64",
+                 body: utf8(atom03Entry(#"<title type="text/html" mode="base64">RXhhbXBsZSA8Yj5BdG9tPC9iPg==</title>"#)),
+                 expected: want("Example Atom")),
+            Case(name: "atom 0.3 title type=application/xhtml+xml",
+                 body: utf8(atom03Entry(#"<title type="application/xhtml+xml"><div xmlns="http://www.w3.org/1999/xhtml">Example <b>Atom</b></div></title>"#)),
+                 expected: want("Example Atom")),
+            Case(name: "atom 1.0 title type=xhtml", body: utf8(atomEntry(#"<title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Less: <em>&lt;</em></div></title>"#)),
+                 expected: want("Less: <")),
+            Case(name: "atom 1.0 title type=xhtml with a prefix", body: utf8(atomEntry(#"<title type="xhtml"><xhtml:div \#(xhtml)>Example <xhtml:b>Atom</xhtml:b></xhtml:div></title>"#)),
+                 expected: want("Example Atom")),
+            Case(name: "atom 1.0 title type=xhtml with entities",
+                 body: utf8(atomEntry(#"<title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Fish &#38; chips &amp; peas</div></title>"#)),
+                 expected: want("Fish & chips & peas")),
+            Case(name: "atom 1.0 title type=xhtml in xml:base and xml:lang",
+                 body: utf8(atomEntry(#"<title type="xhtml" xml:base="https://example.org/t/" xml:lang="en"><div xmlns="http://www.w3.org/1999/xhtml"><a href="x">Linked</a> title</div></title>"#)),
+                 expected: want("Linked title")),
+            Case(name: "atom 1.0 title type=application/xhtml+xml",
+                 body: utf8(atomEntry(#"<title type="application/xhtml+xml"><div xmlns="http://www.w3.org/1999/xhtml">Example <i>XHTML</i></div></title>"#)),
+                 expected: want("Example XHTML")),
+            Case(name: "rss 2.0 title only in dc:title",
+                 body: utf8(rss2([Item(title: nil, extra: "<dc:title>Dublin Core title</dc:title>")], namespaces: #"xmlns:dc="http://purl.org/dc/elements/1.1/""#)),
+                 expected: .cards([Want(id: "urn:entry:1", title: "Dublin Core title")])),
+            Case(name: "rss 2.0 title only in media:title",
+                 body: utf8(rss2([Item(title: nil, extra: "<media:title>Media RSS title</media:title>")], namespaces: #"xmlns:media="http://search.yahoo.com/mrss/""#)),
+                 expected: .cards([Want(id: "urn:entry:1", title: "Media RSS title")])),
+            Case(name: "rss 2.0 in the Userland namespace",
+                 body: utf8(#"<?xml version="1.0"?><rss version="2.0" xmlns="http://backend.userland.com/rss2"><channel><title>Feed</title><item><title>Userland item</title><link>https://example.org/u/1</link><guid>https://example.org/u/1</guid><pubDate>Tue, 10 Jun 2003 04:00:00 GMT</pubDate></item></channel></rss>"#),
+                 expected: .cards([Want(id: "https://example.org/u/1", title: "Userland item", url: "https://example.org/u/1", date: "2003-06-10T04:00:00Z")])),
+            Case(name: "rss 2.0 items dated by the channel's dc:date",
+                 body: utf8(rss2([Item(), Item(id: "urn:entry:2", date: "Tue, 10 Jun 2003 04:00:00 GMT")],
+                                 channelExtra: "<dc:date>2004-01-02T03:04:05Z</dc:date>", namespaces: #"xmlns:dc="http://purl.org/dc/elements/1.1/""#)),
+                 expected: .cards([Want(id: "urn:entry:1", date: "2004-01-02T03:04:05Z"), Want(id: "urn:entry:2", date: "2003-06-10T04:00:00Z")])),
+            Case(name: "rss 1.0 items dated by the channel's dc:date",
+                 body: utf8(rss1([Item()]).replacingOccurrences(of: "<title>Feed</title>", with: "<title>Feed</title><dc:date>2004-01-02T03:04:05Z</dc:date>")),
+                 expected: .cards([Want(id: "urn:entry:1", date: "2004-01-02T03:04:05Z")])),
+            Case(name: "cdf",
+                 body: utf8(#"<?xml version="1.0"?><CHANNEL HREF="https://example.org/" LASTMOD="2004-01-02T03:04:05"><TITLE>Channel</TITLE><ITEM HREF="https://example.org/cdf/1" LASTMOD="2003-06-10T04:00:00"><TITLE>CDF item</TITLE><ABSTRACT>What it is</ABSTRACT></ITEM></CHANNEL>"#),
+                 expected: .cards([Want(id: "https://example.org/cdf/1", title: "CDF item", url: "https://example.org/cdf/1", date: "2003-06-10T04:00:00Z")])),
+        ]
+    }
+
     /// What must fail, each with one clear line.
     static func failureCases() -> [Case] {
         let html = #"<!DOCTYPE html><html><head><link rel="alternate" type="application/rss+xml" href="/rss.xml"></head><body></body></html>"#
@@ -425,7 +486,8 @@ import Testing
         ]
     }
 
-    static let all: [Case] = dateCases() + entityCases() + encodingCases() + linkAndIDCases() + fieldCases() + specCases() + failureCases()
+    static let all: [Case] = dateCases() + entityCases() + encodingCases() + linkAndIDCases() + fieldCases() + specCases()
+        + peerCorpusCases() + failureCases()
 
     @Test func theCorpusIsLargeEnough() {
         #expect(Self.all.count >= 300, "\(Self.all.count) documents")
