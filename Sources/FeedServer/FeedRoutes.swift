@@ -17,6 +17,8 @@ struct FeedRoutes: Sendable {
     let responses: any RenderedResponseCache
     let versions: SourceVersions
     let metrics: ServeMetrics
+    /// Filter rules that ran out of time: in `/metrics`, and once each on stderr.
+    let ruleTimeouts: RuleTimeoutReporter
     let detailGuard = DetailGuard()
     /// Bounds the work in flight: renderings and card lookups (a kept answer needs none).
     let slots: RequestSlots
@@ -84,7 +86,7 @@ struct FeedRoutes: Sendable {
                 return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
             }
             await self.health.record(result.outcomes)
-            self.metrics.ruleTimeouts(result.outcomes)
+            self.ruleTimeouts.report(result.outcomes)
             let degraded = await self.degraded(result.outcomes, sources: sources)
             let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
             return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
@@ -154,7 +156,7 @@ struct FeedRoutes: Sendable {
             return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
         }
         await health.record(result.outcomes)
-        metrics.ruleTimeouts(result.outcomes)
+        ruleTimeouts.report(result.outcomes)
         if result.cards.isEmpty, !result.outcomes.isEmpty, result.outcomes.allSatisfy({ $0.failure != nil }) {
             let failures = result.outcomes.map { "\($0.id): \($0.failure ?? "failed")" }.joined(separator: "; ")
             return RenderedResponse(problem: Problem(title: "Bad Gateway", status: 502, detail: failures), versions: built)

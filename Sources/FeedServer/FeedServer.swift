@@ -31,12 +31,15 @@ public struct FeedServer: Sendable {
         let serveMetrics = metrics ? ServeMetrics.enabled() : .disabled
         let lines = LineBuffer(write: accessLog)
         self.accessLog = lines
+        // Not an access-log line: said whether or not requests are logged.
+        let ruleTimeouts = RuleTimeoutReporter(metrics: serveMetrics, log: accessLog)
         routes = FeedRoutes(runner: runner, config: config, firstSeenLog: state?.firstSeen, health: health, responses: responses,
-                            versions: versions, metrics: serveMetrics, slots: RequestSlots(count: limits.activeRequests),
+                            versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts, slots: RequestSlots(count: limits.activeRequests),
                             accessLog: { lines.append($0) }, logsRequests: logsRequests)
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
-                            responses: responses, health: health, metrics: serveMetrics, leases: state?.refreshLeases)
+                            responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
+                            leases: state?.refreshLeases)
         }
         self.host = host
         self.port = port

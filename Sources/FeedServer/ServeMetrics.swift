@@ -43,14 +43,9 @@ struct ServeMetrics: Sendable {
     }
 
     /// Cards on which a filter rule ran out of time, by the rule's place in Sources.yml.
-    func ruleTimeouts(_ outcomes: [SourceOutcome]) {
+    func ruleTimedOut(_ timeout: SourceOutcome.RuleTimeout) {
         guard registry != nil else { return }
-        for outcome in outcomes {
-            for timeout in outcome.ruleTimeouts {
-                Counter(label: "aggregate_filter_rule_timeouts_total", dimensions: [("rule", timeout.location.description)])
-                    .increment(by: timeout.cards)
-            }
-        }
+        Counter(label: "aggregate_filter_rule_timeouts_total", dimensions: [("rule", timeout.location.description)]).increment(by: timeout.cards)
     }
 
     /// The text format, with each source's data age as of now.

@@ -21,6 +21,7 @@ struct SourceRefresher: Service {
     let responses: any RenderedResponseCache
     let health: SourceHealth
     let metrics: ServeMetrics
+    let ruleTimeouts: RuleTimeoutReporter
     /// Taken for a refresh, so that of several replicas on one state one refreshes a
     /// source at a time; the others see the result through the shared cache.
     let leases: (any RefreshLeases)?
@@ -78,7 +79,7 @@ struct SourceRefresher: Service {
                 : interval * Double.random(in: 0.8...0.95)
             if !leaseKnown { delay = max(delay, interval) }
             if leased { metrics.refreshed(source.id, outcome: outcome) }
-            metrics.ruleTimeouts(outcomes)
+            ruleTimeouts.report(outcomes)
             await health.refreshed(outcome, next: Date().addingTimeInterval(delay))
             try? await Task.sleep(for: .seconds(delay))
         }

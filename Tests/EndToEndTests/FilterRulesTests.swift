@@ -100,4 +100,38 @@ import Testing
     static func id(of line: String) -> String? {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
     }
+
+    /// A rule that backtracks without end on an ordinary title (issue 39, item 2): one
+    /// 120-character title made every route of serve time out, `/healthz` included, and
+    /// SIGTERM was ignored. Now the feed is served, the rule is named and counted, health
+    /// answers meanwhile, and serve stops at once.
+    @Test func aRunawayRuleCannotStallServe() async throws {
+        let preamble = """
+            filters:
+              drop:
+                - {field: title, match: "(.|\\\\s)*sponsored"}
+
+            """
+        let title = Array(repeating: "mug", count: 30).joined(separator: " ")
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), preamble: preamble,
+                                       arguments: ["--metrics", "--no-background-refresh"]) { session, served in
+            session.server.control.edit("cabify", .set(list: "products", key: "code", match: "MUG", field: "name", value: .string(title)))
+            let cli = try await session.run()
+            #expect(cli.status == 0)
+            #expect(cli.stderrLines == [#"cabify: rule {field: title, match: "(.|\\s)*sponsored"} (Sources.yml:3:7) ran out of time (50 ms) on 1 card and counted as no match"#])
+            async let feed = ServeTests.get(served.base + "/feed.atom")
+            let health = try await ServeTests.get(served.base + "/healthz")
+            #expect(health.status == 200 || health.status == 503)
+            let answer = try await feed
+            #expect(answer.status == 200)
+            #expect(answer.body.contains(title))
+            let metrics = try await ServeTests.get(served.base + "/metrics")
+            #expect(metrics.body.contains(#"aggregate_filter_rule_timeouts_total{rule="Sources.yml:3:7"} 1"#), "\(metrics.body)")
+            #expect(served.log.contains(#"cabify: rule {field: title, match: "(.|\\s)*sponsored"} (Sources.yml:3:7) ran out of time (50 ms) on 1 card"#), "\(served.log)")
+            let clock = ContinuousClock()
+            let start = clock.now
+            await served.stop()
+            #expect(clock.now - start < .seconds(10))
+        }
+    }
 }
