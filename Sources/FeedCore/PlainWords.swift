@@ -10,15 +10,24 @@ public enum PlainWords {
     /// An XML parser's error (`XMLParser`'s codes, which are libxml2's) in words.
     public static func xmlError(code: Int) -> String {
         switch code {
+        case 1: "the parser gave up on it (a text in it may be over 10,000,000 bytes)"
+        case 2: "out of memory"
+        case 3: "it does not start with an element"
         case 4: "the document is empty"
         case 5: "the document ends early, or goes on after its end"
+        case 6, 7, 8: "a character reference (&#…;) to no character"
         case 9: "a character XML does not allow"
+        case 23: "an entity reference without its closing ;"
         case 26, 27: "an entity that is not declared"
         case 38, 39, 40, 41: "a malformed attribute"
         case 68: "a tag without a name"
         case 73: "a tag not closed with >"
         case 76: "an end tag that does not match its start tag, or a missing one"
         case 77: "a tag cut short: the document ends inside it"
+        case 81: "bytes that are not in its declared encoding"
+        case 85: "elements that do not nest"
+        case 86: "more after the root element ends"
+        case 89: "entities that expand into each other without end"
         default: "XML error \(code)"
         }
     }

@@ -121,6 +121,13 @@ import Testing
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_650_295_443.9996)) == "2022-04-18T15:24:04Z")
     }
 
+    /// libxml2's codes said in words: never "XML error 89" for an entity loop.
+    @Test func xmlErrorsAreWords() {
+        #expect(PlainWords.xmlError(code: 89) == "entities that expand into each other without end")
+        #expect(PlainWords.xmlError(code: 1) == "the parser gave up on it (a text in it may be over 10,000,000 bytes)")
+        #expect(PlainWords.xmlError(code: 76) == "an end tag that does not match its start tag, or a missing one")
+    }
+
     @Test func redactionHidesSecretsOnly() {
         let url = URL(string: "https://user:pw@api.test/x?page=2&api_key=abc&token=t")!
         #expect(url.redactedString == "https://user:REDACTED@api.test/x?page=2&api_key=REDACTED&token=REDACTED")
