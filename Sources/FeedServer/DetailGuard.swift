@@ -7,8 +7,8 @@ import Foundation
 /// burst, then a steady rate): one per client address, then one per source. A client's
 /// own bucket is smaller than a source's, so one client asking for unknown ids runs out
 /// of its own tokens, not of the ones other readers' lookups need. A card found is kept
-/// for its source's `cache_ttl` while the source's data is unchanged, so repeated lookups
-/// are answered from memory even when the state database (and its HTTP cache) is down.
+/// for its source's `cache_ttl`, so repeated lookups are answered from memory, also when
+/// the state database (and with it the HTTP cache) is down.
 actor DetailGuard {
     struct Limits: Sendable {
         /// Lookups a source takes at once before the rate applies.
@@ -42,23 +42,18 @@ actor DetailGuard {
     private let limits: Limits
     private var buckets: [String: Bucket] = [:]
     private var clientBuckets: [String: Bucket] = [:]
-    private var missing: [String: (message: String, until: ContinuousClock.Instant)] = [:]
-    private var missingOrder: [String] = []
-    private var found: [String: (result: FeedRunner.ShowResult, version: Int, until: ContinuousClock.Instant)] = [:]
-    private var foundOrder: [String] = []
+    private var missing: Remembered<String>
+    private var found: Remembered<FeedRunner.ShowResult>
 
     init(limits: Limits = Limits()) {
         self.limits = limits
+        missing = Remembered(atMost: limits.rememberedAtMost)
+        found = Remembered(atMost: limits.rememberedAtMost)
     }
 
     /// The remembered "not found" message for `cardID`, if the upstream said so lately.
     func knownMissing(_ cardID: String, now: ContinuousClock.Instant = .now) -> String? {
-        guard let entry = missing[cardID] else { return nil }
-        guard entry.until > now else {
-            missing[cardID] = nil
-            return nil
-        }
-        return entry.message
+        missing.value(for: cardID, now: now)
     }
 
     /// Takes one lookup from `client`'s bucket, then from `source`'s: nil when admitted,
@@ -100,40 +95,51 @@ actor DetailGuard {
         clientBuckets = clientBuckets.filter { Self.seconds(from: $0.value.updated, to: now) < refill }
     }
 
-    /// The card found for `cardID` lately, while its source is still at `version`.
-    func keptCard(_ cardID: String, version: Int, now: ContinuousClock.Instant = .now) -> FeedRunner.ShowResult? {
-        guard let entry = found[cardID] else { return nil }
-        guard entry.until > now, entry.version == version else {
-            found[cardID] = nil
-            return nil
-        }
-        return entry.result
+    /// The card found for `cardID` lately.
+    func keptCard(_ cardID: String, now: ContinuousClock.Instant = .now) -> FeedRunner.ShowResult? {
+        found.value(for: cardID, now: now)
     }
 
-    /// Keeps what was found for `cardID` for `duration`, at the source's `version`.
-    func keep(_ cardID: String, _ result: FeedRunner.ShowResult, version: Int, for duration: Duration,
-              now: ContinuousClock.Instant = .now) {
-        if found[cardID] == nil {
-            foundOrder.append(cardID)
-            if foundOrder.count > limits.rememberedAtMost {
-                let dropped = foundOrder.prefix(foundOrder.count - limits.rememberedAtMost)
-                for id in dropped { found[id] = nil }
-                foundOrder.removeFirst(dropped.count)
-            }
-        }
-        found[cardID] = (result, version, now + duration)
+    /// Keeps what was found for `cardID` for `duration` (its source's `cache_ttl`: as long
+    /// as the HTTP cache would have kept the response it came from).
+    func keep(_ cardID: String, _ result: FeedRunner.ShowResult, for duration: Duration, now: ContinuousClock.Instant = .now) {
+        found.remember(result, for: cardID, until: now + duration)
     }
 
     /// Remembers that the upstream has no `cardID`.
     func rememberMissing(_ cardID: String, message: String, now: ContinuousClock.Instant = .now) {
-        if missing[cardID] == nil {
-            missingOrder.append(cardID)
-            if missingOrder.count > limits.rememberedAtMost {
-                let dropped = missingOrder.prefix(missingOrder.count - limits.rememberedAtMost)
-                for id in dropped { missing[id] = nil }
-                missingOrder.removeFirst(dropped.count)
+        missing.remember(message, for: cardID, until: now + limits.notFoundFor)
+    }
+}
+
+/// Values by card id until a time, at most so many: past that, the oldest kept go first.
+private struct Remembered<Value> {
+    private var entries: [String: (value: Value, until: ContinuousClock.Instant)] = [:]
+    private var order: [String] = []
+    let atMost: Int
+
+    init(atMost: Int) {
+        self.atMost = atMost
+    }
+
+    mutating func value(for key: String, now: ContinuousClock.Instant) -> Value? {
+        guard let entry = entries[key] else { return nil }
+        guard entry.until > now else {
+            entries[key] = nil
+            return nil
+        }
+        return entry.value
+    }
+
+    mutating func remember(_ value: Value, for key: String, until: ContinuousClock.Instant) {
+        if entries[key] == nil {
+            order.append(key)
+            if order.count > atMost {
+                let dropped = order.prefix(order.count - atMost)
+                for id in dropped { entries[id] = nil }
+                order.removeFirst(dropped.count)
             }
         }
-        missing[cardID] = (message, now + limits.notFoundFor)
+        entries[key] = (value, until)
     }
 }

@@ -191,9 +191,8 @@ struct FeedRoutes: Sendable {
         let result: FeedRunner.ShowResult
         if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
         let source = String(id.prefix { $0 != ":" })
-        let version = versions.version(of: source)
         // A card found lately is answered from memory: no upstream request, so no token.
-        if let kept = await detailGuard.keptCard(id, version: version) {
+        if let kept = await detailGuard.keptCard(id) {
             result = kept
         } else {
             // Only configured sources have a bucket (any other id is answered without a request).
@@ -213,7 +212,7 @@ struct FeedRoutes: Sendable {
             // A live answer is kept for the source's cache_ttl (a fallback's, not at all).
             if case .found(_, let outcome) = result, outcome.failure == nil, outcome.origin == nil,
                let ttl = config.source(id: source)?.cacheTTL, ttl > 0 {
-                await detailGuard.keep(id, result, version: version, for: .milliseconds(Int(ttl * 1000)))
+                await detailGuard.keep(id, result, for: .milliseconds(Int(ttl * 1000)))
             }
         }
         switch result {

@@ -15,21 +15,26 @@ import Testing
         try await Binary.aggregate.run(["digest", "--date", date, "--name", "shop"] + workspace.stateArguments, in: workspace.url)
     }
 
+    /// A digest `shop` of the cabify fixture delivering to `targets` (YAML flow maps, given
+    /// the fixture's base URL), its baseline run done.
+    static func withShop(format: String? = nil, deliver targets: (URL) -> [String],
+                         _ body: (FixtureServer, URL, Workspace) async throws -> Void) async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            let lines = targets(base).map { "      - \($0)\n" }.joined()
+            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: "digests:\n  - name: shop\n"
+                + (format.map { "    format: \($0)\n" } ?? "") + "    deliver:\n" + lines + "\n"))
+            #expect(try await run(workspace).status == 0)
+            try await body(server, base, workspace)
+        }
+    }
+
     /// 307 and 308 would carry the secrets and the report to another host, a 302 turns the
     /// POST into a GET whose 200 counted as delivered: each is a failure naming where it
     /// points, nothing reaches the other address, and the report waits.
     @Test(arguments: [307, 308, 302]) func aRedirectIsAFailureAndNothingFollowsIt(_ status: Int) async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
+        try await Self.withShop(deliver: { base in ["{webhook: \"\(base.absoluteString)/_sink/moving\", headers: {X-Hook-Token: s3cret}}"] }) { server, base, workspace in
             let hook = "\(base.absoluteString)/_sink/moving"
-            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
-                digests:
-                  - name: shop
-                    deliver:
-                      - {webhook: "\(hook)", headers: {X-Hook-Token: s3cret}}
-
-                """))
-            #expect(try await Self.run(workspace).status == 0)
             server.control.set("sink-moving", [Fault(status: status, redirectTo: "\(base.absoluteString)/_sink/elsewhere?key=abc")])
             server.control.edit("cabify", Self.hoodie)
             let failing = try await Self.run(workspace)
@@ -48,16 +53,7 @@ import Testing
 
     /// The receiver's answer is not the delivery: 2xx with 200 KB is delivered, once.
     @Test func aLargeAnswerToADeliveredReportIsNotARetry() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
-                digests:
-                  - name: shop
-                    deliver:
-                      - {webhook: "\(base.absoluteString)/_sink/chatty"}
-
-                """))
-            #expect(try await Self.run(workspace).status == 0)
+        try await Self.withShop(deliver: { base in ["{webhook: \"\(base.absoluteString)/_sink/chatty\"}"] }) { server, base, workspace in
             server.control.set("sink-chatty", [Fault(oversizeBytes: 200_000)])
             server.control.edit("cabify", Self.hoodie)
             let delivered = try await Self.run(workspace)
@@ -70,17 +66,7 @@ import Testing
     /// Two reports owed to one file: each is written in its own run, oldest first, so the
     /// second never replaces the first before anyone could read it.
     @Test func aFileHoldsOneOwedReportPerRun() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
-                digests:
-                  - name: shop
-                    format: text
-                    deliver:
-                      - {file: out/shop.txt}
-
-                """))
-            #expect(try await Self.run(workspace).status == 0)
+        try await Self.withShop(format: "text", deliver: { base in ["{file: out/shop.txt}"] }) { server, base, workspace in
             // No out/ yet: both reports are owed.
             server.control.edit("cabify", Self.hoodie)
             #expect(try await Self.run(workspace).status == 1)
@@ -102,16 +88,7 @@ import Testing
     /// A receiver whose port refuses connections: three quick tries (0.5 s and 1 s apart),
     /// not the connection pool's reconnect loop (31.9 s), and the cause in words.
     @Test func aRefusedConnectionFailsFastInWords() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
-                digests:
-                  - name: shop
-                    deliver:
-                      - {webhook: "http://127.0.0.1:9/hook"}
-
-                """))
-            #expect(try await Self.run(workspace).status == 0)
+        try await Self.withShop(deliver: { base in ["{webhook: \"http://127.0.0.1:9/hook\"}"] }) { server, base, workspace in
             server.control.edit("cabify", Self.hoodie)
             let clock = ContinuousClock()
             let start = clock.now
@@ -128,17 +105,8 @@ import Testing
     /// URL redacted and a keyed hash; the report is still delivered once the receiver is back.
     /// A report an earlier version stored under the raw URL is still delivered.
     @Test func aWebhookURLsSecretIsNotStoredInTheOutbox() async throws {
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
+        try await Self.withShop(deliver: { base in ["{webhook: \"\(base.absoluteString)/_sink/keyed?key=s3cr3t-value\"}"] }) { server, base, workspace in
             let hook = "\(base.absoluteString)/_sink/keyed?key=s3cr3t-value"
-            let workspace = try Workspace(sourcesYml: DeliveryTests.yaml(base, digests: """
-                digests:
-                  - name: shop
-                    deliver:
-                      - {webhook: "\(hook)"}
-
-                """))
-            #expect(try await Self.run(workspace).status == 0)
             server.control.set("sink-keyed", [Fault(status: 503, retryAfter: "0")])
             server.control.edit("cabify", Self.hoodie)
             #expect(try await Self.run(workspace).status == 1)
