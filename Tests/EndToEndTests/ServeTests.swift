@@ -124,6 +124,11 @@ import Testing
             #expect(atomXML.counts["entry"] == cards)
             #expect(atomXML.counts["id"] == cards + 1 && atomXML.counts["updated"] == cards + 1)
             #expect(atom.body.contains("<id>tag:aggregate,2026:card/cabify:MUG</id>"))
+            // A card's kind and source are categories of a scheme of ours; `label` is a
+            // category's name for people, which "kind" and "source" are not.
+            #expect(atom.body.contains(#"<category term="item" scheme="tag:aggregate,2026:kind"/>"#))
+            #expect(atom.body.contains(#"<category term="cabify" scheme="tag:aggregate,2026:source"/>"#))
+            #expect(!atom.body.contains(#"label="kind""#) && !atom.body.contains(#"label="source""#))
             #expect(atom.body.contains(#"<link rel="self" type="application/atom+xml" href="\#(served.base)/feed.atom"/>"#))
 
             let rss = try await Self.get(served.base + "/feed.rss?source=cabify")
