@@ -385,7 +385,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     /// `url` when it is an absolute http(s) URL with a host.
     static func web(_ url: URL) -> URL? {
-        ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty ? url : nil
+        url.isWebAddress ? url : nil
     }
 
     /// `jane@example.com (Jane Doe)` → `Jane Doe`; a bare name stays as it is.

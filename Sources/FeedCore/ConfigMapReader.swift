@@ -167,9 +167,7 @@ public struct ConfigMapReader {
 
     /// `text` as an absolute http(s) URL with a host, or nil.
     public static func httpURL(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host?.isEmpty == false
-        else { return nil }
+        guard let url = URL(string: text), url.isWebAddress else { return nil }
         return url
     }
 

@@ -9,16 +9,12 @@ import Foundation
 public enum WebLink {
     /// `url` when it is a web address.
     public static func web(_ url: URL?) -> URL? {
-        guard let url, let scheme = url.scheme, scheme.count <= 5 else { return nil }
-        let lowered = scheme.lowercased()
-        guard lowered == "https" || lowered == "http", let host = url.host, !host.isEmpty else { return nil }
-        return url
+        url?.isWebAddress == true ? url : nil
     }
 
     /// `text` as a web address, nil when it is not one.
     public static func web(_ text: String) -> String? {
-        guard let url = URL(string: text) else { return nil }
-        return web(url)?.absoluteString
+        ConfigMapReader.httpURL(text)?.absoluteString
     }
 
     /// Keys of a card's details whose text is a link: `url`, `href`, `link`, `image`,
