@@ -95,4 +95,20 @@ import Testing
             #"a: rule {field: summary, match: "(.|\\s)*sponsored"} (Sources.yml:4:9) ran out of time (50 ms) on 3 cards and counted as no match; "#
                 + "it was not tried on the rest of this source's cards (write it so it cannot backtrack without end: no (.|\\s)*, no (a|aa)*)"))
     }
+
+    /// Rules are tried only on the cards the budget takes: with `max_items: 2`, a runaway
+    /// rule is tried on two cards of a page of 100, not on all of them.
+    @Test func rulesAreTriedOnlyOnTheCardsTheBudgetTakes() async throws {
+        let summary = Array(repeating: "word", count: 62).joined(separator: " ")
+        let cards = (0..<100).map { Card(source: "a", upstreamID: "\($0)", kind: .post, title: "Post \($0)", summary: summary) }
+        var config = FeedConfig.memory(["a"])
+        config.sources[0].maxItems = 2
+        let location = ConfigLocation(file: "Sources.yml", line: 4, column: 9)
+        config.filters = CardFilter(drop: [CardRule(tests: [.matches(.summary, try CardPattern(#"(.|\s)*sponsored"#))], location: location)])
+        let runner = FeedRunner(config: config, registry: SourceRegistry([MemorySource.self]),
+                                transports: MemoryUpstream(["a": cards], pageSize: 100))
+        let result = try await runner.run(FeedQuery(perPage: 100))
+        #expect(result.cards.map(\.id) == ["a:0", "a:1"])
+        #expect(result.outcomes[0].ruleTimeouts.map(\.cards) == [2])
+    }
 }

@@ -30,14 +30,20 @@ struct RuleJudge: Sendable {
     var isEmpty: Bool { filters.isEmpty }
 
     /// Why each card of `page` is left out (`dropped by drop rule {…} (Sources.yml:4:9)`),
-    /// nil where it passes every filter.
-    mutating func reasons(for page: [Card]) async -> [String?] {
-        guard !filters.isEmpty, !page.isEmpty else { return Array(repeating: nil, count: page.count) }
+    /// nil where it passes every filter. Only the first `budget` cards with a title are
+    /// judged (the source's budget ends the walk there); the rest are nil, never read.
+    mutating func reasons(for page: [Card], budget: Int) async -> [String?] {
+        guard !filters.isEmpty, !page.isEmpty, budget > 0 else { return Array(repeating: nil, count: page.count) }
         let judge = self
         let (reasons, after) = await withCheckedContinuation { (continuation: CheckedContinuation<([String?], RuleJudge), Never>) in
             Self.queue.async {
                 var working = judge
-                let reasons = page.map { working.reason(for: $0) }
+                var judged = 0
+                let reasons = page.map { card -> String? in
+                    guard judged < budget, !card.title.isEmpty else { return nil }
+                    judged += 1
+                    return working.reason(for: card)
+                }
                 continuation.resume(returning: (reasons, working))
             }
         }

@@ -193,7 +193,7 @@ struct SourcePager: Sendable {
 
     /// Takes `page`'s cards into the feed; false once the budget is spent.
     private mutating func accept(_ page: [Card], origin: Card.Origin?) async -> Bool {
-        let reasons = await judge.reasons(for: page)
+        let reasons = await judge.reasons(for: page, budget: config.maxItems - outcome.produced)
         if !judge.isEmpty { outcome.ruleTimeouts = judge.timeoutReport }
         // A first page whose every card is kept becomes the list itself: no second copy
         // while the page is still being remembered (10,000 cards are 3.2 MB inline).
