@@ -39,15 +39,15 @@ public struct RequestIdentity: Sendable {
     /// The keyed hash of `text`, in hex (128 bits): names a secret without storing it, nor
     /// a plain hash of it.
     public func tag(_ text: String) -> String {
-        tag(url: nil, text: text, headers: [:])
+        tag(text, headers: [:])
     }
 
     /// The keyed hash of a URL as sent and its headers, in hex (128 bits).
     func tag(url: URL, headers: [String: String]) -> String {
-        tag(url: url, text: url.absoluteString, headers: headers)
+        tag(url.absoluteString, headers: headers)
     }
 
-    private func tag(url: URL?, text: String, headers: [String: String]) -> String {
+    private func tag(_ text: String, headers: [String: String]) -> String {
         var text = text
         for (name, value) in headers.map({ ($0.key.lowercased(), $0.value) }).sorted(by: { $0 < $1 }) {
             text += "\n\(name): \(value)"
