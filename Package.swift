@@ -47,7 +47,7 @@ struct SourceModule {
             ),
             .testTarget(
                 name: "\(name)Tests",
-                dependencies: [.target(name: name), "FeedCore", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
+                dependencies: [.target(name: name), "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
                 path: "Plugins/\(name)/Tests",
                 resources: testFixtures ? [.copy("Fixtures")] : []
             ),
@@ -64,6 +64,8 @@ let package = Package(
         .library(name: "SourceCatalogue", targets: ["SourceCatalogue"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),
         .library(name: "FeedEngine", targets: ["FeedEngine"]),
+        .library(name: "FeedConfig", targets: ["FeedConfig"]),
+        .library(name: "FeedFormats", targets: ["FeedFormats"]),
         .executable(name: "fixture-server", targets: ["fixture-server"]),
         .plugin(name: "new-source", targets: ["NewSource"]),
     ],
@@ -93,11 +95,45 @@ let package = Package(
         .target(name: "FeedCore", dependencies: ["JSONTape"]),
         /// A fast `Decoder` for upstream JSON with Foundation's semantics (Foundation only).
         .target(name: "JSONTape"),
+        /// The output formats: JSON Lines, text, CSV/TSV, Atom, RSS, JSON Feed.
+        .target(name: "FeedFormats", dependencies: ["FeedCore"]),
+        /// Sources.yml: loading, validation with positions, filter rules, edits, OPML.
+        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedFormats", .product(name: "Yams", package: "Yams")]),
+        /// The state seams (response cache, page memo, first-seen log, leases), their
+        /// in-memory implementations, and the request identity the cache keys by.
+        .target(
+            name: "FeedState",
+            dependencies: [
+                "FeedCore", "FeedConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        /// The state in an SQLite directory (GRDB).
+        .target(
+            name: "FeedStateSQLite",
+            dependencies: [
+                "FeedCore", "FeedState",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        /// The state in a PostgreSQL database (postgres-nio).
+        .target(
+            name: "FeedStatePostgres",
+            dependencies: [
+                "FeedCore", "FeedConfig", "FeedState",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        /// The engine: the pipeline (fetch, map, filter, merge, page) and the transports.
         .target(
             name: "FeedEngine",
             dependencies: [
-                "FeedCore",
-                .product(name: "Yams", package: "Yams"),
+                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -105,16 +141,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
             name: "FeedDigest",
             dependencies: [
-                "FeedCore", "FeedEngine",
+                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -133,7 +165,7 @@ let package = Package(
         .target(
             name: "FeedServer",
             dependencies: [
-                "FeedCore", "FeedEngine",
+                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -154,7 +186,7 @@ let package = Package(
         .target(
             name: "AggregateCommand",
             dependencies: [
-                "FeedCore", "FeedEngine", "FeedDigest", "FeedServer",
+                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -195,24 +227,25 @@ let package = Package(
         /// the fixture world, and the conformance suite.
         .target(
             name: "FeedSourceTesting",
-            dependencies: ["FeedCore", "FeedEngine", "FixtureServer", "SourceCatalogue"],
+            dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureServer", "SourceCatalogue"],
             path: "Tests/FeedSourceTesting"
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue"]),
-        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
-        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
+        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
+        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         /// `serve`'s parts in process: the rendered-response cache, the request limiters.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "aggregate", "fixture-server"]
+            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "aggregate", "fixture-server"]
         ),
         /// Runs `new-source` in a copy of the package and builds it (XCTest: runs apart).
         .testTarget(name: "ScaffoldTests", dependencies: ["FeedSourceTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSourceTesting", "SourceCatalogue",
+            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+                           "FeedSourceTesting", "SourceCatalogue",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),

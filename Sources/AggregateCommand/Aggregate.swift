@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeedCore
 import FeedEngine
+import FeedFormats
 import Foundation
 import Synchronization
 

@@ -1,6 +1,9 @@
 import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
+import FeedState
 import Foundation
 import Logging
 
@@ -119,13 +122,13 @@ struct CommonOptions: ParsableArguments {
                 throw ExitStatus.usage.code
             }
         }
-        return config.state ?? .directory(SQLiteStateDirectory.defaultDirectory(environment: environment))
+        return config.state ?? .directory(StateLocation.defaultDirectory(environment: environment))
     }
 
     /// Opens the state. A directory that cannot be used leaves the run uncached (it says
     /// so), unless `required`; a database that cannot be reached ends the run with exit 1:
     /// whoever names a shared store relies on it.
-    func openState(_ config: FeedConfig, required: Bool, connections: SQLiteStateDirectory.Connections) async throws -> EngineState? {
+    func openState(_ config: FeedConfig, required: Bool, connections: StateConnections) async throws -> EngineState? {
         let location = try stateLocation(config)
         do {
             let state = try await EngineState.open(location, connections: connections)
@@ -149,7 +152,7 @@ struct CommonOptions: ParsableArguments {
     /// The same, for commands that need the configuration and the state themselves.
     /// A server reads the state in parallel (`stateConnections: .pool`); a run needs one connection.
     func withRunner<T>(sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
-                       stateConnections: SQLiteStateDirectory.Connections = .one,
+                       stateConnections: StateConnections = .one,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         let config = try loadConfig()
         if verbose && !JSONBody.usesTape {

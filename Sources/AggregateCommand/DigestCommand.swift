@@ -1,7 +1,9 @@
 import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedDigest
 import FeedEngine
+import FeedState
 import Foundation
 
 extension DigestConfig.Format: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedEngine
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedEngine
+import FeedFormats
 
 /// `aggregate show SOURCE:ID`: one card with its detail data.
 struct ShowCommand: AsyncParsableCommand {

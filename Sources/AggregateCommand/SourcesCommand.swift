@@ -1,7 +1,9 @@
 import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedDigest
 import FeedEngine
+import FeedFormats
 import Foundation
 
 /// `aggregate sources`: what Sources.yml configures, secrets redacted.

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedEngine
+import FeedFormats
 import Foundation
 import Synchronization
 import SystemPackage

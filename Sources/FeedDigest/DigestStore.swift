@@ -1,5 +1,8 @@
 import FeedCore
 import FeedEngine
+import FeedState
+import FeedStatePostgres
+import FeedStateSQLite
 import Foundation
 
 /// Where digests remember what they reported: per digest, the cards seen, the sources
@@ -120,14 +123,29 @@ enum StoredCard {
     }
 }
 
+/// A state backend that keeps digests: every built-in one does (SQLite, PostgreSQL, memory).
+public protocol DigestStoreProvider: StateBackend {
+    /// The digest store in this backend. In memory each call gives a new, empty store:
+    /// keep the one you get for as long as you need it.
+    func digestStore() -> any DigestStore
+}
+
+extension SQLiteState: DigestStoreProvider {
+    public func digestStore() -> any DigestStore { SQLiteDigestStore(directory) }
+}
+
+extension PostgresState: DigestStoreProvider {
+    public func digestStore() -> any DigestStore { PostgresDigestStore(database) }
+}
+
+extension InMemoryState: DigestStoreProvider {
+    public func digestStore() -> any DigestStore { InMemoryDigestStore() }
+}
+
 extension EngineState {
-    /// The digest store in the same place as this state. With the in-memory backend each
-    /// call gives a new, empty store: keep the one you get for as long as you need it.
-    public var digestStore: any DigestStore {
-        switch backend {
-        case .sqlite(let directory): SQLiteDigestStore(directory)
-        case .postgres(let database): PostgresDigestStore(database)
-        case .memory: InMemoryDigestStore()
-        }
+    /// The digest store in the same place as this state; nil for a backend that keeps no
+    /// digests.
+    public var digestStore: (any DigestStore)? {
+        (backend as? any DigestStoreProvider)?.digestStore()
     }
 }

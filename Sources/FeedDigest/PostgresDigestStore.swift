@@ -1,5 +1,6 @@
 import FeedCore
 import FeedEngine
+import FeedStatePostgres
 import Foundation
 import PostgresNIO
 

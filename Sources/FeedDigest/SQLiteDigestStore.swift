@@ -1,5 +1,6 @@
 import FeedCore
 import FeedEngine
+import FeedStateSQLite
 import Foundation
 import GRDB
 

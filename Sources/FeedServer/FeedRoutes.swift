@@ -1,6 +1,9 @@
 import CompressNIO
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
+import FeedState
 import Foundation
 import HTTPTypes
 import Hummingbird

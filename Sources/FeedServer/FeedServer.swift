@@ -1,5 +1,7 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedState
 import Foundation
 import Hummingbird
 import HummingbirdCore

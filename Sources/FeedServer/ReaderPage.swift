@@ -1,5 +1,7 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
 import Foundation
 import Mustache
 

@@ -1,5 +1,8 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
+import FeedState
 import Foundation
 import ServiceLifecycle
 
@@ -96,18 +99,3 @@ struct SourceRefresher: Service {
 }
 
 /// Who refreshes which source, between replicas sharing one state.
-protocol RefreshLeases: Sendable {
-    /// Takes (or renews) `source`'s lease for `seconds` when no other holder has it.
-    func take(source: String, holder: String, seconds: Double) async throws -> Bool
-}
-
-extension PostgresRefreshLeases: RefreshLeases {}
-
-extension EngineState {
-    /// Leases between replicas: in a shared PostgreSQL state; a directory or memory is one
-    /// machine's, where every process refreshes for itself.
-    var refreshLeases: (any RefreshLeases)? {
-        if case .postgres(let database) = backend { return PostgresRefreshLeases(database) }
-        return nil
-    }
-}

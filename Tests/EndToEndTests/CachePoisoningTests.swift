@@ -9,7 +9,7 @@ import Testing
     static let cabify = FixtureWorld.only("cabify")
     static let htmlPage = Fault(body: "<html><body>Service Unavailable</body></html>")
 
-    @Test(arguments: StateBackend.all) func aBrokenOKIsNotCachedAndTheRecoveredUpstreamIsAskedAgain(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aBrokenOKIsNotCachedAndTheRecoveredUpstreamIsAskedAgain(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"],
                                            faults: ["cabify": [Self.htmlPage, .none]], state: state) { session in
             let broken = try await session.run()
@@ -22,7 +22,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func aBrokenOKNeverReplacesTheLastGoodCopy(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aBrokenOKNeverReplacesTheLastGoodCopy(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, faults: ["cabify": [.none, Self.htmlPage]], state: state) { session in
             let good = try await session.run()
             #expect(good.status == 0)
@@ -39,7 +39,7 @@ import Testing
     /// A stored body the source can no longer read (here: edited to be broken, and the
     /// pages mapped from it dropped, so the source reads the body) is dropped, not served
     /// again after a 304 or while fresh: the same run asks the upstream (issue 28, defect 10).
-    @Test(arguments: StateBackend.all) func aStoredBodyThatNoLongerParsesIsForgotten(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aStoredBodyThatNoLongerParsesIsForgotten(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"], state: state) { session in
             #expect(try await session.run().status == 0)
             _ = try await session.workspace.cacheSQL("UPDATE http_cache SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page",

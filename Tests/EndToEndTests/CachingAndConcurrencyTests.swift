@@ -10,7 +10,7 @@ import Testing
     /// The URL the Cabify snapshot was recorded from.
     static let cabifyUpstream = "https://gist.githubusercontent.com/palcalde/6c19259bd32dd6aafa327fa557859c2f/raw/ba51779474a150ee4367cda4f4ffacdcca479887/Products.json"
 
-    @Test(arguments: StateBackend.all) func a503ThenSuccessIsRetriedAndSucceeds(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func a503ThenSuccessIsRetriedAndSucceeds(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func a429WithRetryAfterWaitsAtLeastThatLong(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func a429WithRetryAfterWaitsAtLeastThatLong(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
@@ -37,7 +37,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func aRetryAfterBeyondTheCapFailsAndSaysWhen(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aRetryAfterBeyondTheCapFailsAndSaysWhen(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func insideTheTTLNoRequestIsSentAndRefreshRevalidates(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func insideTheTTLNoRequestIsSentAndRefreshRevalidates(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func anExpiredEntryIsRevalidatedWithItsETagAnd304ServesTheStoredBody(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func anExpiredEntryIsRevalidatedWithItsETagAnd304ServesTheStoredBody(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func aFailingUpstreamIsServedFromTheCacheAndSaysHowOld(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aFailingUpstreamIsServedFromTheCacheAndSaysHowOld(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -113,7 +113,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func anotherUpstreamsSnapshotIsNeverServedForThisURL(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func anotherUpstreamsSnapshotIsNeverServedForThisURL(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
@@ -126,7 +126,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func offlineSendsNoRequestAndUsesTheCacheFirst(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func offlineSendsNoRequestAndUsesTheCacheFirst(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base), state: state)
@@ -143,7 +143,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func fiveSlowSourcesAreFetchedConcurrently(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func fiveSlowSourcesAreFetchedConcurrently(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             // Three sources by address and two by name: two hosts, so the per-host limit
@@ -167,7 +167,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func atMostFourRequestsAreInFlightPerHost(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func atMostFourRequestsAreInFlightPerHost(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let shops = (1...6).map { FixtureSourceEntry(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
@@ -182,7 +182,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func twoProcessesShareOneStateDirectory(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func twoProcessesShareOneStateDirectory(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
@@ -208,7 +208,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func aProcessKilledMidRunLeavesTheStoreUsable(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aProcessKilledMidRunLeavesTheStoreUsable(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
@@ -236,7 +236,7 @@ import Testing
 
 /// The HTTP layer's smaller promises, through the fixture server.
 @Suite(.serialized) struct HTTPBehaviourTests {
-    @Test(arguments: StateBackend.all) func aGzipBodyIsDecodedAndGzipIsAskedFor(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aGzipBodyIsDecodedAndGzipIsAskedFor(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
@@ -249,7 +249,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StateBackend.all) func anUpstreamMaxAgeShorterThanTheTTLWins(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func anUpstreamMaxAgeShorterThanTheTTLWins(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)

@@ -24,7 +24,7 @@ import Glibc
         .set(list: "products", key: "code", match: "MUG", field: "price", value: .number(price))
     }
 
-    @Test(arguments: StateBackend.all) func aPriceAlertFiresOnceAndAgainAfterThePriceWentUpAndDown(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aPriceAlertFiresOnceAndAgainAfterThePriceWentUpAndDown(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
@@ -64,7 +64,7 @@ import Glibc
 
     /// Two webhooks; one fails for three runs. The good one has the report once and is not
     /// sent it again; the failing one has it exactly once after it recovers.
-    @Test(arguments: StateBackend.all) func aFailingTargetGetsTheSameReportOnceItRecoversAndTheOtherIsNotResent(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aFailingTargetGetsTheSameReportOnceItRecoversAndTheOtherIsNotResent(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
@@ -177,7 +177,7 @@ import Glibc
     /// 200 runs, two in three killed at a random moment, two webhook targets that answer
     /// after 0 to 40 ms: every new card reaches each target in exactly one report (counted
     /// by the `Idempotency-Key` the sink keeps once), none twice, none lost.
-    @Test(arguments: StateBackend.all) func killedRunsLoseAndDoubleNoDelivery(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func killedRunsLoseAndDoubleNoDelivery(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """

@@ -22,7 +22,7 @@ import Glibc
     }
 
     /// A fixture server and a workspace whose digest "daily" has its baseline.
-    func withBaseline(_ state: StateBackend, _ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
+    func withBaseline(_ state: StateKind, _ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
@@ -34,7 +34,7 @@ import Glibc
     static let mugDrop = DataEdit.set(list: "products", key: "code", match: "MUG", field: "price", value: 6)
     static let hoodie = DataEdit.add(list: "products", item: ["code": "HOODIE", "name": "Cabify Hoodie", "price": 30])
 
-    @Test(arguments: StateBackend.all) func baselineThenNothingThenEachChangeExactlyOnce(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func baselineThenNothingThenEachChangeExactlyOnce(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
@@ -64,7 +64,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func aFailingSourceIsNamedAndItsCardsDoNotComeBackAsNew(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aFailingSourceIsNamedAndItsCardsDoNotComeBackAsNew(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             server.control.set("target", [Fault(status: 503)])
             server.control.edit("cabify", Self.hoodie)
@@ -81,7 +81,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func dryRunReportsTheSameTwiceAndCommitsNothing(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func dryRunReportsTheSameTwiceAndCommitsNothing(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop)
             let first = try await digest(workspace, "--name", "daily", "--dry-run")
@@ -94,7 +94,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func eachFormatIsExact(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func eachFormatIsExact(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             server.control.edit("target", .set(list: "products", key: "id", match: "0", field: "sale_price",
@@ -162,7 +162,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func declaredDigestsTemplatesOutputFilesAndDue(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func declaredDigestsTemplatesOutputFilesAndDue(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
@@ -195,7 +195,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func aFailedWriteCommitsNothing(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aFailedWriteCommitsNothing(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.hoodie)
             let failed = try await digest(workspace, "--name", "daily", "--output", "missing-dir/digest.md")
@@ -208,7 +208,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func aSecondRunOfTheSameDigestWaitsThenExits75(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aSecondRunOfTheSameDigestWaitsThenExits75(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             // Another holder of the digest's lock: the file lock, or the advisory lock
             // taken by another PostgreSQL session.
@@ -235,7 +235,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: StateBackend.all) func concurrentRunsReportEachChangeExactlyOnce(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func concurrentRunsReportEachChangeExactlyOnce(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             server.control.edit("cabify", Self.mugDrop, Self.hoodie)
             let runs = try await withThrowingTaskGroup(of: Binary.Run.self) { group in
@@ -252,7 +252,7 @@ import Glibc
 
     /// Every other run is killed at a random moment; each change is still reported at
     /// least once and at most twice, and the store stays usable.
-    @Test(arguments: StateBackend.all) func killedRunsNeverLoseAChange(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func killedRunsNeverLoseAChange(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             var output = ""
             var rng = SystemRandomNumberGenerator()
@@ -280,7 +280,7 @@ import Glibc
 
     /// With `--output FILE`, 200 runs, two in three killed at a random moment: every
     /// change reaches the file exactly once (counted over every version of the file).
-    @Test(arguments: StateBackend.all) func killedFileRunsDeliverEachChangeExactlyOnce(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func killedFileRunsDeliverEachChangeExactlyOnce(_ state: StateKind) async throws {
         try await withBaseline(state) { server, workspace, base in
             let file = workspace.url.appendingPathComponent("digest.jsonl")
             var versions: [String] = []

@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedSourceTesting
 import Foundation
 import Testing

@@ -17,7 +17,7 @@ import Testing
     /// The cached body is made unreadable behind the memo's back: a fresh memo still serves
     /// the same cards (so the body was not read); once the body's stamp changes (a new 200
     /// was stored) the memo no longer counts and the body is read, and fails.
-    @Test(arguments: StateBackend.all) func aWarmRunReadsTheMappedPageWhileItsBodyIsTheStoredOne(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func aWarmRunReadsTheMappedPageWhileItsBodyIsTheStoredOne(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"], state: state) { session in
             let first = try await session.run()
             #expect(first.status == 0)
@@ -43,7 +43,7 @@ import Testing
     }
 
     /// Changed options map the same body differently: the old mapping is never served.
-    @Test(arguments: StateBackend.all) func changedOptionsNeverReadTheOldMapping(_ state: StateBackend) async throws {
+    @Test(arguments: StateKind.all) func changedOptionsNeverReadTheOldMapping(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, state: state) { session in
             let first = try await session.run()
             #expect(first.stdout.contains(#""currency":"EUR""#))

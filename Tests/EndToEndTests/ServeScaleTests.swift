@@ -140,7 +140,7 @@ import Testing
 
     /// Two replicas on one PostgreSQL state: each source is refreshed by one of them at a
     /// time (a lease in the store), and both answer the same bytes and ETag.
-    @Test(.enabled(if: StateBackend.all.contains(.postgres), "needs PostgreSQL (Tools/test-postgres.sh)"))
+    @Test(.enabled(if: StateKind.all.contains(.postgres), "needs PostgreSQL (Tools/test-postgres.sh)"))
     func twoReplicasOnOneStateRefreshEachSourceOnce() async throws {
         try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"],
                                            state: .postgres) { session in

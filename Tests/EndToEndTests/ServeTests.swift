@@ -1,11 +1,12 @@
 import AsyncHTTPClient
+import FeedConfig
 import FeedCore
 import FeedSourceTesting
-import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
-#endif
 import FixtureServer
+#endif
+import Foundation
+import FoundationXML
 import NIOCore
 import NIOHTTP1
 import Testing

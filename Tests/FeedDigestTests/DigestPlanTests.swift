@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedCore
 @testable import FeedDigest
 import FeedEngine

@@ -1,7 +1,9 @@
+import FeedConfig
 import FeedCore
 @testable import FeedDigest
 import FeedEngine
 import FeedSourceTesting
+import FeedState
 import Foundation
 import Testing
 
@@ -174,7 +176,7 @@ import Testing
 
     @Test(arguments: Backend.all) func aDigestRemembersWhatItCommitted(_ backend: Backend) async throws {
         try await withState(backend) { state in
-            let store = state.digestStore
+            let store = try #require(state.digestStore)
             #expect(try await store.memory(of: "daily") == DigestMemory())
             let cards = [card("1", "7.50"), card("2", "0.1")]
             let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
@@ -209,7 +211,7 @@ import Testing
 
     @Test(arguments: Backend.all) func reportsOwedToTargetsAndAlertStatesAreKeptWithTheState(_ backend: Backend) async throws {
         try await withState(backend) { state in
-            let store = state.digestStore
+            let store = try #require(state.digestStore)
             var entry = DigestEntry(card: card("1", "5"), firstSeen: t1, lastSeen: t1, price: 5, reported: true, present: true)
             entry.holding = ["{price_below: 6}", "out_of_stock"]
             let plan = DigestPlan(items: [], writes: [entry], newlyKnownSources: ["shop"], baselineCount: 0, deferred: 0)
@@ -232,7 +234,7 @@ import Testing
 
     @Test(arguments: Backend.all) func oneRunOfADigestAtATime(_ backend: Backend) async throws {
         try await withState(backend) { state in
-            let store = state.digestStore
+            let store = try #require(state.digestStore)
             let (entered, signal) = AsyncStream.makeStream(of: Void.self)
             let (release, finish) = AsyncStream.makeStream(of: Void.self)
             async let holder: Void = store.withLock(digest: "daily", wait: 1) {

@@ -1,5 +1,6 @@
-@testable import FeedEngine
 import FeedCore
+@testable import FeedEngine
+@testable import FeedState
 import Foundation
 import Testing
 

@@ -1,6 +1,8 @@
+@testable import FeedConfig
 import FeedCore
-import Foundation
 @testable import FeedEngine
+@testable import FeedFormats
+import Foundation
 import Testing
 
 /// Every bad configuration names its file, line, column and path, and all problems of

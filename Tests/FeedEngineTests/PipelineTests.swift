@@ -1,3 +1,4 @@
+@testable import FeedConfig
 import FeedCore
 @testable import FeedEngine
 import Foundation

@@ -1,7 +1,8 @@
 import FeedCore
 @testable import FeedEngine
-import Logging
+@testable import FeedState
 import Foundation
+import Logging
 import Testing
 
 @Suite struct RetryPolicyTests {

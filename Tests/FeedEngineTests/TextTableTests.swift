@@ -1,5 +1,6 @@
 import FeedCore
 @testable import FeedEngine
+@testable import FeedFormats
 import Testing
 
 @Suite struct TextTableTests {

@@ -1,5 +1,6 @@
-@testable import FeedEngine
+@testable import FeedConfig
 import FeedCore
+@testable import FeedEngine
 import Testing
 import Yams
 

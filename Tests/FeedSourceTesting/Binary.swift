@@ -1,3 +1,4 @@
+import FeedState
 import Foundation
 
 /// Runs a built executable of this package (next to the test bundle) and captures
@@ -76,11 +77,11 @@ extension Binary {
 /// Its state is `./state` (SQLite) or a PostgreSQL database of its own (dropped with it).
 public final class Workspace: Sendable {
     public let url: URL
-    public let backend: StateBackend
+    public let backend: StateKind
     /// The workspace's database, with `.postgres`.
     public let databaseURL: String?
 
-    public init(sourcesYml: String? = nil, state: StateBackend = .sqlite) throws {
+    public init(sourcesYml: String? = nil, state: StateKind = .sqlite) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         backend = state

@@ -1,7 +1,8 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
-import Foundation
 import FixtureServer
+import Foundation
 import Synchronization
 import Testing
 

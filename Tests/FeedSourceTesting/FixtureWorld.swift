@@ -1,6 +1,7 @@
 import FeedCore
-import Foundation
+import FeedState
 import FixtureServer
+import Foundation
 import SourceCatalogue
 
 /// The fixture server playing every catalogue source's upstream, plus three more shops
@@ -39,7 +40,7 @@ public enum FixtureWorld {
     /// runs `body` with both; the server stops afterwards.
     public static func withSession<T: Sendable>(
         sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], preamble: String = "", faults: [String: [Fault]] = [:],
-        options: FixtureOptions = FixtureOptions(), scale: Int = 1, state: StateBackend = .sqlite,
+        options: FixtureOptions = FixtureOptions(), scale: Int = 1, state: StateKind = .sqlite,
         _ body: (FixtureSession) async throws -> T
     ) async throws -> T {
         let server = server(options: options, scale: scale)

@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
 import Foundation

@@ -1,8 +1,10 @@
 @testable import Cabify
+import FeedConfig
 import FeedCore
 import FeedEngine
-import Foundation
+import FeedFormats
 import FeedSourceTesting
+import Foundation
 import Testing
 
 @Suite struct CabifyTests {

@@ -1,8 +1,9 @@
 @testable import Dishwashers
+import FeedConfig
 import FeedCore
 import FeedEngine
-import Foundation
 import FeedSourceTesting
+import Foundation
 import Testing
 
 @Suite struct DishwashersTests {

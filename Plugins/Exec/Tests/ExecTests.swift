@@ -1,6 +1,7 @@
+@testable import Exec
+import FeedConfig
 import FeedCore
 import FeedEngine
-@testable import Exec
 import FeedSourceTesting
 import Foundation
 import Testing

@@ -1,8 +1,9 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedSourceTesting
 import Foundation
 @testable import Reqres
-import FeedSourceTesting
 import Testing
 
 @Suite struct ReqresTests {

@@ -1,9 +1,10 @@
-@testable import WebFeed
+import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedSourceTesting
 import Foundation
 import Testing
+@testable import WebFeed
 
 @Suite struct WebFeedTests {
     static func source(_ url: String, body: Data, options: String? = nil) throws -> WebFeedSource {

@@ -1,5 +1,7 @@
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedState
 import Foundation
 
 /// Where a digest's report goes (`deliver:`): one small protocol, one file per kind, and
@@ -87,5 +89,19 @@ public actor InMemoryDeliveryTarget: DeliveryTarget {
             throw .temporary("failing on purpose")
         }
         received.append((reportID, payload))
+    }
+}
+
+extension DeliveryTargetConfig {
+    /// What the digest store tracks deliveries under: the target as written, before any
+    /// `${VAR}` is expanded, so a secret from the environment is never stored and a rotated
+    /// one is the same target. A secret written into a webhook's URL itself (`?key=…`,
+    /// `user:password@`) is stored redacted, with a keyed hash of the whole URL so that
+    /// two such targets stay apart (``key(identity:)``).
+    public func key(identity: RequestIdentity) -> String {
+        guard case .webhook(let url, _, _) = kind else { return writtenKey }
+        let redacted = Redaction.url(url)
+        guard redacted != url else { return writtenKey }
+        return writtenKey.replacingOccurrences(of: url, with: redacted) + " #" + identity.tag(url)
     }
 }

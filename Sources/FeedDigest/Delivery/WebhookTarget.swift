@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
 import Foundation
 import NIOCore
 import NIOFoundationCompat

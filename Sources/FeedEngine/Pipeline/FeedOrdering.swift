@@ -1,13 +1,6 @@
 import FeedCore
+import FeedFormats
 import Foundation
-
-/// Where a card is in the per-source lists of a run: merge, dedupe and sort move these
-/// two integers instead of whole cards (a card is a dozen reference-counted fields, and
-/// moving 13,750 of them four times was a fifth of a large run).
-struct CardPosition: Hashable, Sendable {
-    var list: Int32
-    var index: Int32
-}
 
 /// The pure steps of the pipeline: interleave, dedupe, sort.
 enum FeedOrdering {
@@ -89,10 +82,6 @@ enum FeedOrdering {
 }
 
 extension Array where Element == [Card] {
-    subscript(position: CardPosition) -> Card {
-        self[Int(position.list)][Int(position.index)]
-    }
-
     /// The cards at `positions`, in that order: the one copy of each card a run makes.
     func cards(at positions: some Collection<CardPosition>) -> [Card] {
         var cards: [Card] = []

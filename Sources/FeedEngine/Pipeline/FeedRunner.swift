@@ -1,4 +1,6 @@
+import FeedConfig
 import FeedCore
+import FeedFormats
 import Foundation
 
 /// A misuse of the command line that the engine detects (exit code 2).

@@ -1,4 +1,6 @@
+import FeedConfig
 import FeedCore
+import FeedState
 import Foundation
 
 /// One source's walk through its pages during a run: its cursor, the cards it has

@@ -1,4 +1,6 @@
+import FeedConfig
 import FeedCore
+import FeedState
 import Foundation
 import Logging
 import Synchronization

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FeedCore
+import FeedFormats
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,3 +1,4 @@
+import FeedState
 import Foundation
 import PostgresNIO
 

@@ -197,9 +197,9 @@ extension FirstSeenLog {
 }
 
 /// The parts of `Cache-Control` the cache uses.
-enum CacheControl {
+package enum CacheControl {
     /// `max-age=N` in seconds; `no-cache`/`no-store` count as 0.
-    static func maxAge(_ header: String?) -> Double? {
+    package static func maxAge(_ header: String?) -> Double? {
         guard let header else { return nil }
         for directive in header.lowercased().split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if directive == "no-cache" || directive == "no-store" { return 0 }

@@ -67,3 +67,17 @@ public actor InMemoryFirstSeenLog: FirstSeenLog {
         return answer
     }
 }
+
+/// State in memory, for tests and runs that keep nothing: it lives as long as the value.
+public struct InMemoryState: StateBackend {
+    public let cache: any ResponseCache = InMemoryResponseCache()
+    public let pageMemo: any PageMemoStore = InMemoryPageMemoStore()
+    public let firstSeen: any FirstSeenLog = InMemoryFirstSeenLog()
+    /// One process's state: nobody to share a refresh with.
+    public var refreshLeases: (any RefreshLeases)? { nil }
+    public var notices: [String] { [] }
+
+    public init() {}
+
+    public func close() async {}
+}

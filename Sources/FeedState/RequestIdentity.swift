@@ -43,7 +43,7 @@ public struct RequestIdentity: Sendable {
     }
 
     /// The keyed hash of a URL as sent and its headers, in hex (128 bits).
-    func tag(url: URL, headers: [String: String]) -> String {
+    package func tag(url: URL, headers: [String: String]) -> String {
         tag(url.absoluteString, headers: headers)
     }
 

@@ -103,3 +103,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(credentials)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)\(query)"
     }
 }
+
+extension StateLocation {
+    /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.cache"
+        return URL(fileURLWithPath: cacheHome).appendingPathComponent("aggregate")
+    }
+}

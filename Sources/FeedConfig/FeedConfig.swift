@@ -1,4 +1,5 @@
 import FeedCore
+import FeedFormats
 import Foundation
 
 /// A validated Sources.yml.

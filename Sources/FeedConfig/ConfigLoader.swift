@@ -1,4 +1,5 @@
 import FeedCore
+import FeedFormats
 import Foundation
 
 /// Reads and validates Sources.yml, reporting every problem at once with its line and

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Which store a test's state lives in: the tests that cover the cache and the digests
-/// run once per backend (`@Test(arguments: StateBackend.all)`).
-public enum StateBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+/// run once per backend (`@Test(arguments: StateKind.all)`).
+public enum StateKind: String, Sendable, CaseIterable, CustomStringConvertible {
     case sqlite
     case postgres
 
     /// SQLite always; PostgreSQL when a test server is configured (``PostgresTestServer``).
-    public static var all: [StateBackend] {
+    public static var all: [StateKind] {
         PostgresTestServer.isAvailable ? [.sqlite, .postgres] : [.sqlite]
     }
 

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedState
 import Foundation
 import SystemPackage
 #if canImport(Glibc)

@@ -92,8 +92,8 @@ extension String {
 }
 
 /// Text inside XML: escaped, and stripped of characters XML 1.0 cannot carry at all.
-enum XMLText {
-    static func escape(_ text: String) -> String {
+package enum XMLText {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedCore
 import Foundation
 import Synchronization
@@ -11,17 +12,17 @@ import Synchronization
 /// the binary, the plugin, the id, the URL and the options as written, which hold
 /// `${VAR}` references rather than secret values, and the keyed hash of the URL and
 /// headers as sent, so that another key is another source).
-struct PageMemo: Sendable {
-    let store: any PageMemoStore
+package struct PageMemo: Sendable {
+    package let store: any PageMemoStore
     /// Where the responses a page was mapped from are stored, to check they still are.
-    let responses: any ResponseCache
+    package let responses: any ResponseCache
     /// The source's `cache_ttl`: a page is served only while its responses are fresh.
-    let ttl: Double
-    let fingerprint: String
+    package let ttl: Double
+    package let fingerprint: String
     /// The run's cache writes: a page is remembered after the responses it names.
-    let writes: WriteBehind
+    package let writes: WriteBehind
 
-    init(store: any PageMemoStore, responses: any ResponseCache, source: SourceConfig, identity: RequestIdentity,
+    package init(store: any PageMemoStore, responses: any ResponseCache, source: SourceConfig, identity: RequestIdentity,
          writes: WriteBehind) {
         self.store = store
         self.responses = responses
@@ -35,12 +36,12 @@ struct PageMemo: Sendable {
         fingerprint = String(FNV1a.hash(text), radix: 16)
     }
 
-    func key(cursor: String?) -> String {
+    package func key(cursor: String?) -> String {
         "\(fingerprint) \(cursor.map { "after \($0)" } ?? "first")"
     }
 
     /// The remembered page after `cursor`, when it is still valid, opened for reading.
-    func lookup(cursor: String?) async -> RememberedPage? {
+    package func lookup(cursor: String?) async -> RememberedPage? {
         guard let memo = try? await store.page(forKey: key(cursor: cursor)), !memo.responses.isEmpty else { return nil }
         for (responseKey, storedAt) in memo.responses {
             guard let stamp = try? await responses.stamp(key: responseKey), stamp.storedAt == storedAt,
@@ -51,7 +52,7 @@ struct PageMemo: Sendable {
 
     /// Remembers `page`, mapped from `readFrom` (the stored bodies its call read, with
     /// their stamps): encoded and written behind the run, after the writes of those bodies.
-    func remember(_ page: SourcePage, cursor: String?, readFrom stamps: [String: Double]) {
+    package func remember(_ page: SourcePage, cursor: String?, readFrom stamps: [String: Double]) {
         guard !stamps.isEmpty else { return }
         writes.remember(page, key: key(cursor: cursor), readFrom: stamps)
     }
@@ -59,8 +60,8 @@ struct PageMemo: Sendable {
 
 /// Which build of `aggregate` is running: its version and the executable's size and
 /// modification time, so any rebuild forgets pages mapped by the old code.
-enum BuildIdentity {
-    static let current: String = {
+package enum BuildIdentity {
+    package static let current: String = {
         // /proc/self/exe is a link made when the process started: read the file it names.
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? ""
@@ -72,8 +73,8 @@ enum BuildIdentity {
 }
 
 /// A configuration value as canonical text, for fingerprints.
-enum ConfigText {
-    static func append(_ node: ConfigNode, to text: inout String) {
+package enum ConfigText {
+    package static func append(_ node: ConfigNode, to text: inout String) {
         switch node.value {
         case .scalar(let scalar): text += "s\(scalar.text.utf8.count):\(scalar.text)"
         case .list(let items):
@@ -93,8 +94,8 @@ enum ConfigText {
 
 /// A ``SourcePage`` as stored: what is known of the page first, then its cards in
 /// ``CardBinaryCoding``'s layout, so a run can read as many cards as it needs.
-enum MappedPageCoding {
-    static func encode(_ page: SourcePage) -> Data {
+package enum MappedPageCoding {
+    package static func encode(_ page: SourcePage) -> Data {
         var writer = BinaryWriter()
         writer.optionalString(page.next)
         writer.flag(page.total != nil)
@@ -125,7 +126,7 @@ enum MappedPageCoding {
     }
 
     /// The whole page at once.
-    static func decode(_ data: Data) throws(BinaryReader.Malformed) -> SourcePage {
+    package static func decode(_ data: Data) throws(BinaryReader.Malformed) -> SourcePage {
         var page = try open(data)
         let cards = try page.take(page.remaining)
         guard page.isFullyRead else { throw .malformed }
@@ -135,18 +136,18 @@ enum MappedPageCoding {
 
 /// A remembered page being read: a warm first page of a 5,000-card source needs its
 /// first few cards, not all of them (decoding them all was a fifth of a warm run).
-struct RememberedPage: Sendable {
-    let next: String?
-    let total: Int?
-    let skipped: [SkippedRecord]
-    let notes: [String]
+package struct RememberedPage: Sendable {
+    package let next: String?
+    package let total: Int?
+    package let skipped: [SkippedRecord]
+    package let notes: [String]
     /// Cards not read yet.
-    private(set) var remaining: Int
+    package private(set) var remaining: Int
     /// Cards read so far.
-    private(set) var taken = 0
+    package private(set) var taken = 0
     private var reader: BinaryReader
 
-    init(next: String?, total: Int?, skipped: [SkippedRecord], notes: [String], remaining: Int, reader: BinaryReader) {
+    package init(next: String?, total: Int?, skipped: [SkippedRecord], notes: [String], remaining: Int, reader: BinaryReader) {
         self.next = next
         self.total = total
         self.skipped = skipped
@@ -156,10 +157,10 @@ struct RememberedPage: Sendable {
     }
 
     /// Every card read and nothing left over.
-    var isFullyRead: Bool { remaining == 0 && reader.remaining == 0 }
+    package var isFullyRead: Bool { remaining == 0 && reader.remaining == 0 }
 
     /// The next `limit` cards (fewer at the end).
-    mutating func take(_ limit: Int) throws(BinaryReader.Malformed) -> [Card] {
+    package mutating func take(_ limit: Int) throws(BinaryReader.Malformed) -> [Card] {
         let count = min(limit, remaining)
         var cards: [Card] = []
         cards.reserveCapacity(count)

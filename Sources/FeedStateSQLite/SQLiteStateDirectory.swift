@@ -1,3 +1,4 @@
+import FeedState
 import Foundation
 import GRDB
 import Synchronization
@@ -11,21 +12,7 @@ import Synchronization
 /// committed state. Each module migrates its own tables (``SQLiteSchema``).
 public final class SQLiteStateDirectory: Sendable {
     /// How this process connects to each file.
-    public enum Connections: Sendable {
-        /// One connection per file: a run of the command line reads a few rows and writes
-        /// a few, and a warm run should open one connection and write nothing.
-        case one
-        /// A writer and a pool of readers per file: `serve`, whose requests read in parallel.
-        case pool
-    }
-
-
-    /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.cache"
-        return URL(fileURLWithPath: cacheHome).appendingPathComponent("aggregate")
-    }
+    public typealias Connections = StateConnections
 
     public let directory: URL
     /// `state.sqlite`.

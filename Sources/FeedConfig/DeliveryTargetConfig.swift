@@ -35,18 +35,6 @@ public struct DeliveryTargetConfig: Sendable {
 
     public static let defaultExecTimeout = 30.0
 
-    /// What the digest store tracks deliveries under: the target as written, before any
-    /// `${VAR}` is expanded, so a secret from the environment is never stored and a rotated
-    /// one is the same target. A secret written into a webhook's URL itself (`?key=…`,
-    /// `user:password@`) is stored redacted, with a keyed hash of the whole URL so that
-    /// two such targets stay apart (``key(identity:)``).
-    public func key(identity: RequestIdentity) -> String {
-        guard case .webhook(let url, _, _) = kind else { return writtenKey }
-        let redacted = Redaction.url(url)
-        guard redacted != url else { return writtenKey }
-        return writtenKey.replacingOccurrences(of: url, with: redacted) + " #" + identity.tag(url)
-    }
-
     /// The key as earlier versions stored it: the target exactly as written.
     public var writtenKey: String {
         switch kind {

@@ -1,3 +1,5 @@
+import FeedConfig
+import FeedState
 import Foundation
 import Logging
 import NIOCore

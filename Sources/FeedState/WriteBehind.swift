@@ -17,7 +17,7 @@ import Synchronization
 /// that starts before the write lands (`serve`) does not ask the upstream again.
 public final class WriteBehind: Sendable {
     /// A page to remember, encoded when its batch is written (behind the run).
-    struct PendingPage: Sendable {
+    package struct PendingPage: Sendable {
         let key: String
         let responses: [String: Double]
         let page: SourcePage
@@ -45,31 +45,31 @@ public final class WriteBehind: Sendable {
 
     /// Queues storing `response`, a new body; until it is written, ``response(forKey:)``
     /// answers with it.
-    func store(_ response: CachedResponse) {
+    package func store(_ response: CachedResponse) {
         storing.withLock { $0[response.key] = response }
         enqueue(response: .put(response))
     }
 
     /// Queues marking the stored `response` fresh as of its `fetchedAt` (a 304 confirmed
     /// it); until that is written, ``response(forKey:)`` answers with it.
-    func confirm(_ response: CachedResponse) {
+    package func confirm(_ response: CachedResponse) {
         storing.withLock { $0[response.key] = response }
         enqueue(response: .touch(key: response.key, fetchedAt: response.fetchedAt, maxAge: response.maxAge))
     }
 
     /// Queues dropping the stored response under `key`.
-    func forget(key: String) {
+    package func forget(key: String) {
         enqueue(response: .forget(key: key))
     }
 
     /// Queues remembering `page` under `key`, after the responses queued before it.
-    func remember(_ page: SourcePage, key: String, readFrom responses: [String: Double]) {
+    package func remember(_ page: SourcePage, key: String, readFrom responses: [String: Double]) {
         let pending = PendingPage(key: key, responses: responses, page: page, created: Date())
         startingWriter { $0.pages.append(pending) }
     }
 
     /// The response being written under `key`, if any.
-    func response(forKey key: String) -> CachedResponse? {
+    package func response(forKey key: String) -> CachedResponse? {
         storing.withLock { $0[key] }
     }
 

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedFormats
 import Foundation
 
 /// One entry of `digests:` in Sources.yml: a named, scheduled "what is new" report.

@@ -6,11 +6,11 @@ import Foundation
 /// cards from it several times faster than `JSONDecoder` reads the same cards as JSON
 /// (docs/performance.md); nothing outside the memo reads it, and a blob that does not
 /// decode is a cache miss, never an error.
-enum CardBinaryCoding {
+package enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
-    static let layoutVersion = 2
+    package static let layoutVersion = 2
 
-    static func encode(_ card: Card, into w: inout BinaryWriter) {
+    package static func encode(_ card: Card, into w: inout BinaryWriter) {
         w.string(card.source)
         w.string(card.upstreamID)
         w.string(card.kind.rawValue)
@@ -40,7 +40,7 @@ enum CardBinaryCoding {
         w.value(.object(card.details))
     }
 
-    static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
+    package static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
         let source = try r.string()
         let upstreamID = try r.string()
         guard let kind = Card.Kind(rawValue: try r.string()) else { throw .malformed }
@@ -68,10 +68,10 @@ enum CardBinaryCoding {
 }
 
 /// Appends the memo layout's primitives.
-struct BinaryWriter {
-    var bytes: [UInt8] = []
+package struct BinaryWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         var rest = UInt64(bitPattern: Int64(value))
         while rest >= 0x80 {
             bytes.append(UInt8(rest & 0x7F) | 0x80)
@@ -80,24 +80,24 @@ struct BinaryWriter {
         bytes.append(UInt8(rest))
     }
 
-    mutating func flag(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    package mutating func flag(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         int(text.utf8.count)
         bytes.append(contentsOf: text.utf8)
     }
 
-    mutating func optionalString(_ text: String?) {
+    package mutating func optionalString(_ text: String?) {
         flag(text != nil)
         if let text { string(text) }
     }
 
-    mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Sign, exponent and significand when it fits 64 bits, else the decimal's text.
-    mutating func decimal(_ value: Decimal) {
+    package mutating func decimal(_ value: Decimal) {
         if let (negative, significand, exponent) = DecimalText.parts(value) {
             bytes.append(negative ? 1 : 0)
             int(exponent)
@@ -108,12 +108,12 @@ struct BinaryWriter {
         }
     }
 
-    mutating func optionalDecimal(_ value: Decimal?) {
+    package mutating func optionalDecimal(_ value: Decimal?) {
         flag(value != nil)
         if let value { decimal(value) }
     }
 
-    mutating func value(_ value: JSONValue) {
+    package mutating func value(_ value: JSONValue) {
         switch value {
         case .null: bytes.append(0)
         case .bool(let flag): bytes.append(flag ? 2 : 1)
@@ -139,18 +139,18 @@ struct BinaryWriter {
 }
 
 /// Reads what ``BinaryWriter`` wrote; anything out of place throws ``Malformed``.
-struct BinaryReader {
-    enum Malformed: Error { case malformed }
+package struct BinaryReader {
+    package enum Malformed: Error { case malformed }
 
     private let bytes: [UInt8]
     private var offset: Int
 
-    init(_ bytes: [UInt8], offset: Int = 0) {
+    package init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
     }
 
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
     private mutating func byte() throws(Malformed) -> UInt8 {
         guard offset < bytes.count else { throw .malformed }
@@ -158,7 +158,7 @@ struct BinaryReader {
         return bytes[offset]
     }
 
-    mutating func int() throws(Malformed) -> Int {
+    package mutating func int() throws(Malformed) -> Int {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -171,13 +171,13 @@ struct BinaryReader {
     }
 
     /// A number of elements to follow: each takes at least a byte, so never more than remain.
-    mutating func count() throws(Malformed) -> Int {
+    package mutating func count() throws(Malformed) -> Int {
         let count = try int()
         guard count >= 0, count <= remaining else { throw .malformed }
         return count
     }
 
-    mutating func flag() throws(Malformed) -> Bool {
+    package mutating func flag() throws(Malformed) -> Bool {
         switch try byte() {
         case 0: false
         case 1: true
@@ -185,18 +185,18 @@ struct BinaryReader {
         }
     }
 
-    mutating func string() throws(Malformed) -> String {
+    package mutating func string() throws(Malformed) -> String {
         let count = try int()
         guard count >= 0, count <= remaining else { throw .malformed }
         defer { offset += count }
         return String(decoding: bytes[offset..<offset + count], as: UTF8.self)
     }
 
-    mutating func optionalString() throws(Malformed) -> String? {
+    package mutating func optionalString() throws(Malformed) -> String? {
         try flag() ? try string() : nil
     }
 
-    mutating func double() throws(Malformed) -> Double {
+    package mutating func double() throws(Malformed) -> Double {
         guard remaining >= 8 else { throw .malformed }
         var bits: UInt64 = 0
         for index in 0..<8 { bits |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
@@ -204,7 +204,7 @@ struct BinaryReader {
         return Double(bitPattern: bits)
     }
 
-    mutating func decimal() throws(Malformed) -> Decimal {
+    package mutating func decimal() throws(Malformed) -> Decimal {
         let tag = try byte()
         switch tag {
         case 0, 1:
@@ -219,11 +219,11 @@ struct BinaryReader {
         }
     }
 
-    mutating func optionalDecimal() throws(Malformed) -> Decimal? {
+    package mutating func optionalDecimal() throws(Malformed) -> Decimal? {
         try flag() ? try decimal() : nil
     }
 
-    mutating func value(depth: Int = 0) throws(Malformed) -> JSONValue {
+    package mutating func value(depth: Int = 0) throws(Malformed) -> JSONValue {
         guard depth < 64 else { throw .malformed }
         switch try byte() {
         case 0: return .null

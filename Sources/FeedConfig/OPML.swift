@@ -1,6 +1,7 @@
 import FeedCore
-import Foundation
+import FeedFormats
 #if canImport(FoundationXML)
+import Foundation
 import FoundationXML
 #endif
 

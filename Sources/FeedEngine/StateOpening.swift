@@ -1,0 +1,18 @@
+import FeedConfig
+import FeedState
+import FeedStatePostgres
+import FeedStateSQLite
+
+extension EngineState {
+    /// Opens the state `location` names, creating and migrating what this module owns.
+    /// `connections` shapes an SQLite directory (a database server is always a pool).
+    /// The one place that reads which kind of place it is: everything after asks the
+    /// backend for its stores.
+    public static func open(_ location: StateLocation, connections: StateConnections = .one) async throws(StateOpenError) -> EngineState {
+        let backend: any StateBackend = switch location {
+        case .directory(let url): try SQLiteState(directory: url, connections: connections)
+        case .postgres(let postgres): try await PostgresState(postgres)
+        }
+        return await opened(backend, at: location)
+    }
+}

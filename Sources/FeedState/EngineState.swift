@@ -1,0 +1,94 @@
+import FeedConfig
+import FeedCore
+import Foundation
+
+/// Where a process keeps its state, handing out the stores a run needs. One value per
+/// backend (``InMemoryState``, `SQLiteState`, `PostgresState`): callers ask it for a store
+/// and never ask which database it is.
+public protocol StateBackend: Sendable {
+    /// The HTTP response cache.
+    var cache: any ResponseCache { get }
+    /// The mapped pages of sources, kept to skip mapping an unchanged response.
+    var pageMemo: any PageMemoStore { get }
+    /// When each card was first seen.
+    var firstSeen: any FirstSeenLog { get }
+    /// Leases between processes sharing this state, so one of them refreshes a source at a
+    /// time; nil where the state is one machine's and every process refreshes for itself.
+    var refreshLeases: (any RefreshLeases)? { get }
+    /// Things the caller should tell the user (a damaged cache moved aside).
+    var notices: [String] { get }
+    /// Releases connections; the state is not used after.
+    func close() async
+}
+
+/// Who refreshes which source among processes sharing one state.
+public protocol RefreshLeases: Sendable {
+    /// Takes (or renews) `source`'s lease for `seconds` when no other holder has it.
+    func take(source: String, holder: String, seconds: Double) async throws -> Bool
+}
+
+/// How a process connects to its state.
+public enum StateConnections: Sendable {
+    /// One connection per file: a run of the command line reads a few rows and writes
+    /// a few, and a warm run should open one connection and write nothing.
+    case one
+    /// A writer and a pool of readers per file: `serve`, whose requests read in parallel.
+    case pool
+}
+
+/// The state one process uses: its backend, and the identity its requests are cached by.
+public struct EngineState: Sendable {
+    public let location: StateLocation?
+    public let backend: any StateBackend
+    /// How requests are named in ``cache``: keyed by its secret.
+    public let identity: RequestIdentity
+    /// Things the caller should tell the user (a damaged cache moved aside).
+    public let notices: [String]
+
+    public var cache: any ResponseCache { backend.cache }
+    public var pageMemo: any PageMemoStore { backend.pageMemo }
+    public var firstSeen: any FirstSeenLog { backend.firstSeen }
+    public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }
+
+    /// The state of an opened `backend`, with the identity its cache's secret gives.
+    public static func opened(_ backend: any StateBackend, at location: StateLocation?) async -> EngineState {
+        let (identity, notice) = await identity(of: backend.cache)
+        return EngineState(location: location, backend: backend, identity: identity,
+                           notices: backend.notices + [notice].compactMap { $0 })
+    }
+
+    /// State that lives as long as the process (tests, and runs that keep nothing).
+    public static func inMemory() -> EngineState {
+        EngineState(location: nil, backend: InMemoryState(), identity: .random(), notices: [])
+    }
+
+    /// The identity `cache` keys its requests by; when its secret cannot be read, one of
+    /// this process's own (what it caches, no other process finds), said in a notice.
+    private static func identity(of cache: any ResponseCache) async -> (RequestIdentity, String?) {
+        do {
+            return (RequestIdentity(secret: try await cache.identitySecret()), nil)
+        } catch {
+            return (.random(), "aggregate: warning: cannot read the cache's secret (\(PlainWords.describe(error))); this run's responses are cached for itself alone")
+        }
+    }
+
+    /// Releases connections; the state is not used after.
+    public func close() async {
+        await backend.close()
+    }
+}
+
+/// Why the state could not be opened.
+public enum StateOpenError: Error, Sendable, CustomStringConvertible {
+    /// The directory at the path could not be used, and why.
+    case directory(String, String)
+    /// The database server could not be used: its error, already worded for the user.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .directory(let path, let reason): "cannot open the state in \(path) (\(reason))"
+        case .database(let message): message
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import FeedCore
+import FeedState
+import Foundation
+
+/// State in an SQLite directory: one machine's (``SQLiteStateDirectory``).
+public struct SQLiteState: StateBackend {
+    public let directory: SQLiteStateDirectory
+    public let cache: any ResponseCache
+    public let pageMemo: any PageMemoStore
+    public let firstSeen: any FirstSeenLog
+    /// Every process on the machine refreshes for itself (no leases).
+    public var refreshLeases: (any RefreshLeases)? { nil }
+    public var notices: [String] { directory.notices }
+
+    /// Opens (creating on first use) the state in `url`.
+    public init(directory url: URL, connections: StateConnections = .one) throws(StateOpenError) {
+        do {
+            directory = try SQLiteStateDirectory(directory: url, connections: connections)
+        } catch {
+            throw .directory(url.path, PlainWords.describe(error))
+        }
+        cache = SQLiteResponseCache(directory)
+        pageMemo = SQLitePageMemoStore(directory)
+        firstSeen = SQLiteFirstSeenLog(directory)
+    }
+
+    /// Connections close with the last reference.
+    public func close() async {}
+}
