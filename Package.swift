@@ -232,7 +232,7 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
-        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
+        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         /// `serve`'s parts in process: the rendered-response cache, the request limiters.
         .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),

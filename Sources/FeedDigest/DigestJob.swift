@@ -50,13 +50,15 @@ public struct DigestJob: Sendable {
     public func run(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?, wait: Double,
                     output: DigestOutput, targets: [any DeliveryTarget] = [], printer: (String) throws -> Void) async throws -> Result {
         // One run of a digest at a time, across every process sharing the store.
-        try await store.withLock(digest: digest.name, wait: wait) {
+        try await store.withLock(digest: digest.name, wait: wait) { lock in
             guard !targets.isEmpty, !dryRun else {
-                return try await runLocked(runner: runner, store: store, template: template, output: output, targets: [], printer: printer)
+                return try await runLocked(runner: runner, store: store, lock: lock, template: template, output: output, targets: [],
+                                           printer: printer)
             }
             var result: Result
             do {
-                result = try await runLocked(runner: runner, store: store, template: template, output: output, targets: targets, printer: printer)
+                result = try await runLocked(runner: runner, store: store, lock: lock, template: template, output: output, targets: targets,
+                                             printer: printer)
             } catch {
                 // What earlier runs owe is still sent when this run's fetch fails.
                 _ = try? await deliverOwed(store: store, targets: targets)
@@ -109,7 +111,7 @@ public struct DigestJob: Sendable {
         return (failures, notes)
     }
 
-    private func runLocked(runner: FeedRunner, store: any DigestStore, template: DigestTemplate?,
+    private func runLocked(runner: FeedRunner, store: any DigestStore, lock: DigestLock, template: DigestTemplate?,
                            output: DigestOutput, targets: [any DeliveryTarget], printer: (String) throws -> Void) async throws -> Result {
         // A file the previous run committed but did not finish is delivered first, alone:
         // writing this run's report straight after would replace it unseen.
@@ -181,14 +183,14 @@ public struct DigestJob: Sendable {
             let outbox = text.map { text in
                 targets.map { OutgoingReport(target: $0.key, reportID: reportID, created: now, payload: $0.payload(for: report, text: text)) }
             } ?? []
-            try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: outbox)
+            try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: outbox)
             return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
         }
         switch (output, text) {
         case (.file(let path), let text?) where !dryRun:
             let prepared = try DigestOutput.prepare(text, for: path)
             do {
-                try await store.commit(plan, digest: digest.name, now: now, delivery: PendingDelivery(path: path, text: text), outbox: [])
+                try await store.commit(plan, under: lock, now: now, delivery: PendingDelivery(path: path, text: text), outbox: [])
             } catch {
                 if case .temporary(let temporary, _) = prepared { try? FileManager.default.removeItem(at: temporary) }
                 throw error
@@ -199,9 +201,9 @@ public struct DigestJob: Sendable {
             try DigestOutput.writeFile(text, to: path)
         case (.stdout, let text?):
             try printer(text)
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: []) }
+            if !dryRun { try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: []) }
         case (_, nil):
-            if !dryRun { try await store.commit(plan, digest: digest.name, now: now, delivery: nil, outbox: []) }
+            if !dryRun { try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: []) }
         }
         return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
     }

@@ -4,6 +4,7 @@ import FeedState
 import FeedStatePostgres
 import FeedStateSQLite
 import Foundation
+import PostgresNIO
 
 /// Where digests remember what they reported: per digest, the cards seen, the sources
 /// known (a source's first appearance is a baseline), the last success, and a file
@@ -12,14 +13,17 @@ import Foundation
 public protocol DigestStore: Sendable {
     /// Runs `body` holding the digest's lock: one run of a digest at a time across every
     /// process (and host) sharing this store; other digests run in parallel. Throws
-    /// ``DigestJob/Failure/busy(_:)`` when another run held it for `wait` seconds.
-    func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T
+    /// ``DigestJob/Failure/busy(_:)`` when another run held it for `wait` seconds. The
+    /// lock is handed to `body`: commits go through it.
+    func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T
     /// What `digest` remembers (empty on its first run).
     func memory(of digest: String) async throws -> DigestMemory
-    /// Writes the plan's state in one transaction: all of it or, on any error, none; with
-    /// `delivery`, the file to write is recorded in that same transaction, and so is every
-    /// report of `outbox` owed to a `deliver:` target.
-    func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws
+    /// Writes the plan's state of the locked digest in one transaction: all of it or, on
+    /// any error, none; with `delivery`, the file to write is recorded in that same
+    /// transaction, and so is every report of `outbox` owed to a `deliver:` target. Where
+    /// the lock lives on a connection (PostgreSQL), the transaction runs on that connection:
+    /// a lock lost with it loses the commit too, never lets it land beside another holder.
+    func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws
     /// The reports owed to `deliver:` targets, oldest first.
     func owed(by digest: String) async throws -> [OutgoingReport]
     /// Forgets a report once its target has it: it is never sent to that target again.
@@ -28,6 +32,21 @@ public protocol DigestStore: Sendable {
     func pendingDelivery(of digest: String) async throws -> PendingDelivery?
     /// Forgets the pending delivery once the file is in place.
     func finishDelivery(of digest: String) async throws
+}
+
+/// One digest's lock, held: given to the body of ``DigestStore/withLock(digest:wait:_:)``
+/// and to every commit made under it.
+public struct DigestLock: Sendable {
+    /// The digest locked.
+    public let digest: String
+    /// The PostgreSQL connection holding the advisory lock; nil where a file or memory
+    /// holds it.
+    let connection: PostgresConnection?
+
+    init(digest: String, connection: PostgresConnection? = nil) {
+        self.digest = digest
+        self.connection = connection
+    }
 }
 
 /// A rendered digest owed to a file.

@@ -11,14 +11,14 @@ public actor InMemoryDigestStore: DigestStore {
 
     public init() {}
 
-    public nonisolated func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+    public nonisolated func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
         while !(await acquire(digest)) {
             guard ContinuousClock.now < deadline else { throw DigestJob.Failure.busy(digest) }
             try await Task.sleep(for: .milliseconds(20))
         }
         do {
-            let value = try await body()
+            let value = try await body(DigestLock(digest: digest))
             await release(digest)
             return value
         } catch {
@@ -39,7 +39,8 @@ public actor InMemoryDigestStore: DigestStore {
         memories[digest] ?? DigestMemory()
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) {
+        let digest = lock.digest
         outboxes[digest, default: []] += outbox
         var memory = memories[digest] ?? DigestMemory()
         for entry in plan.writes {

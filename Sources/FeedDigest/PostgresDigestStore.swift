@@ -46,16 +46,12 @@ public struct PostgresDigestStore: DigestStore {
         .init("3: outbox order", ["ALTER TABLE digest_outbox ADD COLUMN seq bigserial"]),
     ])
 
-    /// The connection holding this task's digest lock: a commit checks it is still open,
-    /// since a lock lost with its connection may already be held by another host.
-    @TaskLocal static var lockConnection: PostgresConnection?
-
     private func migrated() async throws -> PostgresStateDatabase {
         try await database.migrate(Self.schema)
         return database
     }
 
-    public func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+    public func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T {
         _ = try await migrated()
         let connection = try await database.openConnection()
         do {
@@ -68,7 +64,7 @@ public struct PostgresDigestStore: DigestStore {
                 guard ContinuousClock.now < deadline else { throw DigestJob.Failure.busy(digest) }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let value = try await Self.$lockConnection.withValue(connection) { try await body() }
+            let value = try await body(DigestLock(digest: digest, connection: connection))
             try? await connection.close()
             return value
         } catch {
@@ -99,14 +95,18 @@ public struct PostgresDigestStore: DigestStore {
         return memory
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         let sources = plan.newlyKnownSources
         let at = now.timeIntervalSince1970
-        if let lock = Self.lockConnection, lock.isClosed {
+        let digest = lock.digest
+        // On the connection that holds the lock: if it was lost, so is this commit (another
+        // host may hold the lock by now); the server rolls back what a dead connection began.
+        guard let held = lock.connection, !held.isClosed else {
             throw PostgresStateError.failed("the connection holding the digest's lock was lost")
         }
-        try await migrated().withTransaction { connection in
+        _ = try await migrated()
+        try await PostgresStateDatabase.inTransaction(on: held) { connection in
             for (entry, card) in rows {
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO digest_item (digest, card_id, source, first_seen, last_seen, price, reported, present, card, holding)

@@ -77,7 +77,7 @@ public struct SQLiteDigestStore: DigestStore {
         get throws { try directory.stateDatabase(Self.schema) }
     }
 
-    public func withLock<T>(digest: String, wait: Double, _ body: () async throws -> T) async throws -> T {
+    public func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T {
         let lock: FileLock
         do {
             lock = try FileLock(path: directory.directory.appendingPathComponent("digest-\(digest).lock").path, wait: wait)
@@ -85,7 +85,7 @@ public struct SQLiteDigestStore: DigestStore {
             throw DigestJob.Failure.busy(digest)
         }
         defer { withExtendedLifetime(lock) {} }
-        return try await body()
+        return try await body(DigestLock(digest: digest))
     }
 
     public func memory(of digest: String) async throws -> DigestMemory {
@@ -114,7 +114,8 @@ public struct SQLiteDigestStore: DigestStore {
         }
     }
 
-    public func commit(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+        let digest = lock.digest
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         try await database.write { db in
             for (entry, card) in rows {

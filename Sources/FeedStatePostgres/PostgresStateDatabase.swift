@@ -45,15 +45,22 @@ public actor PostgresStateDatabase {
     public nonisolated func withTransaction<T: Sendable>(
         _ body: @Sendable (PostgresConnection) async throws -> T) async throws(PostgresStateError) -> T {
         try await withConnection { connection in
-            _ = try await Self.rows("BEGIN", on: connection)
-            do {
-                let value = try await body(connection)
-                _ = try await Self.rows("COMMIT", on: connection)
-                return value
-            } catch {
-                _ = try? await Self.rows("ROLLBACK", on: connection)
-                throw error
-            }
+            try await Self.inTransaction(on: connection, body)
+        }
+    }
+
+    /// Runs `body` in a transaction on `connection`: committed when it returns, rolled back
+    /// when it throws.
+    public static func inTransaction<T: Sendable>(
+        on connection: PostgresConnection, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        _ = try await rows("BEGIN", on: connection)
+        do {
+            let value = try await body(connection)
+            _ = try await rows("COMMIT", on: connection)
+            return value
+        } catch {
+            _ = try? await rows("ROLLBACK", on: connection)
+            throw error
         }
     }
 

@@ -4,6 +4,7 @@ import FeedCore
 import FeedEngine
 import FeedSourceTesting
 import FeedState
+import FeedStatePostgres
 import Foundation
 import Testing
 
@@ -181,7 +182,7 @@ import Testing
             let cards = [card("1", "7.50"), card("2", "0.1")]
             let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
                                            options: DigestOptions(), now: t1)
-            try await store.commit(baseline, digest: "daily", now: t1, delivery: nil, outbox: [])
+            try await store.commitLocked(baseline, digest: "daily", now: t1, delivery: nil, outbox: [])
             let memory = try await store.memory(of: "daily")
             #expect(memory.knownSources == ["shop"])
             #expect(memory.lastSuccess == t1)
@@ -197,7 +198,7 @@ import Testing
                                        options: DigestOptions(), now: t2)
             #expect(drop.items.map(\.change) == [.priceDrop])
             let delivery = PendingDelivery(path: "/tmp/digest.md", text: "# daily\n")
-            try await store.commit(drop, digest: "daily", now: t2, delivery: delivery, outbox: [])
+            try await store.commitLocked(drop, digest: "daily", now: t2, delivery: delivery, outbox: [])
             let after = try await store.memory(of: "daily")
             #expect(after.entries["shop:1"]?.price == 6)
             #expect(after.entries["shop:1"]?.reported == true)
@@ -218,12 +219,12 @@ import Testing
             let payload = DeliveryPayload(body: "{\"text\":\"é\"}", headers: ["Content-Type": "application/json"])
             let first = OutgoingReport(target: "webhook ${HOOK}", reportID: "r1", created: t1, payload: payload)
             let second = OutgoingReport(target: "file /tmp/x.md", reportID: "r1", created: t1, payload: DeliveryPayload(body: "text"))
-            try await store.commit(plan, digest: "alerts", now: t1, delivery: nil, outbox: [first, second])
+            try await store.commitLocked(plan, digest: "alerts", now: t1, delivery: nil, outbox: [first, second])
             // Committed at the same time (`--date`) but later: owed after, whatever its id.
             let sameTime = OutgoingReport(target: "file /tmp/x.md", reportID: "r0", created: t1, payload: DeliveryPayload(body: "0"))
-            try await store.commit(plan, digest: "alerts", now: t1, delivery: nil, outbox: [sameTime])
+            try await store.commitLocked(plan, digest: "alerts", now: t1, delivery: nil, outbox: [sameTime])
             let later = OutgoingReport(target: "webhook ${HOOK}", reportID: "r2", created: t2, payload: DeliveryPayload(body: "2"))
-            try await store.commit(plan, digest: "alerts", now: t2, delivery: nil, outbox: [later])
+            try await store.commitLocked(plan, digest: "alerts", now: t2, delivery: nil, outbox: [later])
             #expect(try await store.memory(of: "alerts").entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
             #expect(try await store.owed(by: "alerts") == [first, second, sameTime, later])
             #expect(try await store.owed(by: "daily").isEmpty)
@@ -232,24 +233,62 @@ import Testing
         }
     }
 
+    /// The PostgreSQL lock lives on a connection of its own, and the commit runs on that
+    /// connection: when it dies between the lock and the commit (the server restarted, a
+    /// network cut, an administrator), nothing is committed, and the next run, under a new
+    /// lock, commits the same plan once.
+    @Test(.enabled(if: PostgresTestServer.isAvailable, "\(PostgresTestServer.skipReason)"))
+    func aCommitAfterTheLocksConnectionDiedCommitsNothing() async throws {
+        try await withState(.postgres) { state in
+            let store = try #require(state.digestStore)
+            let database = try #require(state.backend as? PostgresState).database
+            let plan = DigestPlan.make(memory: [:], cards: [card("1", "7.50"), card("2", "3")], available: ["shop"], knownSources: [],
+                                       options: DigestOptions(), now: t1)
+            await #expect(throws: (any Error).self) {
+                try await store.withLock(digest: "daily", wait: 1) { lock in
+                    let killed = try await database.query("""
+                        SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+                          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        """)
+                    #expect(killed.count == 1)
+                    try await store.commit(plan, under: lock, now: t1, delivery: nil, outbox: [])
+                }
+            }
+            #expect(try await store.memory(of: "daily") == DigestMemory())
+            try await store.commitLocked(plan, digest: "daily", now: t2, delivery: nil, outbox: [])
+            let memory = try await store.memory(of: "daily")
+            #expect(memory.entries.keys.sorted() == ["shop:1", "shop:2"])
+            #expect(memory.lastSuccess == t2)
+        }
+    }
+
     @Test(arguments: Backend.all) func oneRunOfADigestAtATime(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = try #require(state.digestStore)
             let (entered, signal) = AsyncStream.makeStream(of: Void.self)
             let (release, finish) = AsyncStream.makeStream(of: Void.self)
-            async let holder: Void = store.withLock(digest: "daily", wait: 1) {
+            async let holder: Void = store.withLock(digest: "daily", wait: 1) { _ in
                 signal.yield()
                 for await _ in release {}
             }
             for await _ in entered { break }
             await #expect(throws: DigestJob.Failure.self) {
-                try await store.withLock(digest: "daily", wait: 0.2) {}
+                try await store.withLock(digest: "daily", wait: 0.2) { _ in }
             }
             // Another digest is not held up.
-            #expect(try await store.withLock(digest: "weekly", wait: 0.2) { 42 } == 42)
+            #expect(try await store.withLock(digest: "weekly", wait: 0.2) { _ in 42 } == 42)
             finish.finish()
             try await holder
-            #expect(try await store.withLock(digest: "daily", wait: 1) { "free" } == "free")
+            #expect(try await store.withLock(digest: "daily", wait: 1) { _ in "free" } == "free")
+        }
+    }
+}
+
+extension DigestStore {
+    /// Commits under the digest's lock, taken for this one commit.
+    func commitLocked(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+        try await withLock(digest: digest, wait: 1) { lock in
+            try await commit(plan, under: lock, now: now, delivery: delivery, outbox: outbox)
         }
     }
 }
