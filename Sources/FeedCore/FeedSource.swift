@@ -48,11 +48,6 @@ extension FeedSource {
     }
 }
 
-extension SourceError {
-    /// The source has no detail endpoint; find the card in its pages instead.
-    public static let noDetailEndpoint = SourceError.noDetail("")
-}
-
 /// One page of a source's feed.
 public struct SourcePage: Sendable {
     public var cards: [Card]

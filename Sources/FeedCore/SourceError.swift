@@ -16,8 +16,11 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
     case transport(TransportFailure)
     /// The upstream has no detail for this id although the item exists (its detail
     /// endpoint answers for another item, say): the engine shows the card from the list
-    /// and prints `reason`. An empty reason means the source has no detail endpoint.
+    /// and prints `reason`.
     case noDetail(String)
+    /// The source has no detail endpoint at all (the default of ``FeedSource/detail(id:)``):
+    /// the engine finds the card in its pages instead.
+    case noDetailEndpoint
     /// The live upstream used up the source's whole-run `deadline`.
     case deadline(seconds: Double)
     /// The upstream handed out a cursor it had handed out before in this walk.
@@ -38,7 +41,9 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transport(let failure):
             failure.description
         case .noDetail(let reason):
-            reason.isEmpty ? "no detail endpoint" : reason
+            reason
+        case .noDetailEndpoint:
+            "no detail endpoint"
         case .deadline(let seconds):
             "stopped at the source's deadline of \(SecondsFormat.text(seconds)) (raise `deadline` in Sources.yml to wait longer)"
         case .repeatedCursor(let cursor):

@@ -80,7 +80,7 @@ public struct SQLiteDigestStore: DigestStore {
     public func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T {
         let lock: FileLock
         do {
-            lock = try FileLock(path: directory.directory.appendingPathComponent("digest-\(digest).lock").path, wait: wait)
+            lock = try await FileLock.acquire(path: directory.directory.appendingPathComponent("digest-\(digest).lock").path, wait: wait)
         } catch is FileLock.Busy {
             throw DigestJob.Failure.busy(digest)
         }

@@ -45,6 +45,7 @@ public struct SnapshotRecorder: Sendable {
                 // A 404 is worth recording too: it is how the upstream says "no such id".
                 if case .notFound = error { continue }
                 if case .noDetail = error { continue }
+                if case .noDetailEndpoint = error { continue }
                 throw error
             }
         }

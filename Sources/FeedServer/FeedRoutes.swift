@@ -122,13 +122,13 @@ struct FeedRoutes: Sendable {
     }
 
     /// The sources a page should name as not live, and what they are served from.
-    private func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: String] {
+    private func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: SourceHealth.Status] {
         var states = await health.failing.filter { sources.contains($0.key) }
         for outcome in outcomes {
             switch outcome.status {
             case .live: break
-            case .fallback(let origin, _, _): states[outcome.id] = origin.rawValue
-            case .failed: states[outcome.id] = "failed"
+            case .fallback(let origin, _, _): states[outcome.id] = SourceHealth.Status(origin)
+            case .failed: states[outcome.id] = .failed
             }
         }
         return states
@@ -257,7 +257,7 @@ struct FeedRoutes: Sendable {
 
     private func healthz(_ request: Request) async -> Response {
         let sources = await health.snapshot
-        let degraded = sources.values.contains { $0.status != "live" }
+        let degraded = sources.values.contains { $0.status != .live }
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(Health(status: degraded ? "degraded" : "ok", sources: sources)))))
     }

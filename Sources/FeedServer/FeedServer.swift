@@ -82,8 +82,25 @@ public struct FeedServer: Sendable {
 /// How each source fared on its latest request, and its background refresh, for
 /// `/healthz`, response headers and `/metrics`.
 actor SourceHealth {
+    /// Where a source's latest answer came from.
+    enum Status: String, Encodable {
+        /// Its upstream, this time.
+        case live
+        /// The last good copy in the cache, or the recorded snapshot (the upstream failed).
+        case cache, snapshot
+        /// Nothing: the source failed and had no copy to fall back on.
+        case failed
+
+        init(_ origin: Card.Origin) {
+            switch origin {
+            case .cache: self = .cache
+            case .snapshot: self = .snapshot
+            }
+        }
+    }
+
     struct Entry: Encodable {
-        var status: String
+        var status: Status
         var detail: String?
         var checked: String
         /// Seconds since the source's data was last fetched from its upstream.
@@ -111,10 +128,10 @@ actor SourceHealth {
         let now = RFC3339.string(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         for outcome in outcomes {
             switch outcome.status {
-            case .live: entries[outcome.id] = Entry(status: "live", detail: nil, checked: now)
+            case .live: entries[outcome.id] = Entry(status: .live, detail: nil, checked: now)
             case .fallback(let origin, let liveFailure, let servedBy):
-                entries[outcome.id] = Entry(status: origin.rawValue, detail: [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; "), checked: now)
-            case .failed(let message, _): entries[outcome.id] = Entry(status: "failed", detail: message, checked: now)
+                entries[outcome.id] = Entry(status: Status(origin), detail: [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; "), checked: now)
+            case .failed(let message, _): entries[outcome.id] = Entry(status: .failed, detail: message, checked: now)
             }
         }
     }
@@ -132,8 +149,8 @@ actor SourceHealth {
     }
 
     /// Sources whose latest refresh failed, and what their readers are given instead.
-    var failing: [String: String] {
-        entries.filter { refreshes[$0.key]?.error != nil && $0.value.status != "live" }.mapValues(\.status)
+    var failing: [String: Status] {
+        entries.filter { refreshes[$0.key]?.error != nil && $0.value.status != .live }.mapValues(\.status)
     }
 
     /// Seconds since each refreshed source's data was fetched.

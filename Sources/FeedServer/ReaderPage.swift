@@ -33,7 +33,7 @@ enum ReaderPage {
     static let sortLabels: [(SortKey, String)] = [(.feed, "Feed order"), (.date, "Newest first"), (.price, "Price"), (.title, "Title"), (.source, "Source")]
 
     /// The list page of `result`, for the request's `parameters` (as given, empty ones left out).
-    static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: String],
+    static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: SourceHealth.Status],
                      now: Date) -> String {
         let query = result.query
         let cards = Array(result.cards)
@@ -70,7 +70,7 @@ enum ReaderPage {
     }
 
     /// One card's page: everything its source's detail gives, or what the list knows.
-    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: String], now: Date) -> String {
+    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
         context.merge(self.card(context: card, now: now)) { _, new in new }
         context["page_title"] = "\(card.title) — \(config.feed.title)"
@@ -106,12 +106,12 @@ enum ReaderPage {
     }
 
     /// What every page has: the title, the feed links with the page's filters, the banner.
-    private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: String]) -> [String: Any] {
+    private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: SourceHealth.Status]) -> [String: Any] {
         let feedParameters = parameters.filter { ["source", "kind", "q", "sort", "order"].contains($0.0) }
         var context: [String: Any] = ["site_title": config.feed.title, "feed_query": queryString(feedParameters), "has_opml": true]
         if !degraded.isEmpty {
             let ids = degraded.keys.sorted()
-            context["degraded"] = ["sources": ids.enumerated().map { ["id": $0.element, "state": degraded[$0.element] ?? "", "last": $0.offset == ids.count - 1] as [String: Any] }]
+            context["degraded"] = ["sources": ids.enumerated().map { ["id": $0.element, "state": degraded[$0.element]?.rawValue ?? "", "last": $0.offset == ids.count - 1] as [String: Any] }]
         }
         return context
     }

@@ -23,8 +23,30 @@ public final class FileLock {
         public var description: String { "cannot use the lock file \(path): \(reason)" }
     }
 
-    /// Waits up to `wait` seconds for the lock on `path` (created if missing).
-    public init(path: String, wait: Double) throws {
+    /// Waits up to `wait` seconds for the lock on `path` (created if missing), polling
+    /// every 20 ms with `Task.sleep`: what a digest run waits for, in async code.
+    public static func acquire(path: String, wait: Double) async throws -> FileLock {
+        let lock = try FileLock(opening: path)
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+        while !lock.tryLock() {
+            guard ContinuousClock.now < deadline else { throw Busy() }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return lock
+    }
+
+    /// Waits up to `wait` seconds for the lock on `path`, blocking the calling thread: for
+    /// synchronous code (opening a database file), where the lock is held for milliseconds.
+    public convenience init(path: String, wait: Double) throws {
+        try self.init(opening: path)
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(wait * 1000)))
+        while !tryLock() {
+            guard ContinuousClock.now < deadline else { throw Busy() }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    private init(opening path: String) throws {
         do {
             descriptor = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .closeOnExec],
                                                  permissions: [.ownerReadWrite])
@@ -33,15 +55,12 @@ public final class FileLock {
         } catch {
             throw Unavailable(path: path, reason: PlainWords.describe(error))
         }
-        let deadline = Date().addingTimeInterval(wait)
-        // swift-system has no flock; the call is the one piece of the C library here.
-        while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
-            guard Date() < deadline else {
-                try? descriptor.close()
-                throw Busy()
-            }
-            usleep(20_000)
-        }
+    }
+
+    /// Takes the lock if no other process holds it. (swift-system has no flock; the call
+    /// is the one piece of the C library here.)
+    private func tryLock() -> Bool {
+        flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
     }
 
     deinit {

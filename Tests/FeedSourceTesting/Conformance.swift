@@ -53,14 +53,14 @@ public enum Conformance {
             for problem in CardRules.problems(card, source: context.config.id) {
                 Issue.record("\(context.name): detail \(card.id): \(problem)")
             }
-        } catch SourceError.noDetail {
+        } catch SourceError.noDetail, SourceError.noDetailEndpoint {
             // Documented: no detail endpoint, or no detail for this item; the engine shows the list card.
         }
         for id in ["conformance-no-such-id", "../../etc/passwd?x=1#y"] {
             do {
                 let card = try await source.detail(id: id)
                 Issue.record("\(context.name): detail(\"\(id)\") should be notFound, got card \(card.id)")
-            } catch SourceError.notFound, SourceError.noDetail {
+            } catch SourceError.notFound, SourceError.noDetail, SourceError.noDetailEndpoint {
                 // notFound, or no detail endpoint at all: both are the documented answers.
             } catch {
                 Issue.record("\(context.name): detail(\"\(id)\") threw \(error), expected SourceError.notFound")

@@ -106,9 +106,13 @@ struct SourcePager: Sendable {
                     outcome.status = .fallback(origin, liveFailure: liveFailure, servedBy: tier.describe())
                 }
                 return (value, tier.origin, read)
-            } catch let error as SourceError where { if case .noDetail = error { true } else { false } }() {
+            } catch SourceError.noDetailEndpoint {
                 _ = await tier.settle(true)
-                outcome.detail = error == .noDetailEndpoint ? .noEndpoint : .unavailable(error.description)
+                outcome.detail = .noEndpoint
+                return nil
+            } catch SourceError.noDetail(let reason) {
+                _ = await tier.settle(true)
+                outcome.detail = .unavailable(reason)
                 return nil
             } catch let error as SourceError where { if case .notFound = error { true } else { false } }() {
                 _ = await tier.settle(true)
