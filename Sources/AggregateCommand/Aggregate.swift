@@ -1,9 +1,9 @@
 import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedFormats
 import Foundation
-import Synchronization
 
 /// Exit codes, documented in docs/command-line.md.
 enum ExitStatus: Int32 {
@@ -55,24 +55,24 @@ public struct Aggregate: AsyncParsableCommand {
 
     /// Runs the command line with `sources` as the plugins it knows (the built-in catalogue,
     /// plus a package's own).
-    public static func main(sources: [any FeedSource.Type]) async {
-        Catalogue.install(sources)
-        await main()
-    }
-
+    ///
     /// Parses and runs, mapping every error to the documented exit codes: argument
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
-    public static func main() async {
+    /// A failed output decides the status over what the command found.
+    public static func main(sources: [any FeedSource.Type]) async {
+        let context = CommandContext(registry: SourceRegistry(sources), stdout: StandardOutput())
         do {
             var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
-            if var asyncCommand = command as? AsyncParsableCommand {
+            if let command = command as? any ContextCommand {
+                try await command.run(in: context)
+            } else if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-            if let status = Terminal.outputStatus { Foundation.exit(status.rawValue) }
+            if let status = context.stdout.status { Foundation.exit(status.rawValue) }
         } catch let code as ExitCode {
-            Foundation.exit(Terminal.outputStatus?.rawValue ?? code.rawValue)
+            Foundation.exit(context.stdout.status?.rawValue ?? code.rawValue)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
@@ -109,16 +109,4 @@ enum CommonOptionsFirst {
         }
         return arguments
     }
-}
-
-/// The source plugins this process knows: given once, by the entry point, before the
-/// arguments are parsed (ArgumentParser makes the commands; they cannot be handed it).
-enum Catalogue {
-    private static let installed = Mutex<[any FeedSource.Type]>([])
-
-    static func install(_ sources: [any FeedSource.Type]) {
-        installed.withLock { $0 = sources }
-    }
-
-    static var sources: [any FeedSource.Type] { installed.withLock { $0 } }
 }

@@ -45,10 +45,10 @@ struct CardFormatOptions: ParsableArguments {
     }
 
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
-    func print(_ cards: FeedCards, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
+    func print(_ cards: FeedCards, to stdout: StandardOutput, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
         let document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
                                     firstSeen: firstSeen)
-        var out = FormattedOutput(sink: Terminal.write(bytes:))
+        var out = FormattedOutput(sink: stdout.write(bytes:))
         formatType.init().write(document, to: &out)
         out.finish()
     }
@@ -83,8 +83,8 @@ struct CommonOptions: ParsableArguments {
     var verbose = false
 
     /// Loads and validates the configuration; prints every problem and exits 2 if any.
-    func loadConfig() throws -> FeedConfig {
-        let loader = ConfigLoader(registry: SourceRegistry(Catalogue.sources))
+    func loadConfig(_ registry: SourceRegistry) throws -> FeedConfig {
+        let loader = ConfigLoader(registry: registry)
         do {
             let path = try loader.locate(explicitPath: config)
             if verbose, config == nil {
@@ -145,25 +145,25 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// Runs `body` with the transports of this run and shuts the network down after.
-    func withRunner<T>(_ body: (FeedRunner) async throws -> T) async throws -> T {
-        try await withRunner { runner, _, _ in try await body(runner) }
+    func withRunner<T>(_ registry: SourceRegistry, _ body: (FeedRunner) async throws -> T) async throws -> T {
+        try await withRunner(registry) { runner, _, _ in try await body(runner) }
     }
 
     /// The same, for commands that need the configuration and the state themselves.
     /// A server reads the state in parallel (`stateConnections: .pool`); a run needs one connection.
-    func withRunner<T>(sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
+    func withRunner<T>(_ registry: SourceRegistry, sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
                        stateConnections: StateConnections = .one,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
-        let config = try loadConfig()
+        let config = try loadConfig(registry)
         if verbose && !JSONBody.usesTape {
             Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")
         }
         let state = try await openState(config, required: stateRequired, connections: stateConnections)
         let live = offline ? nil : LiveHTTPTransport()
         let transports = StandardTransports(live: live, state: state, refresh: refresh, logger: logger,
-                                            sharedSnapshots: { Catalogue.sources.flatMap { $0.snapshots } },
+                                            sharedSnapshots: { registry.types.flatMap { $0.snapshots } },
                                             sharedRequests: sharedRequests)
-        let runner = FeedRunner(config: config, registry: SourceRegistry(Catalogue.sources), transports: transports)
+        let runner = FeedRunner(config: config, registry: registry, transports: transports)
         do {
             let result = try await body(runner, config, state)
             await transports.finishWrites()
@@ -185,18 +185,17 @@ struct CommonOptions: ParsableArguments {
     /// The runners of `serve`: one for readers, which serves any cached copy however old,
     /// and (online) one that revalidates every source in the background. They share the
     /// network, the state and the requests in flight.
-    func withServeRunners<T>(background: Bool, _ body: (FeedRunner, FeedRunner?, FeedConfig, EngineState?) async throws -> T) async throws -> T {
-        let config = try loadConfig()
+    func withServeRunners<T>(_ registry: SourceRegistry, background: Bool, _ body: (FeedRunner, FeedRunner?, FeedConfig, EngineState?) async throws -> T) async throws -> T {
+        let config = try loadConfig(registry)
         let state = try await openState(config, required: false, connections: .pool)
         let live = offline ? nil : LiveHTTPTransport()
         let shared = SharedRequests()
-        let snapshots: @Sendable () -> [RecordedResponse] = { Catalogue.sources.flatMap { $0.snapshots } }
+        let snapshots: @Sendable () -> [RecordedResponse] = { registry.types.flatMap { $0.snapshots } }
         let background = background && live != nil
         let readers = StandardTransports(live: live, state: state, refresh: refresh, servesStale: background && !refresh, logger: logger,
                                          sharedSnapshots: snapshots, sharedRequests: shared)
         let refreshes = StandardTransports(live: live, state: state, refresh: true, logger: logger,
                                            sharedSnapshots: snapshots, sharedRequests: shared)
-        let registry = SourceRegistry(Catalogue.sources)
         let runner = FeedRunner(config: config, registry: registry, transports: readers)
         let refresher = background ? FeedRunner(config: config, registry: registry, transports: refreshes) : nil
         func finish() async {

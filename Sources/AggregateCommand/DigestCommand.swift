@@ -9,7 +9,7 @@ import Foundation
 extension DigestConfig.Format: ExpressibleByArgument {}
 
 /// `aggregate digest`: what is new or cheaper since this digest last ran.
-struct DigestCommand: AsyncParsableCommand {
+struct DigestCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "digest",
         abstract: "Report what is new or cheaper since the last run of a digest (for cron).",
@@ -75,14 +75,14 @@ struct DigestCommand: AsyncParsableCommand {
         if date != nil && date.flatMap(RFC3339.date(from:)) == nil { throw ValidationError("--date takes an RFC 3339 time") }
     }
 
-    func run() async throws {
+    func run(in context: CommandContext) async throws {
         let now = date.flatMap(RFC3339.date(from:)) ?? Date()
-        let status = try await common.withRunner(stateRequired: true) { runner, config, state -> ExitStatus in
+        let status = try await common.withRunner(context.registry, stateRequired: true) { runner, config, state -> ExitStatus in
             guard let store = state?.digestStore else { return .failed }
             let digests = try await selected(config, store: store, now: now)
             var worst = ExitStatus.ok
             for digest in digests {
-                let status = await run(digest, runner: runner, store: store, identity: state?.identity ?? .random(), now: now)
+                let status = await run(digest, stdout: context.stdout, runner: runner, store: store, identity: state?.identity ?? .random(), now: now)
                 if status.rawValue > worst.rawValue || status == .busy { worst = status }
             }
             return worst
@@ -120,7 +120,7 @@ struct DigestCommand: AsyncParsableCommand {
         return [digest]
     }
 
-    private func run(_ digest: DigestConfig, runner: FeedRunner, store: any DigestStore, identity: RequestIdentity, now: Date) async -> ExitStatus {
+    private func run(_ digest: DigestConfig, stdout: StandardOutput, runner: FeedRunner, store: any DigestStore, identity: RequestIdentity, now: Date) async -> ExitStatus {
         var job = DigestJob(digest: digest, options: DigestOptions(
             reportFirstRun: firstRun == .report, includeRises: includeRises, includeRemoved: includeRemoved,
             maxItems: digest.maxItems))
@@ -132,7 +132,7 @@ struct DigestCommand: AsyncParsableCommand {
             let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
                                            output: digest.output.map(DigestOutput.file) ?? .stdout,
                                            targets: digest.deliver.map { $0.target(digest: digest.name, identity: identity) }) { text in
-                try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+                try stdout.deliver(text)
             }
             result.messages.forEach { Terminal.writeError($0) }
             result.failedDeliveries.forEach { Terminal.writeError("aggregate: \($0)") }

@@ -3,7 +3,7 @@ import FeedCore
 import FeedEngine
 
 /// `aggregate [feed]`: one page of the merged feed.
-struct FeedCommand: AsyncParsableCommand {
+struct FeedCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "feed",
         abstract: "Print one page of the merged feed (the default command).")
@@ -49,13 +49,13 @@ struct FeedCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run(in context: CommandContext) async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
         // Printed inside: the cache writes finish behind the output, not before it.
-        let result = try await common.withRunner { runner, config, state in
+        let result = try await common.withRunner(context.registry) { runner, config, state in
             let result = try await runner.run(query)
-            output.print(result.cards, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
+            output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
             return result
         }
         common.report(result.outcomes)

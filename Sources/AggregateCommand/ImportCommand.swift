@@ -6,7 +6,7 @@ import Foundation
 
 /// `aggregate import FILE.opml`: the feeds of a subscription list as `plugin: feed`
 /// entries at the end of Sources.yml, the rest of the file untouched.
-struct ImportCommand: AsyncParsableCommand {
+struct ImportCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add the feeds of an OPML subscription list to Sources.yml (one plugin: feed entry each).",
@@ -24,7 +24,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func run() async throws {
+    func run(in context: CommandContext) async throws {
         guard let data = FileManager.default.contents(atPath: file) else {
             Terminal.writeError("aggregate: cannot read \(file): no such file, or not readable")
             throw ExitStatus.usage.code
@@ -36,9 +36,9 @@ struct ImportCommand: AsyncParsableCommand {
             Terminal.writeError("\(error.description) (an OPML file from a feed reader's export is expected)")
             throw ExitStatus.usage.code
         }
-        let loader = ConfigLoader(registry: SourceRegistry(Catalogue.sources))
+        let loader = ConfigLoader(registry: context.registry)
         let path = try locate(loader)
-        let config = try common.loadConfig()
+        let config = try common.loadConfig(context.registry)
         guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
             Terminal.writeError("aggregate: cannot read \(path)")
             throw ExitStatus.usage.code
@@ -66,7 +66,7 @@ struct ImportCommand: AsyncParsableCommand {
             return
         }
         if dryRun {
-            Terminal.write(SourcesFileEdit.yaml(for: entries, indent: SourcesFileEdit.entryIndent(in: text)))
+            context.stdout.write(SourcesFileEdit.yaml(for: entries, indent: SourcesFileEdit.entryIndent(in: text)))
             return
         }
         let updated: String

@@ -4,7 +4,7 @@ import FeedEngine
 import Foundation
 
 /// `aggregate record SOURCE`: save what the live upstream answers as snapshot files.
-struct RecordCommand: AsyncParsableCommand {
+struct RecordCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record a source's live responses into snapshot files (for its Snapshots/ folder).",
@@ -32,13 +32,13 @@ struct RecordCommand: AsyncParsableCommand {
         guard (1...100).contains(pages) else { throw ValidationError("--pages must be between 1 and 100, got \(pages)") }
     }
 
-    func run() async throws {
-        let config = try common.loadConfig()
+    func run(in context: CommandContext) async throws {
+        let config = try common.loadConfig(context.registry)
         guard let source = config.sources.first(where: { $0.id == sourceID }) else {
             Terminal.writeError("aggregate: unknown source \"\(sourceID)\" in \(config.file) (known: \(config.sources.map(\.id).joined(separator: ", ")))")
             throw ExitStatus.usage.code
         }
-        guard let type = Catalogue.sources.first(where: { $0.plugin == source.plugin }) else {
+        guard let type = context.registry.types.first(where: { $0.plugin == source.plugin }) else {
             Terminal.writeError("aggregate: \(sourceID): plugin \"\(source.plugin)\" has no module to record with")
             throw ExitStatus.usage.code
         }
@@ -59,7 +59,7 @@ struct RecordCommand: AsyncParsableCommand {
             try recording.body.write(to: folder.appendingPathComponent(recording.fileName))
             let resource = recording.fileName.replacingOccurrences(of: ".", with: "_").replacingOccurrences(of: "-", with: "_")
             let status = recording.status == 200 ? "" : "status: \(recording.status), "
-            Terminal.write("RecordedResponse(url: \"\(recording.url.redactedString)\", \(status)bytes: PackageResources.\(resource)),\n")
+            context.stdout.write("RecordedResponse(url: \"\(recording.url.redactedString)\", \(status)bytes: PackageResources.\(resource)),\n")
             Terminal.writeError("\(sourceID): wrote \(folder.appendingPathComponent(recording.fileName).path) (\(recording.body.count) bytes, HTTP \(recording.status))")
         }
         if recordings.contains(where: { $0.url.redactedString != $0.url.absoluteString }) {

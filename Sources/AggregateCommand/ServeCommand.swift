@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `aggregate serve`: the merged feed over HTTP for feed readers.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the merged feed over HTTP: /feed.atom, /feed.json, /feed.rss, /feed.jsonl, /cards/ID, /sources, /healthz.",
@@ -84,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         return limit.rlim_cur > rlim_t(Int.max) ? nil : Int(limit.rlim_cur)
     }
 
-    func run() async throws {
+    func run(in context: CommandContext) async throws {
         // Connections are held below the descriptor limit, with room for upstream sockets,
         // the state, and the runtime's own: out of descriptors, the runtime's timers
         // cannot be made, and libdispatch traps rather than failing.
@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.writeError("aggregate: serving at most \(fitting) connections: the process may open \(files) files (raise `ulimit -n` for more)")
         }
         let host = host
-        try await common.withServeRunners(background: backgroundRefresh) { runner, refresher, config, state in
+        try await common.withServeRunners(context.registry, background: backgroundRefresh) { runner, refresher, config, state in
             let limits = ConnectionLimits(maxConnections: connections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,

@@ -3,7 +3,7 @@ import FeedEngine
 import FeedFormats
 
 /// `aggregate show SOURCE:ID`: one card with its detail data.
-struct ShowCommand: AsyncParsableCommand {
+struct ShowCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print one card, with its source's detail data when the source has a detail endpoint.",
@@ -15,14 +15,14 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var output: CardFormatOptions
 
-    func run() async throws {
-        let result = try await common.withRunner { try await $0.show(cardID) }
+    func run(in context: CommandContext) async throws {
+        let result = try await common.withRunner(context.registry) { try await $0.show(cardID) }
         switch result {
         case .found(let card, let outcome):
             if output.formatType == TextFormat.self {
-                Terminal.write(CardDetailText.render(card, width: Terminal.width))
+                context.stdout.write(CardDetailText.render(card, width: Terminal.width))
             } else {
-                output.print([card])
+                output.print([card], to: context.stdout)
             }
             common.report([outcome])
             if outcome.isDegraded || (common.strict && outcome.origin != nil) { throw ExitStatus.partial.code }

@@ -1,3 +1,5 @@
+import ArgumentParser
+import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedFormats
@@ -30,37 +32,6 @@ enum Terminal {
         stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
 
-    static func write(_ text: String) {
-        write(bytes: Array(text.utf8))
-    }
-
-    /// Set once stdout's reader has gone (`aggregate --all | head`): the rest of the output
-    /// is dropped, and the command ends as a tool stopped by SIGPIPE does (exit 141).
-    static var readerGone: Bool { outputState.load(ordering: .relaxed) == 1 }
-    /// Set once a write to stdout failed otherwise (a full disk): the command exits 1.
-    static var outputFailed: Bool { outputState.load(ordering: .relaxed) == 2 }
-    /// The exit status a failed output imposes, if any.
-    static var outputStatus: ExitStatus? {
-        readerGone ? .readerGone : outputFailed ? .failed : nil
-    }
-
-    /// 0 writing, 1 reader gone, 2 failed.
-    private static let outputState = Atomic<UInt8>(0)
-
-    /// Writes all of `bytes` to stdout. A failed write stops the output: silently when the
-    /// reader has gone, with one line on stderr otherwise (a full disk).
-    static func write(bytes: [UInt8]) {
-        guard !bytes.isEmpty, outputState.load(ordering: .relaxed) == 0 else { return }
-        do {
-            _ = try FileDescriptor.standardOutput.writeAll(bytes)
-        } catch Errno.brokenPipe {
-            outputState.store(1, ordering: .relaxed)
-        } catch {
-            outputState.store(2, ordering: .relaxed)
-            writeError("aggregate: cannot write the output: \(PlainWords.describe(error))")
-        }
-    }
-
     /// One message for people on stderr. Messages quote what upstreams and receivers said
     /// (an error body, a title, a header value), so each of its lines goes through the
     /// filter card text goes through: no escape sequence or carriage return reaches the
@@ -70,5 +41,75 @@ enum Terminal {
         var message = lines.joined(separator: "\n")
         if !message.hasSuffix("\n") { message += "\n" }
         FileHandle.standardError.write(Data(message.utf8))
+    }
+}
+
+/// The process's stdout as the command writes it: a failed write stops the output, and
+/// decides the exit status (``status``) over what the command found.
+final class StandardOutput: Sendable {
+    /// 0 writing, 1 reader gone, 2 failed.
+    private let state = Atomic<UInt8>(0)
+
+    init() {}
+
+    func write(_ text: String) {
+        write(bytes: Array(text.utf8))
+    }
+
+    /// Writes all of `bytes` to stdout. A failed write stops the output: silently when the
+    /// reader has gone (`aggregate --all | head`), with one line on stderr otherwise (a
+    /// full disk).
+    func write(bytes: [UInt8]) {
+        guard !bytes.isEmpty, state.load(ordering: .relaxed) == 0 else { return }
+        do {
+            _ = try FileDescriptor.standardOutput.writeAll(bytes)
+        } catch Errno.brokenPipe {
+            state.store(1, ordering: .relaxed)
+        } catch {
+            state.store(2, ordering: .relaxed)
+            Terminal.writeError("aggregate: cannot write the output: \(PlainWords.describe(error))")
+        }
+    }
+
+    /// Writes `text`, throwing when it did not all reach stdout: for output that must not
+    /// be taken as delivered when it was not (a digest commits only what it printed).
+    func deliver(_ text: String) throws(Failure) {
+        write(text)
+        if status != nil { throw Failure() }
+    }
+
+    /// The output did not reach stdout (its reader went, or a write failed).
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "the output could not be written to stdout" }
+    }
+
+    /// The exit status a failed output imposes, if any: as a tool stopped by SIGPIPE when
+    /// the reader went (141), 1 when a write failed.
+    var status: ExitStatus? {
+        switch state.load(ordering: .relaxed) {
+        case 1: .readerGone
+        case 2: .failed
+        default: nil
+        }
+    }
+}
+
+/// What every command runs with, handed in by ``Aggregate/main(sources:)``: the source
+/// plugins this binary knows, and stdout.
+struct CommandContext: Sendable {
+    let registry: SourceRegistry
+    let stdout: StandardOutput
+}
+
+/// A subcommand run with its ``CommandContext`` (ArgumentParser makes the commands from
+/// the arguments; what they need besides is handed to ``run(in:)``).
+protocol ContextCommand: AsyncParsableCommand {
+    func run(in context: CommandContext) async throws
+}
+
+extension ContextCommand {
+    /// Never called: ``Aggregate/main(sources:)`` calls ``run(in:)``.
+    func run() async throws {
+        throw ExitStatus.failed.code
     }
 }

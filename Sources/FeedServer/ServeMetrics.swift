@@ -9,50 +9,53 @@ import Prometheus
 /// outcome, and each source's data age. Without `--metrics` nothing is recorded.
 struct ServeMetrics: Sendable {
     let registry: PrometheusCollectorRegistry?
+    /// The factory every metric is made by: this server's own, handed to each metric, not
+    /// installed process-wide (`MetricsSystem.bootstrap`), so two servers in one process
+    /// (tests) count apart.
+    private let factory: PrometheusMetricsFactory?
 
     /// Latency buckets: a cached answer takes well under a millisecond; a rendering, more.
     static let buckets: [Duration] = [.microseconds(250), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
 
-    /// The registry that swift-metrics reports into for this process (once per process).
+    /// Metrics recorded into a registry of their own.
     static func enabled() -> ServeMetrics {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = buckets
-        MetricsSystem.bootstrap(factory)
-        return ServeMetrics(registry: registry)
+        return ServeMetrics(registry: registry, factory: factory)
     }
 
-    static let disabled = ServeMetrics(registry: nil)
+    static let disabled = ServeMetrics(registry: nil, factory: nil)
 
     func request(route: String, status: Int, duration: Duration) {
-        guard registry != nil else { return }
-        Counter(label: "aggregate_http_requests_total", dimensions: [("route", route), ("status", String(status))]).increment()
-        Metrics.Timer(label: "aggregate_http_request_duration_seconds", dimensions: [("route", route)]).recordInterval(duration)
+        guard let factory else { return }
+        Counter(label: "aggregate_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory).increment()
+        Metrics.Timer(label: "aggregate_http_request_duration_seconds", dimensions: [("route", route)], factory: factory).recordInterval(duration)
     }
 
     func responseCache(hit: Bool) {
-        guard registry != nil else { return }
-        Counter(label: "aggregate_response_cache_total", dimensions: [("result", hit ? "hit" : "miss")]).increment()
+        guard let factory else { return }
+        Counter(label: "aggregate_response_cache_total", dimensions: [("result", hit ? "hit" : "miss")], factory: factory).increment()
     }
 
     func refreshed(_ source: String, outcome: SourceOutcome) {
-        guard registry != nil else { return }
+        guard let factory else { return }
         let result = outcome.failure != nil ? "failed" : outcome.origin.map { "fallback_\($0.rawValue)" } ?? "ok"
-        Counter(label: "aggregate_upstream_refreshes_total", dimensions: [("source", source), ("outcome", result)]).increment()
+        Counter(label: "aggregate_upstream_refreshes_total", dimensions: [("source", source), ("outcome", result)], factory: factory).increment()
     }
 
     /// Cards on which a filter rule ran out of time, by the rule's place in Sources.yml.
     func ruleTimedOut(_ timeout: SourceOutcome.RuleTimeout) {
-        guard registry != nil else { return }
-        Counter(label: "aggregate_filter_rule_timeouts_total", dimensions: [("rule", timeout.location.description)]).increment(by: timeout.cards)
+        guard let factory else { return }
+        Counter(label: "aggregate_filter_rule_timeouts_total", dimensions: [("rule", timeout.location.description)], factory: factory).increment(by: timeout.cards)
     }
 
     /// The text format, with each source's data age as of now.
     func exposition(ages: [String: Double]) -> [UInt8] {
-        guard let registry else { return [] }
+        guard let registry, let factory else { return [] }
         for (source, age) in ages {
-            Gauge(label: "aggregate_source_data_age_seconds", dimensions: [("source", source)]).record(age)
+            Gauge(label: "aggregate_source_data_age_seconds", dimensions: [("source", source)], factory: factory).record(age)
         }
         return registry.emitToBuffer()
     }
