@@ -10,8 +10,7 @@ import PackageDescription
 let sourceModules: [SourceModule] = [
     SourceModule("Cabify"),
     SourceModule("Dishwashers"),
-    SourceModule("Exec", notBuilt: ["Examples"], libraries: [.product(name: "Subprocess", package: "swift-subprocess"),
-                                                             .product(name: "SystemPackage", package: "swift-system")]),
+    SourceModule("Exec", notBuilt: ["Examples"], libraries: ["ChildProcess"]),
     SourceModule("JSONAPI"),
     SourceModule("LTK", notBuilt: ["Snapshots/generate_pages.py", "Snapshots/real"]),
     SourceModule("Reqres", testFixtures: true),
@@ -91,6 +90,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
+        /// Running another program (swift-subprocess): the `exec` source and the `exec` target.
+        .target(
+            name: "ChildProcess",
+            dependencies: [
+                "FeedCore",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         /// The vocabulary every module shares: cards, prices, the source protocol, errors.
         .target(name: "FeedCore", dependencies: ["JSONTape"]),
         /// A fast `Decoder` for upstream JSON with Foundation's semantics (Foundation only).
@@ -151,11 +159,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                // Delivery targets: webhooks over AsyncHTTPClient, programs through swift-subprocess.
+                // Delivery targets: webhooks over AsyncHTTPClient, programs through ChildProcess.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                "ChildProcess",
             ],
             resources: [.embedInCode("Templates")]
         ),

@@ -1,3 +1,4 @@
+import ChildProcess
 import FeedCore
 import Foundation
 
@@ -71,7 +72,7 @@ public struct ExecSource: FeedSource, LocalUpstreamSource {
     public func page(after cursor: String?) async throws -> SourcePage {
         let response = try await http.get(pageURL(cursor: cursor))
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        guard !ExecProgram.lines(response.body).isEmpty else {
+        guard !ChildProcess.lines(response.body).isEmpty else {
             // Nothing at all is more often a broken program than an empty feed, which
             // says so with {"next": null}.
             throw SourceError.failed("printed nothing on stdout; a program with no cards prints {\"next\": null}")
