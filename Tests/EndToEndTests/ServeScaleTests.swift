@@ -66,6 +66,9 @@ import Testing
             // Kept: ten more readers render nothing and ask no upstream.
             for _ in 0..<10 { _ = try await ServeTests.get(served.base + "/feed.atom?per_page=7", headers: [("Accept-Encoding", "gzip")]) }
             #expect(session.requests.count == upstream)
+            // Labelled by the router's path: a card's id is no label, nor a path no route serves.
+            #expect(try await ServeTests.get(served.base + "/cards/cabify:NO-SUCH-PRODUCT").status == 404)
+            #expect(try await ServeTests.get(served.base + "/no/such/route").status == 404)
             let metrics = try await ServeTests.get(served.base + "/metrics")
             #expect(metrics.status == 200)
             #expect(Self.parsesAsPrometheusText(metrics.body))
@@ -74,6 +77,8 @@ import Testing
             #expect(lines.contains(#"aggregate_response_cache_total{result="miss"} 1"#))
             #expect(lines.contains(#"aggregate_response_cache_total{result="hit"} 59"#))
             #expect(lines.contains(#"aggregate_http_requests_total{route="/feed.atom",status="200"} 60"#))
+            #expect(lines.contains(#"aggregate_http_requests_total{route="/cards/{id}",status="404"} 1"#))
+            #expect(lines.contains(#"aggregate_http_requests_total{route="NotFound",status="404"} 1"#))
             #expect(lines.contains { $0.hasPrefix("aggregate_http_request_duration_seconds_bucket{route=\"/feed.atom\"") })
             #expect(lines.contains { $0.hasPrefix("aggregate_upstream_refreshes_total{") && $0.contains(#"source="cabify""#) && $0.contains(#"outcome="ok""#) })
             #expect(lines.contains { $0.hasPrefix("aggregate_source_data_age_seconds{source=\"target\"}") })

@@ -1,0 +1,113 @@
+import CompressNIO
+import FeedCore
+import FeedEngine
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A 200 answer with its validators: answered with 304 when the reader already has it,
+/// gzip-compressed when the reader accepts it.
+struct HTTPAnswer {
+    var body: [UInt8]
+    var contentType: String
+    var lastModified: Date?
+    var maxAge: Int?
+
+    func response(to request: Request) -> Response {
+        RenderedResponse(body: body, contentType: contentType, lastModified: lastModified, maxAge: maxAge, degraded: nil, versions: [:])
+            .answer(to: request)
+    }
+
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let accepted = request.headers[.acceptEncoding] else { return false }
+        // Nearly every reader sends `gzip` without weights: answered without splitting.
+        guard contains(accepted, "gzip") else { return false }
+        guard contains(accepted, "q=") else { return true }
+        return accepted.lowercased().split(separator: ",").contains { part in
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            return fields.first == "gzip" && !fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" }
+        }
+    }
+
+    /// Whether `text` holds `word` (lower-case ASCII) in any case, without making strings.
+    private static func contains(_ text: String, _ word: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        let bytes = Array(text.utf8)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where (0..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) {
+            return true
+        }
+        return false
+    }
+}
+
+extension RenderedResponse {
+    /// A 200 response of `body`: hashed and compressed once, here.
+    init(body: [UInt8], contentType: String, lastModified: Date?, maxAge: Int?, degraded: String?, versions: [String: Int]) {
+        // Strong validators of the exact bytes (FNV-1a 64 of the body): the gzip
+        // representation is other bytes, so it has a tag of its own (RFC 9110 §8.8.3).
+        let hash = String(FNV1a.hash(body), radix: 16)
+        var plain = ByteBuffer(bytes: body)
+        let gzip = body.count > 256 ? try? plain.compress(with: .gzip()) : nil
+        // Both encodings in one allocation, served as slices of it: NIO rounds each
+        // buffer's storage up to a power of two, so two buffers held up to four times the
+        // bytes (8.5 KB and 361 bytes of gzip were 16 KiB each).
+        var storage = ByteBufferAllocator().buffer(capacity: body.count + (gzip?.readableBytes ?? 0))
+        storage.writeBytes(body)
+        if let gzip { storage.writeImmutableBuffer(gzip) }
+        let held = storage.capacity
+        self.init(body: storage.getSlice(at: 0, length: body.count) ?? ByteBuffer(bytes: body),
+                  gzip: gzip.flatMap { storage.getSlice(at: body.count, length: $0.readableBytes) }, etag: "\"\(hash)\"",
+                  gzipETag: "\"\(hash)-gzip\"", contentType: contentType, lastModified: lastModified, maxAge: maxAge,
+                  degraded: degraded, versions: versions)
+        heldBytes = held
+        var common: HTTPFields = [.contentType: contentType, .vary: "Accept-Encoding"]
+        if let lastModified { common[.lastModified] = HTTPDate.string(from: lastModified) }
+        if let maxAge { common[.cacheControl] = "max-age=\(maxAge)" }
+        if let degraded { common[.aggregateDegraded] = degraded }
+        SecurityHeaders.add(to: &common, contentType: contentType)
+        headers = common
+        headers[.eTag] = etag
+        gzipHeaders = common
+        gzipHeaders[.eTag] = gzipETag
+        gzipHeaders[.contentEncoding] = "gzip"
+    }
+
+    /// A problem, not kept (see ``InMemoryRenderedResponses``).
+    init(problem: Problem, versions: [String: Int]) {
+        self.init(body: ByteBuffer(bytes: problem.encoded), gzip: nil, etag: "", gzipETag: "",
+                  contentType: "application/problem+json", lastModified: nil, maxAge: nil, degraded: nil,
+                  status: problem.status, versions: versions)
+    }
+
+    func answer(to request: Request) -> Response {
+        guard status == 200 else {
+            var headers: HTTPFields = [.contentType: contentType]
+            SecurityHeaders.add(to: &headers, contentType: contentType)
+            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: body))
+        }
+        let gzipped = gzip != nil && HTTPAnswer.acceptsGzip(request)
+        if notModified(request, etag: gzipped ? gzipETag : etag) {
+            var headers = gzipped ? gzipHeaders : self.headers
+            headers[.contentEncoding] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        if gzipped, let gzip {
+            return Response(status: .ok, headers: gzipHeaders, body: ResponseBody(byteBuffer: gzip))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// RFC 9110 §13.1: `If-None-Match` decides when present; else `If-Modified-Since`.
+    private func notModified(_ request: Request, etag: String) -> Bool {
+        if let tags = request.headers[.ifNoneMatch] {
+            return tags == "*" || tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces)
+                .replacingOccurrences(of: "W/", with: "") == etag }
+        }
+        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)), let lastModified {
+            return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
+        }
+        return false
+    }
+}
