@@ -3,8 +3,9 @@ import PackageDescription
 
 /// The built-in source modules, one folder `Plugins/<Name>/` each: a library target of
 /// its Swift files with everything in `Snapshots/` compiled in (`PackageResources.<file>_json`;
-/// a new recording is picked up by the next build), and a test target `<Name>Tests` of its
-/// `Tests/` folder. `swift package new-source` adds a line here. The list is explicit
+/// a new recording is picked up by the next build), a target `<Name>Fixture` of its
+/// `Fixture/` folder (its fixture route, for the fixture server and tests only), and a
+/// test target `<Name>Tests` of its `Tests/` folder. `swift package new-source` adds a line here. The list is explicit
 /// because SwiftPM caches a manifest by its text: one that listed `Plugins/` by itself
 /// would not see a new folder.
 let sourceModules: [SourceModule] = [
@@ -41,12 +42,19 @@ struct SourceModule {
                 name: name,
                 dependencies: ["FeedCore"] + libraries,
                 path: "Plugins/\(name)",
-                exclude: ["README.md", "Snapshots/README.md", "Tests"] + notBuilt,
+                exclude: ["README.md", "Snapshots/README.md", "Tests", "Fixture"] + notBuilt,
                 resources: [.embedInCode("Snapshots")]
+            ),
+            // The source's stand-in upstream for the fixture server and the tests: not linked
+            // into `aggregate`.
+            .target(
+                name: "\(name)Fixture",
+                dependencies: [.target(name: name), "FeedCore", "FixtureKit"],
+                path: "Plugins/\(name)/Fixture"
             ),
             .testTarget(
                 name: "\(name)Tests",
-                dependencies: [.target(name: name), "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
+                dependencies: [.target(name: name), .target(name: "\(name)Fixture"), "FixtureKit", "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
                 path: "Plugins/\(name)/Tests",
                 resources: testFixtures ? [.copy("Fixtures")] : []
             ),
@@ -169,6 +177,11 @@ let package = Package(
         ),
         /// The one list of built-in sources: the only target that imports source modules.
         .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceModules.map { .target(name: $0.name) }),
+        /// What the fixture server and tests need to play upstreams: the fixture routes'
+        /// vocabulary, and the catalogue's sources with their fixture routes.
+        .target(name: "FixtureKit", dependencies: ["FeedCore"]),
+        .target(name: "FixtureCatalogue",
+                dependencies: ["FeedCore", "FixtureKit", "SourceCatalogue"] + sourceModules.map { .target(name: "\($0.name)Fixture") }),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
@@ -205,7 +218,7 @@ let package = Package(
         .target(
             name: "FixtureServer",
             dependencies: [
-                "FeedCore",
+                "FeedCore", "FixtureKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -218,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "fixture-server",
             dependencies: [
-                "FixtureServer", "FeedCore", "SourceCatalogue",
+                "FixtureServer", "FeedCore", "FixtureKit", "FixtureCatalogue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -235,10 +248,11 @@ let package = Package(
         /// the fixture world, and the conformance suite.
         .target(
             name: "FeedSourceTesting",
-            dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureServer", "SourceCatalogue"],
+            dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureKit", "FixtureServer", "SourceCatalogue",
+                           "FixtureCatalogue"],
             path: "Tests/FeedSourceTesting"
         ),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue"]),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         /// `serve`'s parts in process: the rendered-response cache, the request limiters.
@@ -246,14 +260,15 @@ let package = Package(
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "aggregate", "fixture-server"]
+            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue", "FeedCore", "FeedConfig", "FeedFormats",
+                           "FeedEngine", "aggregate", "fixture-server"]
         ),
         /// Runs `new-source` in a copy of the package and builds it (XCTest: runs apart).
         .testTarget(name: "ScaffoldTests", dependencies: ["FeedSourceTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
-                           "FeedSourceTesting", "SourceCatalogue",
+                           "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),

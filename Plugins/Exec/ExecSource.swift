@@ -10,6 +10,10 @@ public struct ExecSource: FeedSource, LocalUpstreamSource {
     public static let plugin = "exec"
     /// A program has no recorded upstream of its own; its cached pages serve offline.
     public static let snapshots: [RecordedResponse] = []
+    /// The reqres.in pages the example program's fixture upstream serves, by page number.
+    package static var recordedUserPages: [Int: Data] {
+        [1: Data(PackageResources.users_page1_json), 2: Data(PackageResources.users_page2_json)]
+    }
 
     static let optionKeys = ["command", "env"]
 

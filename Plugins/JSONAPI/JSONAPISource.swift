@@ -7,6 +7,8 @@ public struct JSONAPISource: FeedSource {
     public static let plugin = "json"
     /// A described API has no recorded upstream in the binary; its cached pages serve offline.
     public static let snapshots: [RecordedResponse] = []
+    /// The recorded deals its fixture route serves in every paging style.
+    package static var recordedDeals: Data { Data(PackageResources.deals_list_json) }
 
     let settings: SourceSettings
     let http: any HTTPTransport

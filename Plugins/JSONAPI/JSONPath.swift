@@ -88,7 +88,7 @@ struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
 extension JSONValue {
     /// A scalar as text: strings as they are, numbers exactly, booleans as true/false.
-    var scalarText: String? {
+    package var scalarText: String? {
         switch self {
         case .string(let text): text
         case .number(let number): "\(number)"

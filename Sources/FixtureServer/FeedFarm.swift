@@ -1,4 +1,5 @@
 import FeedCore
+import FixtureKit
 import Foundation
 
 /// `--feeds N`: N made-up feeds on `/feeds/<n>.xml` for the feed benchmark, Atom and RSS

@@ -9,10 +9,10 @@ import TargetDeals
 import WebFeed
 
 /// The one list of built-in source modules, read by the command line, the fixture server
-/// and the tests. Adding a source: its folder under Plugins/ and its line here (with its
+/// and the tests (through `FixtureCatalogue`, which adds each one's fixture route). Adding a source: its folder under Plugins/ and its line here (with its
 /// import above); `swift package new-source` writes both.
 public enum SourceCatalogue {
-    public static let sources: [any BuiltinSource.Type] = [
+    public static let sources: [any FeedSource.Type] = [
         TargetDealsSource.self,
         LTKSource.self,
         ReqresSource.self,
@@ -22,7 +22,4 @@ public enum SourceCatalogue {
         ExecSource.self,
         WebFeedSource.self,
     ]
-
-    /// The same list as plain ``FeedSource`` types, for the engine's registry.
-    public static var feedSources: [any FeedSource.Type] { sources.map { $0 } }
 }

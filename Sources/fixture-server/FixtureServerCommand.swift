@@ -1,7 +1,8 @@
 import ArgumentParser
 import FeedCore
+import FixtureKit
 import FixtureServer
-import SourceCatalogue
+import FixtureCatalogue
 import Foundation
 
 /// `fixture-server`: the recorded upstreams on 127.0.0.1, for demos and manual tests.
@@ -57,7 +58,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
             }
             keys[parts[0]] = parts[1]
         }
-        let sources = SourceCatalogue.sources
+        let sources = FixtureCatalogue.sources
         let standard = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
                                               options: FixtureOptions(requiredKeys: keys), scale: scale)
         let server = feeds == 0 ? standard

@@ -1,6 +1,8 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureKit
 import Foundation
+import FixtureCatalogue
 import SourceCatalogue
 import Testing
 
@@ -13,7 +15,14 @@ struct CatalogueEntry: CustomTestStringConvertible, Sendable {
 
 /// The conformance suite over every source in the catalogue: `swift test --filter Conformance`.
 @Suite struct Conformance {
-    static let entries = SourceCatalogue.sources.map(CatalogueEntry.init)
+    static let entries = FixtureCatalogue.sources.map(CatalogueEntry.init)
+
+    /// Every source of the catalogue has its fixture route (its `<Name>Fixture` module is
+    /// linked into the fixture catalogue), so the suite and the fixture world miss none.
+    @Test func everySourceHasAFixtureRoute() {
+        #expect(FixtureCatalogue.withoutFixture == [])
+        #expect(FixtureCatalogue.sources.count == SourceCatalogue.sources.count)
+    }
 
     @Test(arguments: entries)
     func keepsTheSourceContract(_ entry: CatalogueEntry) async throws {
@@ -32,7 +41,8 @@ struct CatalogueEntry: CustomTestStringConvertible, Sendable {
 
 /// DESIGN.md's first rule, checked on the tree: a source module imports FeedCore (and
 /// Foundation, FoundationXML among it) only, never the engine or another source. The one
-/// exception is `exec`, which runs programs through swift-subprocess (and its file paths).
+/// exception is `exec`, which runs programs through ChildProcess. A module's `Fixture/`
+/// (its route for the fixture server, not in `aggregate`) imports the module and FixtureKit too.
 @Suite struct ModuleRules {
     @Test func sourceModulesImportFeedCoreOnly() throws {
         let plugins = ReadmeSections.root.appendingPathComponent("Plugins")
@@ -44,7 +54,9 @@ struct CatalogueEntry: CustomTestStringConvertible, Sendable {
             let text = try String(contentsOf: file, encoding: .utf8)
             for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
                 let module = line.split(separator: " ").last.map(String.init) ?? ""
-                let allowed = file.pathComponents.contains("Exec") ? ["Subprocess", "System", "SystemPackage"] : []
+                let pluginName = file.pathComponents.drop { $0 != "Plugins" }.dropFirst().first ?? ""
+                let allowed = (file.pathComponents.contains("Exec") ? ["ChildProcess"] : [])
+                    + (file.pathComponents.contains("Fixture") ? [pluginName, "FixtureKit"] : [])
                 #expect((["FeedCore", "Foundation", "FoundationXML"] + allowed).contains(module), "\(file.lastPathComponent) imports \(module)")
             }
         }

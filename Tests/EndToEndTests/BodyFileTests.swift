@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureCatalogue
 import FixtureServer
 import Foundation
 import SourceCatalogue
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized) struct BodyFileTests {
     /// The dishwasher grid replicated 20-fold: 1.4 MB, over the 1 MiB threshold.
     static func withLargeGrid(_ body: (FixtureServer, Workspace) async throws -> Void) async throws {
-        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 20)
+        let server = FixtureServer.standard(FixtureCatalogue.sources, scale: 20)
         try await server.withRunning { base in
             let entries = FixtureWorld.sources.filter { $0.id == "dishwashers" }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))
@@ -124,7 +125,7 @@ import Testing
     /// over a small source makes the state first: migrating a new cache alone writes more
     /// than the limit to SQLite's log.)
     @Test func aDiskThatFillsMidBodyCostsTheCacheItsCopyNotTheResponse() async throws {
-        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 20)
+        let server = FixtureServer.standard(FixtureCatalogue.sources, scale: 20)
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("dishwashers")))
             try workspace.write("Small.yml", FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")))

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureKit
 import Foundation
 import FixtureServer
 import Testing

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureKit
 import FixtureServer
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureCatalogue
 import FixtureServer
 import Foundation
 import SourceCatalogue
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func aScaledServerReplicatesEveryListWithDistinctIDsAndPrices() async throws {
-        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 3)
+        let server = FixtureServer.standard(FixtureCatalogue.sources, scale: 3)
         try await server.withRunning { base in
             let entries = FixtureWorld.sources.filter { ["target", "users", "cabify"].contains($0.id) }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))
@@ -83,7 +84,7 @@ import Testing
     /// `aggregate --all | head`: once the reader has gone, the output stops without a word
     /// and the command exits 141, as a tool stopped by SIGPIPE; the cache is still written.
     @Test func aReaderThatGoesAwayEndsTheOutputQuietly() async throws {
-        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 20)
+        let server = FixtureServer.standard(FixtureCatalogue.sources, scale: 20)
         try await server.withRunning { base in
             let entries = FixtureWorld.sources.filter { ["target", "users", "dishwashers", "cabify"].contains($0.id) }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))

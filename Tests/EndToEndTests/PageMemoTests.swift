@@ -1,6 +1,7 @@
 import FeedCore
 import FeedSourceTesting
 import Foundation
+import FixtureCatalogue
 import FixtureServer
 import SourceCatalogue
 import Testing
@@ -63,7 +64,7 @@ import Testing
     /// still serves page 1; a full dump then reaches the damage and reads the page again
     /// (here from the cached body), without repeating the cards it already had.
     @Test func aWarmPageReadsOnlyTheRememberedCardsItNeeds() async throws {
-        let server = FixtureServer.standard(SourceCatalogue.sources, scale: 5)
+        let server = FixtureServer.standard(FixtureCatalogue.sources, scale: 5)
         try await server.withRunning { base in
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("target")))
             let dump = try await workspace.run("--all", "--format", "jsonl")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FeedConfig
 import FeedCore
 import FeedSourceTesting
+import FixtureKit
 #if canImport(FoundationXML)
 import FixtureServer
 #endif

@@ -10,7 +10,7 @@ import Testing
 @Suite struct TapeDecodingTests {
     /// Every recorded upstream body, as any JSON and as a model with lenient lists.
     @Test func everyRecordedBodyDecodesByTheTapeAsFoundationDecodesIt() throws {
-        let bodies = SourceCatalogue.feedSources.flatMap { $0.snapshots }.map(\.body)
+        let bodies = SourceCatalogue.sources.flatMap { $0.snapshots }.map(\.body)
             .filter { (try? JSONDecoder().decode(JSONValue.self, from: $0)) != nil }
         #expect(bodies.count >= 10)
         for body in bodies {

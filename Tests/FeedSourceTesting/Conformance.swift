@@ -1,5 +1,6 @@
 import FeedCore
 import FeedEngine
+import FixtureKit
 import Foundation
 import FixtureServer
 import Testing

@@ -1,5 +1,7 @@
 import FeedCore
 import FeedState
+import FixtureCatalogue
+import FixtureKit
 import FixtureServer
 import Foundation
 import SourceCatalogue
@@ -11,7 +13,7 @@ public enum FixtureWorld {
     /// Route names of the extra shops; each is an independent source of the `cabify` plugin.
     public static let shops = ["shop-a", "shop-b", "shop-c"]
 
-    public static let sources: [FixtureSourceEntry] = FixtureServer.standardEntries(SourceCatalogue.sources) + shops.map { shop in
+    public static let sources: [FixtureSourceEntry] = FixtureServer.standardEntries(FixtureCatalogue.sources) + shops.map { shop in
         FixtureSourceEntry(id: shop, plugin: "cabify", path: "/\(shop)/Products.json", route: shop,
                            extraYAML: "    options:\n      offers: []\n")
     }
@@ -23,7 +25,7 @@ public enum FixtureWorld {
 
     /// `scale` repeats every list upstream's items that many times.
     public static func server(options: FixtureOptions = FixtureOptions(), scale: Int = 1) -> FixtureServer {
-        let standard = FixtureServer.standard(SourceCatalogue.sources, options: options)
+        let standard = FixtureServer.standard(FixtureCatalogue.sources, options: options)
         let shop = standard.upstreams.first { $0.name == "cabify" }
         return FixtureServer(upstreams: standard.upstreams + shops.compactMap { name in
             shop.map { RenamedUpstream(name: name, upstream: $0) }

@@ -32,7 +32,7 @@ public enum ShippedConfig {
 
     static func offlineCardsBySource() async throws -> [(entry: SourceConfig, cards: [Card])] {
         let text = try Workspace.shippedSourcesYml
-        let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.feedSources), environment: [:])
+        let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:])
             .load(text: text, file: "Sources.yml")
         var result: [(entry: SourceConfig, cards: [Card])] = []
         for entry in config.sources where entry.enabled {

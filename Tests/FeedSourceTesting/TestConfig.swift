@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FixtureKit
 import Foundation
 
 /// Settings for a source under test, written as the Sources.yml lines a user would write

@@ -25,9 +25,11 @@ final class ScaffoldTests: XCTestCase {
             XCTAssertTrue((made.stdout + made.stderr).contains("Created Plugins/\(name)/ (\(paging) paging)"), (made.stdout + made.stderr))
         }
         // Touch points outside the new folders: one line each in Package.swift's module
-        // list, the catalogue's import and entry, and Sources.yml's entry. Nothing else.
+        // list, the catalogue's import and entry, the fixture catalogue's import, and
+        // Sources.yml's entry. Nothing else.
         let changed = try await run(["git", "status", "--porcelain"], in: copy).stdout.split(separator: "\n").map { String($0.dropFirst(3)) }
-        XCTAssertEqual(Set(changed), Set(["Package.swift", "Sources.yml", "Sources/SourceCatalogue/SourceCatalogue.swift"]
+        XCTAssertEqual(Set(changed), Set(["Package.swift", "Sources.yml", "Sources/SourceCatalogue/SourceCatalogue.swift",
+                                           "Sources/FixtureCatalogue/FixtureCatalogue.swift"]
             + Self.styles.map { "Plugins/\($0.0)/" }))
         let manifest = try await run(["git", "diff", "--unified=0", "Package.swift"], in: copy).stdout
         let added = manifest.split(separator: "\n").filter { $0.hasPrefix("+") && !$0.hasPrefix("+++") }

@@ -96,6 +96,15 @@ struct Scaffold {
         lines.insert("        \(name)Source.self,", at: listEnd)
         lines.insert("import \(name)", at: lastImport + 1)
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
+
+        // Its fixture route joins the fixture server's catalogue.
+        let fixtures = root.appendingPathComponent("Sources/FixtureCatalogue/FixtureCatalogue.swift")
+        var fixtureLines = try String(contentsOf: fixtures, encoding: .utf8).components(separatedBy: "\n")
+        guard let lastFixtureImport = fixtureLines.lastIndex(where: { $0.hasPrefix("import ") }) else {
+            throw ScaffoldError("cannot find the imports of Sources/FixtureCatalogue/FixtureCatalogue.swift")
+        }
+        fixtureLines.insert("import \(name)Fixture", at: lastFixtureImport + 1)
+        try Data(fixtureLines.joined(separator: "\n").utf8).write(to: fixtures)
     }
 
     func append(to path: String, _ text: String) throws {
@@ -109,7 +118,7 @@ struct Scaffold {
         """
         Created Plugins/\(name)/ (\(paging.rawValue) paging) with its README.md, declared it in \
         Package.swift's sourceModules, registered \(name)Source in \
-        Sources/SourceCatalogue/SourceCatalogue.swift, and added a disabled "\(id)" entry to Sources.yml.
+        Sources/SourceCatalogue/SourceCatalogue.swift (its fixture route in Sources/FixtureCatalogue), and added a disabled "\(id)" entry to Sources.yml.
         Try it:  swift run aggregate --source \(id) --offline
         Test it: swift test --filter \(name)Tests
         Then: replace the example wire model, mapping and snapshots with the real upstream's \

@@ -25,7 +25,7 @@ struct Template {
             ("\(name)Source.swift", source),
             ("\(name)Wire.swift", wire),
             ("\(name)Mapping.swift", mapping),
-            ("\(name)Fixture.swift", fixture),
+            ("Fixture/\(name)Fixture.swift", fixture),
             ("README.md", readme),
             ("Snapshots/README.md", snapshotsReadme),
             ("Tests/\(name)Tests.swift", tests),
@@ -137,7 +137,9 @@ struct Template {
 
     var fixture: String {
         """
+        import __Name__
         import FeedCore
+        import FixtureKit
         import Foundation
 
         /// The fixture server's __Name__: `GET /__id__/items` pages the recorded items the way

@@ -1,4 +1,5 @@
 import FeedCore
+import FixtureKit
 import Foundation
 import FeedSourceTesting
 import FixtureServer

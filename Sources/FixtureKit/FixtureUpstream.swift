@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// A request as an upstream fixture sees it.

@@ -1,5 +1,7 @@
 import FeedCore
+import FixtureKit
 import Foundation
+import TargetDeals
 
 /// Target's deals API: `GET /target/deals` and `GET /target/deals/{id}`. Deal 1 is the
 /// recorded detail; other listed ids answer with their list item (the only real body

@@ -1,5 +1,7 @@
 import FeedCore
+import FixtureKit
 import Foundation
+import Reqres
 
 /// reqres.in: `GET /reqres/api/users?page=N[&per_page=M]` and `GET /reqres/api/users/{id}`.
 /// The 12 recorded users are paged like the real API; with the default `per_page` (6)

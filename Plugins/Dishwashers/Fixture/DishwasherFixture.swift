@@ -1,4 +1,6 @@
+import Dishwashers
 import FeedCore
+import FixtureKit
 import Foundation
 
 /// The static dishwasher catalogue: `GET /dishwasher/api/<file>.json` serves the recorded

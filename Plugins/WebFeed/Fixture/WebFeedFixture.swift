@@ -1,5 +1,7 @@
 import FeedCore
+import FixtureKit
 import Foundation
+import WebFeed
 
 /// Feeds on `/feed/…`: the three snapshots (served with the wrong content types real
 /// servers use), an HTML page that advertises them, and an RFC 5005 archive of three

@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// A source module compiled into the binary: its ``FeedSource`` plus what the fixture

@@ -1,5 +1,7 @@
 import FeedCore
+import FixtureKit
 import Foundation
+import LTK
 
 /// The LTK feed: `GET /ltk/api/ltk/v2/ltks/?featured=true&limit=N[&last_id=…&seed=…]` serves
 /// the posts after `last_id` (with their products and profiles, joined as upstream) from

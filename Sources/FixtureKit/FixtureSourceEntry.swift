@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// A Sources.yml entry that points a source at one of the fixture server's routes.

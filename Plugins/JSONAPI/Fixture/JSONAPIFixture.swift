@@ -1,5 +1,7 @@
 import FeedCore
+import FixtureKit
 import Foundation
+import JSONAPI
 
 /// Generic paged JSON APIs over one recorded list (the 20 Target deals), one route per
 /// paging style, for `plugin: json`:
@@ -76,7 +78,7 @@ public struct JSONAPIFixture: FixtureUpstream {
 
 extension JSONAPISource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        JSONAPIFixture(recorded: Data(PackageResources.deals_list_json))
+        JSONAPIFixture(recorded: recordedDeals)
     }
 
     /// The Target deals described with `plugin: json`, the same fields over each paging

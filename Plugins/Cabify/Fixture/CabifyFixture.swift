@@ -1,4 +1,6 @@
+import Cabify
 import FeedCore
+import FixtureKit
 import Foundation
 
 /// The Cabify shop: `GET /cabify/Products.json` serves the recorded products.

@@ -1,4 +1,6 @@
+import Exec
 import FeedCore
+import FixtureKit
 import Foundation
 
 /// The upstream of the example program: the recorded reqres.in pages at
@@ -16,12 +18,13 @@ public struct ExecExampleFixture: FixtureUpstream {
 
 extension ExecSource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        ExecExampleFixture(pages: [1: Data(PackageResources.users_page1_json), 2: Data(PackageResources.users_page2_json)])
+        ExecExampleFixture(pages: recordedUserPages)
     }
 
-    /// The example program, run from this folder of the checkout.
+    /// The example program, run from the module's folder of the checkout.
     public static var exampleProgram: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Examples/reqres_users.py").path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/reqres_users.py").path
     }
 
     public static var fixtureSources: [FixtureSourceEntry] {
