@@ -40,7 +40,7 @@ struct SourceModule {
         [
             .target(
                 name: name,
-                dependencies: ["FeedCore"] + libraries,
+                dependencies: ["FeedCore", "FeedSupport"] + libraries,
                 path: "Plugins/\(name)",
                 exclude: ["README.md", "Snapshots/README.md", "Tests", "Fixture"] + notBuilt,
                 resources: [.embedInCode("Snapshots")]
@@ -49,12 +49,12 @@ struct SourceModule {
             // into `aggregate`.
             .target(
                 name: "\(name)Fixture",
-                dependencies: [.target(name: name), "FeedCore", "FixtureKit"],
+                dependencies: [.target(name: name), "FeedCore", "FeedSupport", "FixtureKit"],
                 path: "Plugins/\(name)/Fixture"
             ),
             .testTarget(
                 name: "\(name)Tests",
-                dependencies: [.target(name: name), .target(name: "\(name)Fixture"), "FixtureKit", "FeedCore", "FeedConfig", "FeedFormats", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
+                dependencies: [.target(name: name), .target(name: "\(name)Fixture"), "FixtureKit", "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedEngine", "FeedSourceTesting", "aggregate", "fixture-server"],
                 path: "Plugins/\(name)/Tests",
                 resources: testFixtures ? [.copy("Fixtures")] : []
             ),
@@ -70,6 +70,7 @@ let package = Package(
         .library(name: "AggregateCommand", targets: ["AggregateCommand"]),
         .library(name: "SourceCatalogue", targets: ["SourceCatalogue"]),
         .library(name: "FeedCore", targets: ["FeedCore"]),
+        .library(name: "FeedSupport", targets: ["FeedSupport"]),
         .library(name: "FeedEngine", targets: ["FeedEngine"]),
         .library(name: "FeedConfig", targets: ["FeedConfig"]),
         .library(name: "FeedFormats", targets: ["FeedFormats"]),
@@ -102,25 +103,29 @@ let package = Package(
         .target(
             name: "ChildProcess",
             dependencies: [
-                "FeedCore",
+                "FeedCore", "FeedSupport",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        /// The vocabulary every module shares: cards, prices, the source protocol, errors.
-        .target(name: "FeedCore", dependencies: ["JSONTape"]),
+        /// The contract a source module needs: cards, prices, the source protocol, pages and
+        /// settings, the transport protocol, typed errors, the config readers. Foundation only.
+        .target(name: "FeedCore"),
+        /// Helpers sources share: JSON bodies in plain-worded errors (through JSONTape),
+        /// lenient lists, redaction, civil dates, cursor trails, stable hashes.
+        .target(name: "FeedSupport", dependencies: ["FeedCore", "JSONTape"]),
         /// A fast `Decoder` for upstream JSON with Foundation's semantics (Foundation only).
         .target(name: "JSONTape"),
         /// The output formats: JSON Lines, text, CSV/TSV, Atom, RSS, JSON Feed.
-        .target(name: "FeedFormats", dependencies: ["FeedCore"]),
+        .target(name: "FeedFormats", dependencies: ["FeedCore", "FeedSupport"]),
         /// Sources.yml: loading, validation with positions, filter rules, edits, OPML.
-        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedFormats", .product(name: "Yams", package: "Yams")]),
+        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedSupport", "FeedFormats", .product(name: "Yams", package: "Yams")]),
         /// The state seams (response cache, page memo, first-seen log, leases), their
         /// in-memory implementations, and the request identity the cache keys by.
         .target(
             name: "FeedState",
             dependencies: [
-                "FeedCore", "FeedConfig",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -129,7 +134,7 @@ let package = Package(
         .target(
             name: "FeedStateSQLite",
             dependencies: [
-                "FeedCore", "FeedState",
+                "FeedCore", "FeedSupport", "FeedState",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -138,7 +143,7 @@ let package = Package(
         .target(
             name: "FeedStatePostgres",
             dependencies: [
-                "FeedCore", "FeedConfig", "FeedState",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedState",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -149,7 +154,7 @@ let package = Package(
         .target(
             name: "FeedEngine",
             dependencies: [
-                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -162,7 +167,7 @@ let package = Package(
         .target(
             name: "FeedDigest",
             dependencies: [
-                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -179,14 +184,14 @@ let package = Package(
         .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceModules.map { .target(name: $0.name) }),
         /// What the fixture server and tests need to play upstreams: the fixture routes'
         /// vocabulary, and the catalogue's sources with their fixture routes.
-        .target(name: "FixtureKit", dependencies: ["FeedCore"]),
+        .target(name: "FixtureKit", dependencies: ["FeedCore", "FeedSupport"]),
         .target(name: "FixtureCatalogue",
                 dependencies: ["FeedCore", "FixtureKit", "SourceCatalogue"] + sourceModules.map { .target(name: "\($0.name)Fixture") }),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
             dependencies: [
-                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -207,7 +212,7 @@ let package = Package(
         .target(
             name: "AggregateCommand",
             dependencies: [
-                "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -218,7 +223,7 @@ let package = Package(
         .target(
             name: "FixtureServer",
             dependencies: [
-                "FeedCore", "FixtureKit",
+                "FeedCore", "FeedSupport", "FixtureKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -248,26 +253,27 @@ let package = Package(
         /// the fixture world, and the conformance suite.
         .target(
             name: "FeedSourceTesting",
-            dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureKit", "FixtureServer", "SourceCatalogue",
+            dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureKit", "FixtureServer",
+                           "SourceCatalogue",
                            "FixtureCatalogue"],
             path: "Tests/FeedSourceTesting"
         ),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),
-        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
-        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedSupport", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),
+        .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
+        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         /// `serve`'s parts in process: the rendered-response cache, the request limiters.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue", "FeedCore", "FeedConfig", "FeedFormats",
+            dependencies: ["FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue", "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats",
                            "FeedEngine", "aggregate", "fixture-server"]
         ),
         /// Runs `new-source` in a copy of the package and builds it (XCTest: runs apart).
         .testTarget(name: "ScaffoldTests", dependencies: ["FeedSourceTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+            dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                            "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOPosix", package: "swift-nio")]

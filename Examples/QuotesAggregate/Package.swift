@@ -10,10 +10,11 @@ let package = Package(
         .package(name: "aggregate", path: "../.."),
     ],
     targets: [
-        /// A source module: FeedCore only, its recorded responses compiled in.
+        /// A source module: FeedCore (and its helpers, FeedSupport) only, its recorded
+        /// responses compiled in.
         .target(
             name: "Quotes",
-            dependencies: [.product(name: "FeedCore", package: "aggregate")],
+            dependencies: [.product(name: "FeedCore", package: "aggregate"), .product(name: "FeedSupport", package: "aggregate")],
             exclude: ["Snapshots/README.md"],
             resources: [.embedInCode("Snapshots")]
         ),

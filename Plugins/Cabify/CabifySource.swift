@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The Cabify shop: one list of products (`code`, `name`, `price`), no paging, no

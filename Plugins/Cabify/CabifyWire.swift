@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `Products.json` as the Cabify shop serves it: `{"products":[{code,name,price}]}`.

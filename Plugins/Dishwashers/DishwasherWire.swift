@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The product grid (`search-valid-response*.json`). Only `products` is read: the other

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// A John Lewis style catalogue served as static JSON: a product grid at `url` (one

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The program's stdout: one card per line in the card format of docs/cards.md (`id` is the

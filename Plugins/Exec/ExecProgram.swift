@@ -1,5 +1,6 @@
 import ChildProcess
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The program of a `plugin: exec` source and how one page of it is run: argv without a

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// A card field's source in a record: a path (`title`), or a template with `{path}`

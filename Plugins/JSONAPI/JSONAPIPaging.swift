@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// How a `plugin: json` source walks its pages (`paging:`). The cursor the engine keeps

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `plugin: json`: any JSON API described in Sources.yml (where the records are, which

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// rewardStyle's LTK featured feed: `GET {url}` (`?featured=true&limit=20`) returns posts

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// One page of `GET /api/ltk/v2/ltks/?featured=true&limit=20`: posts (`ltks`) name their

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// reqres.in demo users: `GET {url}/api/users?page=N` pages by number until

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `GET /api/users?page=N`. `support` (and the older `ad`) change over time upstream and

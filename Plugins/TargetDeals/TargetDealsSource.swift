@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Target's case-study deals API: `GET {url}/deals` (one list of deals, no paging) and

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `GET /deals`: `{"products":[Deal]}`, one list, no paging fields.

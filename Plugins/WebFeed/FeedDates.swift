@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Feed dates as real feeds write them, read without ICU: RFC 822/1123 (`Tue, 10 Jun 2003

@@ -4,6 +4,7 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import FeedState
+import FeedSupport
 import Foundation
 import Logging
 

@@ -4,6 +4,7 @@ import FeedCore
 import FeedDigest
 import FeedEngine
 import FeedState
+import FeedSupport
 import Foundation
 
 extension DigestConfig.Format: ExpressibleByArgument {}

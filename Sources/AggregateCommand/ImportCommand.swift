@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedSupport
 import Foundation
 
 /// `aggregate import FILE.opml`: the feeds of a subscription list as `plugin: feed`

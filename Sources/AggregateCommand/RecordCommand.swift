@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeedCore
 import FeedEngine
+import FeedSupport
 import Foundation
 
 /// `aggregate record SOURCE`: save what the live upstream answers as snapshot files.

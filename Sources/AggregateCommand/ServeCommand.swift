@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedEngine
 import FeedServer
+import FeedSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedFormats
+import FeedSupport
 #if canImport(FoundationXML)
 import Foundation
 import FoundationXML

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The checks on a source's `url:` beyond "is it a URL", made at load time because

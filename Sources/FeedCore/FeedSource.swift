@@ -95,7 +95,7 @@ public struct SourceSettings: Sendable {
     public init(id: String, url: URL, options: ConfigNode? = nil,
                 path: String = "source", location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
                 timeout: Double = 10, directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String]) {
         self.id = id
         self.url = url
         self.options = options

@@ -1,5 +1,4 @@
 import Foundation
-import JSONTape
 
 /// Any JSON value, for a card's source-specific `details` and for reading raw bodies.
 /// Numbers are `Decimal` so that prices and ids survive exactly.
@@ -77,34 +76,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
     /// Goes through the shortest text form so `7.5` is exactly `7.5`.
     public init(floatLiteral value: Double) { self = .number(Decimal(string: "\(value)") ?? Decimal(value)) }
-}
-
-/// The tape decoder builds a whole `JSONValue` node by node.
-extension JSONValue: TapeTree {
-    public init(node: TapeNode<JSONValue>) {
-        switch node {
-        case .null: self = .null
-        case .bool(let value): self = .bool(value)
-        case .number(let value): self = .number(value)
-        case .string(let value): self = .string(value)
-        case .array(let items): self = .array(items)
-        case .object(let members): self = .object(members)
-        }
-    }
-}
-
-extension JSONValue {
-    /// This value with the list at the object keys `path` cut to its first `limit` items.
-    func keepingAtMost(_ limit: Int, ofListAt path: ArraySlice<String>) -> JSONValue {
-        switch self {
-        case .array(let items) where path.isEmpty:
-            return .array(Array(items.prefix(limit)))
-        case .object(var members):
-            guard let name = path.first, let member = members[name] else { return self }
-            members[name] = member.keepingAtMost(limit, ofListAt: path.dropFirst())
-            return .object(members)
-        default:
-            return self
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 import SystemPackage
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CompressNIO
 import FeedCore
 import FeedEngine
+import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

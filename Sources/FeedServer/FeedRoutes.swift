@@ -3,6 +3,7 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import FeedState
+import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

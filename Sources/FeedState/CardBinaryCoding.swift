@@ -1,4 +1,5 @@
 import FeedCore
+import FeedFormats
 import Foundation
 
 /// Cards in the page memo's own compact layout: length-prefixed UTF-8, decimals as sign,

@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Where a process keeps its state, handing out the stores a run needs. One value per

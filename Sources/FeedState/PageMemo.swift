@@ -1,5 +1,7 @@
 import FeedConfig
 import FeedCore
+import FeedFormats
+import FeedSupport
 import Foundation
 import Synchronization
 

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedState
+import FeedSupport
 import Foundation
 import SystemPackage
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import FeedCore
 import FeedState
+import FeedSupport
 import Foundation
 
 /// State in an SQLite directory: one machine's (``SQLiteStateDirectory``).

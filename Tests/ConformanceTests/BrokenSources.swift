@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FeedSupport
 import FixtureKit
 import Foundation
 import Testing

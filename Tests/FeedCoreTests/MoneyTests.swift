@@ -1,4 +1,5 @@
 @testable import FeedCore
+import FeedSupport
 import Foundation
 import Testing
 

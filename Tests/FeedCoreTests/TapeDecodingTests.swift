@@ -1,4 +1,5 @@
 @testable import FeedCore
+import FeedSupport
 import JSONTape
 import Foundation
 import SourceCatalogue

@@ -1,6 +1,8 @@
 import FeedCore
 @testable import FeedEngine
+import FeedFormats
 @testable import FeedState
+import FeedSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedSupport
 import Foundation
 import Synchronization
 

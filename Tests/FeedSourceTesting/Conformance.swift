@@ -156,7 +156,7 @@ public enum Conformance {
         let probe = ConfigEntry(key: "conformance_unknown_option", keyLocation: location,
                                 value: ConfigNode(.scalar(ConfigScalar(text: "1", kind: .integer)), at: location))
         let settings = SourceSettings(id: "probe", url: URL(string: "http://127.0.0.1:9/")!,
-                                      options: ConfigNode(.map([probe]), at: location))
+                                      options: ConfigNode(.map([probe]), at: location), environment: [:])
         do {
             _ = try source.init(settings: settings, http: CountingTransport())
         } catch let issues as ConfigIssues {

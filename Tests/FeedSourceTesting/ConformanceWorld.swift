@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedSupport
 import FixtureKit
 import FixtureServer
 import Foundation

@@ -47,6 +47,7 @@ struct Template {
     var source: String {
         """
         import FeedCore
+        import FeedSupport
         import Foundation
 
         /// __Name__ (scaffolded example: replace with the real upstream). \(paging.summary)
@@ -93,6 +94,7 @@ struct Template {
     var wire: String {
         """
         import FeedCore
+        import FeedSupport
         import Foundation
 
         /// One page of `GET {url}/items`, with the upstream's own field names. `LenientList`
@@ -119,6 +121,7 @@ struct Template {
     var mapping: String {
         """
         import FeedCore
+        import FeedSupport
         import Foundation
 
         /// From wire records to cards: a pure function, tested with exact cards.

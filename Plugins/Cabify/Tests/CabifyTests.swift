@@ -4,6 +4,7 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import FeedSourceTesting
+import FeedSupport
 import Foundation
 import Testing
 

@@ -9,7 +9,7 @@ import Testing
     static let recorded = Dictionary(uniqueKeysWithValues: LTKSource.snapshots.map { ($0.url, $0.body) })
 
     func source(_ responses: [String: Data] = recorded, url: String = LTKSource.upstreamURL) throws -> LTKSource {
-        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!), http: RecordedUpstream(bodies: responses))
+        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!, environment: [:]), http: RecordedUpstream(bodies: responses))
     }
 
     func allPages() async throws -> [SourcePage] {

@@ -10,7 +10,7 @@ import Testing
     static let base = ReqresSource.upstreamURL
 
     func source(_ responses: [String: (status: Int, body: Data)]? = nil, options: String? = nil) throws -> ReqresSource {
-        var settings = SourceSettings(id: "users", url: URL(string: Self.base)!)
+        var settings = SourceSettings(id: "users", url: URL(string: Self.base)!, environment: [:])
         if let options {
             let yaml = "sources:\n  - id: users\n    plugin: reqres\n    url: \(Self.base)\n    options:\n\(options)"
             settings = try ConfigLoader(registry: SourceRegistry([ReqresSource.self]), environment: [:])

@@ -9,7 +9,7 @@ import Testing
     static let base = TargetDealsSource.upstreamURL
 
     func source(_ responses: [String: (status: Int, body: Data)]? = nil) throws -> TargetDealsSource {
-        try TargetDealsSource(settings: SourceSettings(id: "target", url: URL(string: Self.base)!),
+        try TargetDealsSource(settings: SourceSettings(id: "target", url: URL(string: Self.base)!, environment: [:]),
                               http: responses.map { RecordedUpstream($0) } ?? RecordedUpstream(snapshotsOf: TargetDealsSource.self))
     }
 

@@ -52,7 +52,7 @@ import Testing
 
     /// The whole source: `max_items` reaches the reader through the settings.
     @Test func theSourcePassesItsBudgetToTheReader() async throws {
-        var settings = SourceSettings(id: "big", url: Self.url)
+        var settings = SourceSettings(id: "big", url: Self.url, environment: [:])
         settings.maxItems = 5
         let source = try WebFeedSource(settings: settings, http: OneBody(Self.rss(items: 10_000)))
         let page = try await source.page(after: nil)

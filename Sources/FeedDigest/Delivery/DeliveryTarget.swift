@@ -2,6 +2,7 @@ import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedState
+import FeedSupport
 import Foundation
 
 /// Where a digest's report goes (`deliver:`): one small protocol, one file per kind, and

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `{file: PATH}`: the report written to a file as `--output` writes it (a temporary file

@@ -3,6 +3,7 @@ import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedFormats
+import FeedSupport
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// How one source fared in a run, for stderr and the exit code.

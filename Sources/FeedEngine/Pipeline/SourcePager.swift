@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedState
+import FeedSupport
 import Foundation
 
 /// One source's walk through its pages during a run: its cursor, the cards it has

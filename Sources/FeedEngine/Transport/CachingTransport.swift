@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedState
+import FeedSupport
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7): written as IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`;

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Quotes from a dummyjson-style API: `GET {url}/quotes?limit=N&skip=K` answers

@@ -2,4 +2,4 @@ import AggregateCommand
 import Quotes
 import SourceCatalogue
 
-await Aggregate.main(sources: SourceCatalogue.feedSources + [QuotesSource.self])
+await Aggregate.main(sources: SourceCatalogue.sources + [QuotesSource.self])

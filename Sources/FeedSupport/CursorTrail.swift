@@ -1,3 +1,5 @@
+import FeedCore
+
 /// The cursors a walk through one source's pages has followed, so a cursor that comes
 /// back ends the walk with an error instead of an endless loop. Used by the engine's
 /// paging and by the conformance suite, so both judge a source the same way.

@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// What is secret in what we print and store, decided in one place: every message,
@@ -21,7 +22,7 @@ public enum Redaction {
     /// by text holding a `:` and then an `@`, with no `/`, `@` or white space (Unicode's
     /// `White_Space`, as a regular expression's `\s`) before that `@`. By hand, not a
     /// regular expression: that started ICU in every run that loads Sources.yml.
-    static func userInfoRange(in text: String) -> Range<String.Index>? {
+    package static func userInfoRange(in text: String) -> Range<String.Index>? {
         // On the UTF-8 bytes: every cache key and every URL in a message passes through
         // here, and a run of 500 feeds spent more on the scalar search than on its config.
         let utf8 = text.utf8

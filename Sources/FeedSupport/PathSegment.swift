@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// Upstream ids placed into URL paths.

@@ -1,19 +1,5 @@
+import FeedCore
 import Foundation
-
-/// An upstream record that could not become a card, and why, in plain words.
-public struct SkippedRecord: Sendable, Hashable, CustomStringConvertible {
-    /// JSON path of the record, e.g. `products[0]`.
-    public var path: String
-    /// e.g. `name is a number, expected text`.
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "skipped \(path): \(reason)" }
-}
 
 /// A JSON array decoded element by element: elements that fail to decode are kept
 /// aside as ``SkippedRecord``s instead of failing the whole body.

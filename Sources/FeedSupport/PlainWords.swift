@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
