@@ -13,6 +13,11 @@ import Testing
         for folder in ["docs", "Plugins", "Examples"] {
             let enumerator = files.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
+                // A build of the example package keeps its dependencies' docs in its `.build/`.
+                if url.lastPathComponent == ".build" {
+                    enumerator?.skipDescendants()
+                    continue
+                }
                 if url.pathExtension == "md" { pages.append(url) }
             }
         }
