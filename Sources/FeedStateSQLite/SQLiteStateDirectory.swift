@@ -11,13 +11,11 @@ import Synchronization
 /// every write is one transaction, so a process killed mid-write leaves the last
 /// committed state. Each module migrates its own tables (``SQLiteSchema``).
 public final class SQLiteStateDirectory: Sendable {
-    /// How this process connects to each file.
-    public typealias Connections = StateConnections
-
     public let directory: URL
     /// `state.sqlite`.
     public let statePath: String
-    public let connections: Connections
+    /// How this process connects to each file.
+    public let connections: StateConnections
     /// The HTTP cache, `cache.sqlite`.
     let cacheDatabase: any DatabaseWriter
     private let state = Mutex<(database: (any DatabaseWriter)?, migrated: Set<String>)>((nil, []))
@@ -26,7 +24,7 @@ public final class SQLiteStateDirectory: Sendable {
 
     /// Opens (creating on first use) the cache in `directory`; `state.sqlite` is opened on
     /// first use.
-    public init(directory: URL, connections: Connections = .one) throws {
+    public init(directory: URL, connections: StateConnections = .one) throws {
         self.directory = directory
         self.connections = connections
         let shared = try PrivateFiles.directory(directory)
@@ -86,7 +84,7 @@ public final class SQLiteStateDirectory: Sendable {
 
     /// The cache database, checked for the tables its schema made (one could have been
     /// dropped by hand, and migrations recorded as done never make it again).
-    private static func openCache(_ path: String, connections: Connections) throws -> any DatabaseWriter {
+    private static func openCache(_ path: String, connections: StateConnections) throws -> any DatabaseWriter {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CacheDamage.notAFile("a directory stands where the database file goes")
@@ -122,7 +120,7 @@ public final class SQLiteStateDirectory: Sendable {
     /// GRDB checks which migrations are applied outside their transactions, and two
     /// processes switching a new file to WAL race; a file lock makes opening and migrating
     /// one process at a time (it is held for milliseconds).
-    private static func open(_ path: String, schema: SQLiteSchema?, connections: Connections) throws -> any DatabaseWriter {
+    private static func open(_ path: String, schema: SQLiteSchema?, connections: StateConnections) throws -> any DatabaseWriter {
         let lock = try FileLock(path: path + ".open-lock", wait: 30)
         defer { withExtendedLifetime(lock) {} }
         try PrivateFiles.file(path)
