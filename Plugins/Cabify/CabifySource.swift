@@ -25,7 +25,7 @@ public struct CabifySource: FeedSource {
         // The recorded catalogue is the upstream's: check codes and prices against it
         // when the source points there. Other shops are checked when they answer.
         if settings.url.absoluteString == Self.upstreamURL,
-           let recorded = try? JSONBody.decode(CabifyProductList.self, from: Self.snapshots[0].body) {
+           let recorded = try? settings.json.decode(CabifyProductList.self, from: Self.snapshots[0].body) {
             OfferRule.check(offers, against: recorded.products.elements, currency: currency)
         }
         try options.finish(allowedKeys: ["currency", "offers"])
@@ -36,7 +36,7 @@ public struct CabifySource: FeedSource {
     }
 
     public func page(after cursor: String?) async throws -> SourcePage {
-        let list = try await http.getJSON(CabifyProductList.self, from: settings.url)
+        let list = try await http.getJSON(CabifyProductList.self, from: settings.url, with: settings.json)
         var notes: [String] = []
         let cards = list.products.elements.map { product in
             card(for: product, notes: &notes)

@@ -43,7 +43,7 @@ public struct DishwashersSource: FeedSource {
     }
 
     public func page(after cursor: String?) async throws -> SourcePage {
-        let grid = try await http.getJSON(DishwasherGrid.self, from: settings.url)
+        let grid = try await http.getJSON(DishwasherGrid.self, from: settings.url, with: settings.json)
         let cards = grid.products.elements.map(mapping.card(for:))
         return SourcePage(cards: cards, total: cards.count, skipped: grid.products.skipped)
     }
@@ -54,7 +54,7 @@ public struct DishwashersSource: FeedSource {
         guard let url = URL(string: detailURL.replacingOccurrences(of: "{id}", with: escaped)) else {
             throw SourceError.noDetailEndpoint
         }
-        let page = try await http.getJSON(DishwasherProductPage.self, from: url)
+        let page = try await http.getJSON(DishwasherProductPage.self, from: url, with: settings.json)
         guard page.productId == id else {
             // The static host answers every id with product 3294410's page.
             throw SourceError.noDetail("the upstream has no product page for \(id) (it answers with product \(page.productId))")

@@ -8,7 +8,7 @@ import Foundation
 enum ExecCardLines {
     /// The page read from `output`; a line that is not a valid card is skipped naming its
     /// line number.
-    static func page(_ output: Data, sourceID: String) -> SourcePage {
+    static func page(_ output: Data, sourceID: String, json: any JSONBodyReader) -> SourcePage {
         var cards: [Card] = []
         var skipped: [SkippedRecord] = []
         var next: String?
@@ -17,7 +17,7 @@ enum ExecCardLines {
             let line = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !line.isEmpty else { continue }
             let where_ = "line \(index + 1)"
-            switch parse(line, sourceID: sourceID) {
+            switch parse(line, sourceID: sourceID, json: json) {
             case .card(let card): cards.append(card)
             case .next(let cursor): next = cursor
             case .invalid(let reason): skipped.append(SkippedRecord(path: where_, reason: reason))
@@ -32,7 +32,7 @@ enum ExecCardLines {
         case invalid(String)
     }
 
-    static func parse(_ line: String, sourceID: String) -> Line {
+    static func parse(_ line: String, sourceID: String, json: any JSONBodyReader) -> Line {
         guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)) else {
             return .invalid("not a JSON object")
         }
@@ -66,7 +66,7 @@ enum ExecCardLines {
         fields["origin"] = nil
         do {
             let data = try JSONEncoder().encode(JSONValue.object(fields))
-            var card = try JSONBody.decode(Card.self, from: data)
+            var card = try json.decode(Card.self, from: data)
             card.title = title
             if let currency = card.price?.currency, !(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }) {
                 return .invalid("price.currency must be an ISO 4217 code such as EUR, got \"\(currency)\"")

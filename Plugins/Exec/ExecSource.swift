@@ -1,5 +1,6 @@
 import ChildProcess
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// `plugin: exec`: a source written in any language. The program is run once per page
@@ -81,7 +82,7 @@ public struct ExecSource: FeedSource, LocalUpstreamSource {
             // says so with {"next": null}.
             throw SourceError.failed("printed nothing on stdout; a program with no cards prints {\"next\": null}")
         }
-        var page = ExecCardLines.page(response.body, sourceID: settings.id)
+        var page = ExecCardLines.page(response.body, sourceID: settings.id, json: settings.json)
         if let stderr = response.headers[ExecTransport.stderrHeader], !stderr.isEmpty {
             page.notes += stderr.split(separator: "\n").map(String.init)
         }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Turns one record into a card as the `fields:` say. Pure: no I/O.

@@ -47,8 +47,8 @@ public struct JSONAPISource: FeedSource {
     /// million tiny records would otherwise take ten times its size in memory.
     private func listBody(_ data: Data) throws -> JSONValue {
         let keys = options.items.steps.compactMap { step -> String? in if case .key(let key) = step { key } else { nil } }
-        guard keys.count == options.items.steps.count else { return try JSONBody.decode(JSONValue.self, from: data) }
-        return try JSONBody.value(from: data, keepingAtMost: settings.maxItems, ofListAt: keys)
+        guard keys.count == options.items.steps.count else { return try settings.json.decode(JSONValue.self, from: data) }
+        return try settings.json.value(from: data, keepingAtMost: settings.maxItems, ofListAt: keys)
     }
 
     /// `products`, or `$` for a body that is the list itself.
@@ -83,7 +83,7 @@ public struct JSONAPISource: FeedSource {
             throw SourceError.notFound("no item with id \(id) (\(url.redactedString) answered \(response.status))")
         }
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        let body = try JSONBody.decode(JSONValue.self, from: response.body)
+        let body = try settings.json.decode(JSONValue.self, from: response.body)
         guard let item = detail.item.value(in: body) else {
             throw SourceError.undecodable(path: detail.item.description, reason: "no record at detail.item: \(detail.item)")
         }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Posts joined with their profile and products, as cards: a pure function of one page.

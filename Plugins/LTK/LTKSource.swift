@@ -37,7 +37,7 @@ public struct LTKSource: FeedSource {
 
     public func page(after cursor: String?) async throws -> SourcePage {
         let url = try cursor.map(nextURL) ?? settings.url
-        let feed = try await http.getJSON(LTKFeed.self, from: url)
+        let feed = try await http.getJSON(LTKFeed.self, from: url, with: settings.json)
         var notes: [String] = []
         let cards = LTKMapping.cards(for: feed, source: settings.id, notes: &notes)
         let skipped = feed.ltks.skipped + (feed.products?.skipped ?? []) + (feed.profiles?.skipped ?? [])

@@ -35,7 +35,7 @@ public struct ReqresSource: FeedSource {
         var query = [URLQueryItem(name: "page", value: "\(number)")]
         if let perPage { query.append(URLQueryItem(name: "per_page", value: "\(perPage)")) }
         let url = settings.url.appendingPathComponent("api/users").appending(queryItems: query)
-        let page = try JSONBody.decode(ReqresUserPage.self, from: try await fetch(url, notFound: nil))
+        let page = try settings.json.decode(ReqresUserPage.self, from: try await fetch(url, notFound: nil))
         return SourcePage(
             cards: page.data.elements.map { card(for: $0) },
             next: page.page < page.total_pages ? "\(page.page + 1)" : nil,
@@ -46,7 +46,7 @@ public struct ReqresSource: FeedSource {
         let missing = "no user with id \(id)"
         guard let number = Int(id), number > 0 else { throw SourceError.notFound(missing) }
         let body = try await fetch(settings.url.appendingPathComponent("api/users/\(number)"), notFound: missing)
-        let user = try JSONBody.decode(ReqresSingleUser.self, from: body).data
+        let user = try settings.json.decode(ReqresSingleUser.self, from: body).data
         guard user.id == number else {
             throw SourceError.failed("asked for user \(number), the upstream answered with user \(user.id)")
         }

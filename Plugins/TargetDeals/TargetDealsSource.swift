@@ -25,7 +25,7 @@ public struct TargetDealsSource: FeedSource {
     }
 
     public func page(after cursor: String?) async throws -> SourcePage {
-        let list = try await http.getJSON(TargetDealList.self, from: settings.url.appendingPathComponent("deals"))
+        let list = try await http.getJSON(TargetDealList.self, from: settings.url.appendingPathComponent("deals"), with: settings.json)
         var notes: [String] = []
         let cards = list.products.elements.map { TargetMapping.card(for: $0, source: settings.id, notes: &notes) }
         return SourcePage(cards: cards, total: cards.count, skipped: list.products.skipped, notes: notes)
@@ -36,7 +36,7 @@ public struct TargetDealsSource: FeedSource {
         let response = try await http.get(settings.url.appendingPathComponent("deals/\(number)"))
         if response.status == 404 { throw SourceError.notFound("no deal with id \(id)") }
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        let deal = try JSONBody.decode(TargetDeal.self, from: response.body)
+        let deal = try settings.json.decode(TargetDeal.self, from: response.body)
         guard deal.id == number else {
             throw SourceError.failed("asked for deal \(number), the upstream answered with deal \(deal.id)")
         }

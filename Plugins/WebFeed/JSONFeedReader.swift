@@ -13,8 +13,8 @@ enum JSONFeedReader {
 
     /// The feed's first `limit` items: the rest are not built (a feed of a million items
     /// costs what its first `max_items` cost).
-    static func read(_ body: Data, url: URL, limit: Int = .max) throws -> ParsedFeed {
-        let root = try JSONBody.value(from: body, keepingAtMost: max(1, limit), ofListAt: ["items"])
+    static func read(_ body: Data, url: URL, limit: Int = .max, json: any JSONBodyReader) throws -> ParsedFeed {
+        let root = try json.value(from: body, keepingAtMost: max(1, limit), ofListAt: ["items"])
         guard case .object(let feedObject) = root else {
             throw SourceError.undecodable(path: "$", reason: "a JSON Feed is an object")
         }

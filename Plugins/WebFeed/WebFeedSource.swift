@@ -52,7 +52,7 @@ public struct WebFeedSource: SubscribableSource {
         let url = cursor.flatMap { URL(string: $0) } ?? settings.url
         let response = try await http.get(url)
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        let feed = try Self.read(response.body, url: response.url, limit: settings.maxItems)
+        let feed = try Self.read(response.body, url: response.url, limit: settings.maxItems, json: settings.json)
         var notes: [String] = []
         let cards = cards.cards(feed, url: response.url, notes: &notes)
         var next: String?
@@ -67,9 +67,9 @@ public struct WebFeedSource: SubscribableSource {
     }
 
     /// The feed in `body`, whatever its format and encoding.
-    static func read(_ body: Data, url: URL, limit: Int = .max) throws -> ParsedFeed {
+    static func read(_ body: Data, url: URL, limit: Int = .max, json: any JSONBodyReader) throws -> ParsedFeed {
         let text = FeedBytes.text(body)
-        if JSONFeedReader.looksLikeJSONFeed(text) { return try JSONFeedReader.read(Data(text.utf8), url: url, limit: limit) }
+        if JSONFeedReader.looksLikeJSONFeed(text) { return try JSONFeedReader.read(Data(text.utf8), url: url, limit: limit, json: json) }
         guard text.hasPrefix("<") else {
             throw SourceError.failed(text.isEmpty ? "the body is empty, not a feed" : "the body is not a feed (neither XML nor a JSON Feed)")
         }

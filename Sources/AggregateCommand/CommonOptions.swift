@@ -156,7 +156,7 @@ struct CommonOptions: ParsableArguments {
                        stateConnections: StateConnections = .one,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         let config = try loadConfig(registry)
-        if verbose && !JSONBody.usesTape {
+        if verbose && !JSONBody(environment: ProcessInfo.processInfo.environment).usesTape {
             Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")
         }
         let state = try await openState(config, required: stateRequired, connections: stateConnections)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedDigest
 import FeedEngine
 import FeedFormats

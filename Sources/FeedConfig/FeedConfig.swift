@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedFormats
 import Foundation
 
@@ -146,7 +147,8 @@ public struct SourceConfig: Sendable {
     /// What the source module is given.
     public var settings: SourceSettings {
         var settings = SourceSettings(id: id, url: url, options: options, path: path, location: options?.location ?? location,
-                                      timeout: timeout, directory: directory, environment: environment)
+                                      timeout: timeout, directory: directory, environment: environment,
+                                      json: JSONBody(environment: environment))
         settings.maxItems = maxItems
         return settings
     }

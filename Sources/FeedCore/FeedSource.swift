@@ -91,11 +91,13 @@ public struct SourceSettings: Sendable {
     public var environment: [String: String]
     /// The source's `max_items`: a page never needs to hold more cards than this.
     public var maxItems: Int = .max
+    /// Reads the upstream's JSON bodies.
+    public var json: any JSONBodyReader
 
     public init(id: String, url: URL, options: ConfigNode? = nil,
                 path: String = "source", location: ConfigLocation = ConfigLocation(file: "Sources.yml", line: 1, column: 1),
                 timeout: Double = 10, directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-                environment: [String: String]) {
+                environment: [String: String], json: any JSONBodyReader) {
         self.id = id
         self.url = url
         self.options = options
@@ -104,6 +106,7 @@ public struct SourceSettings: Sendable {
         self.timeout = timeout
         self.directory = directory
         self.environment = environment
+        self.json = json
     }
 
     /// Whether `url:` was given as an http(s) URL (a `plugin: exec` entry may leave it out).

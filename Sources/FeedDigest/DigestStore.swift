@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedState
 import FeedStatePostgres

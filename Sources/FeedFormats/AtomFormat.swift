@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Atom 1.0 (RFC 4287): one `<entry>` per card.

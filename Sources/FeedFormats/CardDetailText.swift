@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// One card as a readable block for `aggregate show` on a terminal: the title, a line of

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// One way of printing cards (`--format NAME`, `serve`'s feed routes, digests). Adding a

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// RFC 4180 CSV with a header row (CRLF line ends).

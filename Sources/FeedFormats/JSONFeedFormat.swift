@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// JSON Feed 1.1 (https://jsonfeed.org/version/1.1): one item per card; the whole card

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Cards as JSON Lines: sorted keys, unescaped slashes, exact decimals, UTF-8.

@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedState
 import Foundation

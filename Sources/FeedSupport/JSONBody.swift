@@ -3,28 +3,42 @@ import Foundation
 import JSONTape
 
 extension HTTPTransport {
-    /// GET `url` and decode a 2xx body as `T`. Other statuses throw
+    /// GET `url` and decode a 2xx body as `T` with `json`. Other statuses throw
     /// ``SourceError/badStatus(_:)``; a body that does not decode throws
     /// ``SourceError/undecodable(path:reason:)`` naming the JSON path.
-    public func getJSON<T: Decodable>(_ type: T.Type, from url: URL) async throws -> T {
+    public func getJSON<T: Decodable>(_ type: T.Type, from url: URL, with json: any JSONBodyReader) async throws -> T {
         let response = try await get(url)
         guard response.isSuccess else { throw SourceError.badStatus(response.status) }
-        return try JSONBody.decode(type, from: response.body)
+        return try json.decode(type, from: response.body)
     }
 }
 
-/// Decoding of upstream bodies with errors in plain words.
-public enum JSONBody {
-    /// Whether the tape decoder (the `JSONTape` target) reads bodies first. Set
-    /// `AGGREGATE_JSON_DECODER=foundation` to use Foundation's `JSONDecoder` alone: to
-    /// rule the tape out when a body decodes strangely (CI runs the source tests both ways).
-    public static let usesTape = ProcessInfo.processInfo.environment["AGGREGATE_JSON_DECODER"] != "foundation"
+/// Decoding of upstream bodies with errors in plain words: the ``JSONBodyReader`` the
+/// engine hands to sources.
+public struct JSONBody: JSONBodyReader {
+    /// Whether the tape decoder (the `JSONTape` target) reads bodies first; otherwise
+    /// Foundation's `JSONDecoder` alone reads them (to rule the tape out when a body
+    /// decodes strangely; CI runs the source tests both ways).
+    public var usesTape: Bool
 
-    /// The body as a ``JSONValue``, keeping at most `limit` records of the list at the
-    /// object keys `path`: a source that will use only `limit` cards does not build the
-    /// rest. (With `AGGREGATE_JSON_DECODER=foundation`, or a body the tape leaves to
-    /// Foundation, the whole body is decoded and the list cut after.)
-    public static func value(from body: Data, keepingAtMost limit: Int, ofListAt path: [String]) throws -> JSONValue {
+    /// The tape first, Foundation for what it leaves: what every run uses.
+    public static let tape = JSONBody(usesTape: true)
+    /// Foundation's `JSONDecoder` alone.
+    public static let foundation = JSONBody(usesTape: false)
+
+    public init(usesTape: Bool) {
+        self.usesTape = usesTape
+    }
+
+    /// The reader a run's `environment` asks for: `AGGREGATE_JSON_DECODER=foundation`
+    /// chooses Foundation's alone, anything else the tape.
+    public init(environment: [String: String]) {
+        self.init(usesTape: environment["AGGREGATE_JSON_DECODER"] != "foundation")
+    }
+
+    /// (With Foundation alone, or a body the tape leaves to Foundation, the whole body is
+    /// decoded and the list cut after.)
+    public func value(from body: Data, keepingAtMost limit: Int, ofListAt path: [String]) throws -> JSONValue {
         if usesTape, let tree = TapeDecoding.tree(JSONValue.self, from: body, keepingAtMost: limit, ofArrayAt: path) {
             return tree
         }
@@ -32,7 +46,7 @@ public enum JSONBody {
     }
 
     /// Decodes `T`, turning `DecodingError` into ``SourceError/undecodable(path:reason:)``.
-    public static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
         // The tape decodes what it is sure to read as Foundation would; errors and
         // anything unusual go to Foundation, whose verdict and words stand.
         if usesTape, case .decoded(let value) = TapeDecoding.decode(type, from: body) { return value }

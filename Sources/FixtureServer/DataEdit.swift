@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// A change to a route's recorded data, applied to every JSON answer of that route until

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedCore
+import FeedSupport
 import FixtureKit
 import FixtureServer
 import FixtureCatalogue

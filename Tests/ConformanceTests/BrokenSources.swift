@@ -79,7 +79,7 @@ struct PermissiveSource: BuiltinSource {
     }
 
     func page(after cursor: String?) async throws -> SourcePage {
-        let list = try await http.getJSON(BrokenItems.self, from: settings.url.appendingPathComponent("items"))
+        let list = try await http.getJSON(BrokenItems.self, from: settings.url.appendingPathComponent("items"), with: settings.json)
         return SourcePage(cards: list.items.elements.map { Card(source: settings.id, upstreamID: $0.id, kind: .item, title: $0.title) },
                           skipped: list.items.skipped)
     }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedFormats
 import FeedSourceTesting

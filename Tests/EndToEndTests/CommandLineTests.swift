@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedSourceTesting
 import SourceCatalogue
 import Foundation

@@ -158,7 +158,7 @@ import Testing
 
     @Test func badRecordsAreSkippedWithTheirPathAndWhatWasThere() throws {
         let body = Data(#"{"products":[{"code":"A","name":7,"price":1},{"code":"B","name":"ok","price":2.5},{"name":"x","price":1},{"code":"C","name":null,"price":1},{"code":"D","name":"d","price":"9"},"junk"]}"#.utf8)
-        let decoded = try JSONBody.decode(Body.self, from: body)
+        let decoded = try JSONBody.tape.decode(Body.self, from: body)
         #expect(decoded.products.elements.map(\.code) == ["B"])
         #expect(decoded.products.skipped.map(\.description) == [
             "skipped products[0]: name is a number, expected text",
@@ -171,10 +171,10 @@ import Testing
 
     @Test func aBodyThatIsNotJSONFailsWithPlainWords() {
         #expect(throws: SourceError.undecodable(path: "", reason: "the body is not JSON (9 bytes)")) {
-            try JSONBody.decode(Body.self, from: Data("<html>..".utf8) + Data([0xFF]))
+            try JSONBody.tape.decode(Body.self, from: Data("<html>..".utf8) + Data([0xFF]))
         }
         #expect(throws: SourceError.undecodable(path: "products", reason: "is text, expected a list")) {
-            try JSONBody.decode(Body.self, from: Data(#"{"products":"none"}"#.utf8))
+            try JSONBody.tape.decode(Body.self, from: Data(#"{"products":"none"}"#.utf8))
         }
     }
 }

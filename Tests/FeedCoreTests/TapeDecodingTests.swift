@@ -246,7 +246,7 @@ import Testing
         ]))
         let whole = try JSONDecoder().decode(JSONValue.self, from: body)
         #expect(whole.keepingAtMost(2, ofListAt: ["data", "items"]) == tape)
-        #expect(try JSONBody.value(from: body, keepingAtMost: 2, ofListAt: ["data", "items"]) == tape)
+        #expect(try JSONBody.tape.value(from: body, keepingAtMost: 2, ofListAt: ["data", "items"]) == tape)
         // A path that leads to no list cuts nothing.
         #expect(TapeDecoding.tree(JSONValue.self, from: body, keepingAtMost: 2, ofArrayAt: ["nothing"]) == whole)
     }

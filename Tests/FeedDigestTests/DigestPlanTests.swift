@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 @testable import FeedDigest
 import FeedEngine
 import Foundation

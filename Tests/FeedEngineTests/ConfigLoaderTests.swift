@@ -1,5 +1,6 @@
 @testable import FeedConfig
 import FeedCore
+import FeedSupport
 @testable import FeedEngine
 @testable import FeedFormats
 import Foundation

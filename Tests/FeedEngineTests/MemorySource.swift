@@ -29,7 +29,7 @@ struct MemorySource: FeedSource {
 
     func page(after cursor: String?) async throws -> SourcePage {
         let url = settings.url.appending(queryItems: [URLQueryItem(name: "page", value: cursor ?? "1")])
-        let page = try await http.getJSON(Page.self, from: url)
+        let page = try await http.getJSON(Page.self, from: url, with: settings.json)
         return SourcePage(cards: page.cards, next: page.next)
     }
 }

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The invariants every card keeps, whatever its source: what the README promises

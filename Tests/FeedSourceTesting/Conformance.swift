@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FixtureKit
 import Foundation
@@ -156,7 +157,7 @@ public enum Conformance {
         let probe = ConfigEntry(key: "conformance_unknown_option", keyLocation: location,
                                 value: ConfigNode(.scalar(ConfigScalar(text: "1", kind: .integer)), at: location))
         let settings = SourceSettings(id: "probe", url: URL(string: "http://127.0.0.1:9/")!,
-                                      options: ConfigNode(.map([probe]), at: location), environment: [:])
+                                      options: ConfigNode(.map([probe]), at: location), environment: [:], json: JSONBody.tape)
         do {
             _ = try source.init(settings: settings, http: CountingTransport())
         } catch let issues as ConfigIssues {

@@ -60,7 +60,7 @@ import Testing
         (["VOUCHER", "TSHIRT", "VOUCHER", "VOUCHER", "MUG", "TSHIRT", "TSHIRT"], "74.5"),
     ])
     func defaultOffersGiveTheChallengeTotals(basket: [String], expected: String) throws {
-        let products = try JSONBody.decode(CabifyProductList.self, from: Self.snapshot).products.elements
+        let products = try JSONBody.tape.decode(CabifyProductList.self, from: Self.snapshot).products.elements
         let total = products.reduce(Decimal(0)) { sum, product in
             let quantity = basket.filter { $0 == product.code }.count
             let rule = OfferRule.defaults.first { $0.code == product.code }

@@ -1,5 +1,6 @@
 import Dishwashers
 import FeedCore
+import FeedSupport
 import FixtureKit
 import Foundation
 

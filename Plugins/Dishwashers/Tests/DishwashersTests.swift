@@ -1,6 +1,7 @@
 @testable import Dishwashers
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation

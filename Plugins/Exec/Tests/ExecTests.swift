@@ -1,6 +1,7 @@
 @testable import Exec
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation
@@ -31,7 +32,7 @@ import Testing
             {"id": "d", "title": "D", "published": "2024-02-03T04:05:06Z", "kind": "post"}
             {"next": "page-2"}
             """
-        let page = ExecCardLines.page(Data(output.utf8), sourceID: "hn")
+        let page = ExecCardLines.page(Data(output.utf8), sourceID: "hn", json: JSONBody.tape)
         #expect(page.cards == [
             Card(source: "hn", upstreamID: "7", kind: .item, title: "Seven", price: Price(amount: Decimal(string: "9.9")!, currency: "EUR")),
             Card(source: "hn", upstreamID: "d", kind: .post, title: "D", published: Date(timeIntervalSince1970: 1_706_933_106)),
@@ -43,7 +44,7 @@ import Testing
             "skipped line 6: \"url\" is not an absolute http(s) URL: /relative",
         ])
         #expect(page.next == "page-2")
-        #expect(ExecCardLines.page(Data(#"{"next": null}"#.utf8), sourceID: "hn").next == nil)
+        #expect(ExecCardLines.page(Data(#"{"next": null}"#.utf8), sourceID: "hn", json: JSONBody.tape).next == nil)
     }
 
     @Test func everyBadOptionIsReportedWithItsLineAndColumn() throws {

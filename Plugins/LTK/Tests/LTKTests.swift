@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedEngine
 import Foundation
 @testable import LTK
@@ -9,7 +10,7 @@ import Testing
     static let recorded = Dictionary(uniqueKeysWithValues: LTKSource.snapshots.map { ($0.url, $0.body) })
 
     func source(_ responses: [String: Data] = recorded, url: String = LTKSource.upstreamURL) throws -> LTKSource {
-        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!, environment: [:]), http: RecordedUpstream(bodies: responses))
+        try LTKSource(settings: SourceSettings(id: "ltk", url: URL(string: url)!, environment: [:], json: JSONBody.tape), http: RecordedUpstream(bodies: responses))
     }
 
     func allPages() async throws -> [SourcePage] {

@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation
@@ -10,7 +11,7 @@ import Testing
     static let base = ReqresSource.upstreamURL
 
     func source(_ responses: [String: (status: Int, body: Data)]? = nil, options: String? = nil) throws -> ReqresSource {
-        var settings = SourceSettings(id: "users", url: URL(string: Self.base)!, environment: [:])
+        var settings = SourceSettings(id: "users", url: URL(string: Self.base)!, environment: [:], json: JSONBody.tape)
         if let options {
             let yaml = "sources:\n  - id: users\n    plugin: reqres\n    url: \(Self.base)\n    options:\n\(options)"
             settings = try ConfigLoader(registry: SourceRegistry([ReqresSource.self]), environment: [:])

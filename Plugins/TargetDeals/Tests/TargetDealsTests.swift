@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedEngine
 import Foundation
 import FeedSourceTesting
@@ -9,7 +10,7 @@ import Testing
     static let base = TargetDealsSource.upstreamURL
 
     func source(_ responses: [String: (status: Int, body: Data)]? = nil) throws -> TargetDealsSource {
-        try TargetDealsSource(settings: SourceSettings(id: "target", url: URL(string: Self.base)!, environment: [:]),
+        try TargetDealsSource(settings: SourceSettings(id: "target", url: URL(string: Self.base)!, environment: [:], json: JSONBody.tape),
                               http: responses.map { RecordedUpstream($0) } ?? RecordedUpstream(snapshotsOf: TargetDealsSource.self))
     }
 

@@ -1,5 +1,6 @@
 @testable import WebFeed
 import FeedCore
+import FeedSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import WebFeed
 import FeedCore
+import FeedSupport
 import Foundation
 import Testing
 
@@ -46,13 +47,13 @@ import Testing
         text.reserveCapacity(16_000_000)
         for index in 0 ..< 1_000_000 { text += (index == 0 ? "" : ",") + #"{"id":"\#(index)","title":"T\#(index)"}"# }
         text += "]}"
-        let feed = try WebFeedSource.read(Data(text.utf8), url: Self.url, limit: 20)
+        let feed = try WebFeedSource.read(Data(text.utf8), url: Self.url, limit: 20, json: JSONBody.tape)
         #expect(feed.entries.map(\.title) == (0 ..< 20).map { "T\($0)" })
     }
 
     /// The whole source: `max_items` reaches the reader through the settings.
     @Test func theSourcePassesItsBudgetToTheReader() async throws {
-        var settings = SourceSettings(id: "big", url: Self.url, environment: [:])
+        var settings = SourceSettings(id: "big", url: Self.url, environment: [:], json: JSONBody.tape)
         settings.maxItems = 5
         let source = try WebFeedSource(settings: settings, http: OneBody(Self.rss(items: 10_000)))
         let page = try await source.page(after: nil)

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import FeedSourceTesting
 import FixtureKit
 import FixtureServer

@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// The filter rules of one source's run, applied to its pages on a thread of their own.

@@ -29,7 +29,7 @@ public struct QuotesSource: FeedSource {
         let skip = cursor.flatMap(Int.init) ?? 0
         let url = settings.url.appendingPathComponent("quotes")
             .appending(queryItems: [URLQueryItem(name: "limit", value: "\(limit)"), URLQueryItem(name: "skip", value: "\(skip)")])
-        let page = try await http.getJSON(QuotesPage.self, from: url)
+        let page = try await http.getJSON(QuotesPage.self, from: url, with: settings.json)
         let cards = page.quotes.elements.map { quote in
             Card(source: settings.id, upstreamID: "\(quote.id)", kind: .post, title: quote.quote,
                  author: Card.Author(name: quote.author))

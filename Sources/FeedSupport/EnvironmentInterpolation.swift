@@ -1,3 +1,4 @@
+import FeedCore
 import Foundation
 
 /// Expands `${VAR}` and `${VAR:-default}` in configuration values.
