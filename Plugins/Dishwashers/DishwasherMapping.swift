@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Grid products and the product page to cards: pure functions of the wire models.
@@ -87,7 +88,7 @@ struct DishwasherMapping {
     /// The product page as a card: gallery, description, included services, specs.
     func card(for page: DishwasherProductPage) -> Card {
         let offer = page.displaySpecialOffer.map(Mojibake.repair).flatMap { $0.isEmpty ? nil : $0 }
-        let information = page.details?.productInformation.map { HTMLText.plain(Mojibake.repair($0)) }
+        let information = page.details?.productInformation.map { HTMLText.lines(Mojibake.repair($0)) }
         let gallery = (page.media?.images?.urls ?? []).compactMap(imageURL)
         let specs = (page.details?.features?.first?.attributes ?? []).map { attribute -> JSONValue in
             ["name": .string(Mojibake.repair(attribute.name)), "value": .string(Mojibake.repair(attribute.value ?? ""))]

@@ -1,3 +1,4 @@
+import FeedSupport
 import Foundation
 
 /// A feed body made fit for an XML parser, as liberal feed readers do: its encoding
@@ -186,11 +187,11 @@ enum FeedBytes {
         while let start = search.range(of: "<link", options: .caseInsensitive),
               let close = search[start.upperBound...].firstIndex(of: ">") {
             let tag = search[start.upperBound..<close]
-            let rel = FeedText.attribute("rel", in: tag)?.lowercased() ?? ""
-            let type = FeedText.attribute("type", in: tag)?.lowercased() ?? ""
+            let rel = HTMLText.attribute("rel", in: tag)?.lowercased() ?? ""
+            let type = HTMLText.attribute("type", in: tag)?.lowercased() ?? ""
             if rel.split(separator: " ").contains("alternate"),
                ["application/rss+xml", "application/atom+xml", "application/feed+json", "application/json"].contains(type),
-               let href = FeedText.attribute("href", in: tag), let url = URL(string: href, relativeTo: base)?.absoluteURL {
+               let href = HTMLText.attribute("href", in: tag), let url = URL(string: href, relativeTo: base)?.absoluteURL {
                 feeds.append(url)
             }
             search = search[close...]

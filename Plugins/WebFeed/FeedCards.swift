@@ -36,25 +36,25 @@ struct FeedCards {
         let link = entry.link ?? entry.id.flatMap { URL(string: $0) }.flatMap(XMLFeedReader.web)
         let bodyHTML = entry.contentHTML ?? entry.summaryHTML
         let summaryHTML = entry.summaryHTML ?? entry.contentHTML
-        var summaryText = summaryHTML.map { FeedText.plain($0, atLeast: summaryLength) } ?? ""
-        var title = entry.title.map { entry.titleIsHTML ? FeedText.plain($0) : FeedText.collapse($0) } ?? ""
+        var summaryText = summaryHTML.map { HTMLText.plain($0, atLeast: summaryLength) } ?? ""
+        var title = entry.title.map { entry.titleIsHTML ? HTMLText.plain($0) : HTMLText.collapse($0) } ?? ""
         if title.isEmpty, let bodyHTML {
             // The first 500 characters nearly always hold eleven words; if not, all of it.
-            var text = FeedText.plain(bodyHTML, atLeast: 500)
-            if text.split(separator: " ").count <= Self.titleWords { text = FeedText.plain(bodyHTML) }
-            title = FeedText.firstWords(text, Self.titleWords)
+            var text = HTMLText.plain(bodyHTML, atLeast: 500)
+            if text.split(separator: " ").count <= Self.titleWords { text = HTMLText.plain(bodyHTML) }
+            title = HTMLText.firstWords(text, Self.titleWords)
         }
         if title.isEmpty { title = link?.absoluteString ?? "Untitled" }
         // A summary that only repeats the title is left out; a long one, read in part, is
         // read whole to tell.
-        if let summaryHTML, title.hasPrefix(summaryText), FeedText.isLonger(summaryText, than: summaryLength) { summaryText = FeedText.plain(summaryHTML) }
+        if let summaryHTML, title.hasPrefix(summaryText), HTMLText.isLonger(summaryText, than: summaryLength) { summaryText = HTMLText.plain(summaryHTML) }
         let date = readDate(entry.published, notes: &notes) ?? readDate(entry.updated, notes: &notes)
         var card = Card(
             source: sourceID, upstreamID: Self.upstreamID(entry, link: link), kind: kind, title: title,
-            summary: summaryText.isEmpty || summaryText == title ? nil : FeedText.cut(summaryText, to: summaryLength),
+            summary: summaryText.isEmpty || summaryText == title ? nil : HTMLText.cut(summaryText, to: summaryLength),
             image: image(entry, html: bodyHTML, base: link ?? feedURL), url: link,
             author: (entry.author ?? feed.author).flatMap { $0.isEmpty ? nil : Card.Author(name: $0) },
-            published: date, tags: Self.unique(entry.categories.map(FeedText.collapse) + tags))
+            published: date, tags: Self.unique(entry.categories.map(HTMLText.collapse) + tags))
         var details: [String: JSONValue] = [:]
         if !entry.enclosures.isEmpty {
             details["enclosures"] = .array(entry.enclosures.map { enclosure in
@@ -73,7 +73,7 @@ struct FeedCards {
     /// The entry's own id (guid, Atom id, JSON Feed id), else its link, else a hash of
     /// link, title and date: stable across runs, never a position.
     static func upstreamID(_ entry: ParsedEntry, link: URL?) -> String {
-        if let id = entry.id.map(FeedText.collapse), !id.isEmpty { return id }
+        if let id = entry.id.map(HTMLText.collapse), !id.isEmpty { return id }
         if let link { return link.absoluteString }
         let seed = [entry.link?.absoluteString, entry.title, entry.published?.text ?? entry.updated?.text]
             .map { $0 ?? "" }.joined(separator: "\n")
@@ -85,7 +85,7 @@ struct FeedCards {
     func image(_ entry: ParsedEntry, html: String?, base: URL) -> URL? {
         if let image = entry.enclosures.first(where: { $0.type?.hasPrefix("image/") == true })?.url { return image }
         if let image = entry.images.first { return image }
-        return html.flatMap(FeedText.firstImage).flatMap { XMLFeedReader.web($0, base: base) }
+        return html.flatMap(HTMLText.firstImage).flatMap { XMLFeedReader.web($0, base: base) }
     }
 
     func readDate(_ text: DateText?, notes: inout [String]) -> Date? {

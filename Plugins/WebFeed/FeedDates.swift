@@ -16,7 +16,7 @@ enum FeedDates {
     // Read on UTF-8 bytes: every card has a date, and splitting it into `String`s of
     // `Character`s cost more than the rest of its mapping.
     static func date(_ text: String) -> Date? {
-        let bytes = Array(FeedText.trimmed(text).utf8)
+        let bytes = Array(HTMLText.trimmed(text).utf8)
         guard let first = bytes.first else { return nil }
         if isDigit(first), bytes.count >= 10, bytes[4] == UInt8(ascii: "-") {
             return iso8601(bytes)

@@ -150,7 +150,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         var parentName: String { stack.last?.name ?? "" }
 
         private mutating func readEntryField(_ element: Element) {
-            let text = FeedText.trimmed(element.text)
+            let text = HTMLText.trimmed(element.text)
             let attributes = element.attributes
             func link(_ value: String?) -> URL? { value.flatMap { XMLFeedReader.web($0, base: element.base) } }
             switch (element.namespace, element.name) {
@@ -210,7 +210,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 entry?.id = text
             case "title":
                 let (content, type) = XMLFeedReader.atomContent(element.text, attributes: attributes)
-                entry?.title = type == "text" ? FeedText.trimmed(content) : content
+                entry?.title = type == "text" ? HTMLText.trimmed(content) : content
                 entry?.titleIsHTML = type != "text"
             case "link":
                 guard let href = attributes["href"], let url = XMLFeedReader.web(href, base: element.base) else { return }
@@ -250,13 +250,13 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         }
 
         private mutating func readFeedField(_ element: Element) {
-            let text = FeedText.trimmed(element.text)
+            let text = HTMLText.trimmed(element.text)
             let inChannel = ["channel", "feed"].contains(parentName)
             switch (element.namespace, element.name) {
             case (.noNamespace, "title"), (.rss1, "title"), (.atom, "title"), (.atom03, "title"):
-                if inChannel, feed?.title == nil { feed?.title = FeedText.plain(text) }
+                if inChannel, feed?.title == nil { feed?.title = HTMLText.plain(text) }
             case (.noNamespace, "TITLE"):
-                if parentName == "CHANNEL", feed?.title == nil { feed?.title = FeedText.plain(text) }
+                if parentName == "CHANNEL", feed?.title == nil { feed?.title = HTMLText.plain(text) }
             case (.dc, "date"):
                 if inChannel, feed?.date == nil, !text.isEmpty { feed?.date = DateText(text: text) }
             case (.noNamespace, "managingEditor"), (.dc, "creator"), (.itunes, "author"):
@@ -375,7 +375,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     /// An absolute http(s) URL from `text` (relative ones resolved against `base`).
     static func web(_ text: String, base: URL) -> URL? {
-        let trimmed = FeedText.trimmed(text)
+        let trimmed = HTMLText.trimmed(text)
         // Most links are absolute: parsed once, not resolved against the base.
         let absolute = trimmed.hasPrefix("https://") || trimmed.hasPrefix("http://")
         guard !trimmed.isEmpty, let url = absolute ? URL(string: trimmed) : URL(string: trimmed, relativeTo: base)?.absoluteURL else {
@@ -391,7 +391,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
 
     /// `jane@example.com (Jane Doe)` → `Jane Doe`; a bare name stays as it is.
     static func personName(_ text: String) -> String {
-        let trimmed = FeedText.collapse(text)
+        let trimmed = HTMLText.collapse(text)
         if let open = trimmed.firstIndex(of: "("), let close = trimmed.lastIndex(of: ")"), open < close {
             let name = trimmed[trimmed.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
             if !name.isEmpty { return name }

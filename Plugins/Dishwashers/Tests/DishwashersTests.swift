@@ -129,11 +129,3 @@ import Testing
         #expect(Mojibake.repair(broken) == expected)
     }
 }
-
-@Suite struct HTMLTextTests {
-    @Test func tagsGoEntitiesDecodeParagraphsStay() {
-        #expect(HTMLText.plain("<p>One &amp; two&nbsp;three</p>\n\n<p>Four &#163;5 &pound;6 &#x2019;</p>") == "One & two three\n\nFour £5 £6 ’")
-        #expect(HTMLText.plain("<ul><li>a</li>\n<li>b</li></ul>") == "• a\n• b")
-        #expect(HTMLText.plain("x &unknown; y") == "x &unknown; y")
-    }
-}

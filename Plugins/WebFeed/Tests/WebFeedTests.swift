@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation
@@ -90,16 +91,16 @@ import Testing
     }
 
     @Test func textHelpersWorkOnBytesAsOnCharacters() {
-        #expect(FeedText.trimmed("\u{00A0} a b \n") == "a b")
-        #expect(FeedText.trimmed("x") == "x")
-        #expect(FeedText.trimmed(" \u{3000}") == "")
-        #expect(FeedText.trimmed("\tCafé\u{2003}") == "Café")
-        #expect(FeedText.collapse(" a\u{00A0}\u{00A0}b\n\tc ") == "a b c")
-        #expect(FeedText.plain("<p>Caf&eacute; <b>au</b>  lait</p><script>x()</script><p>next</p>") == "Café au lait next")
-        #expect(FeedText.plain("<b>Bold</b>ly &amp; 1 &lt; 2") == "Boldly & 1 < 2")
-        #expect(FeedText.cut("one two three four", to: 12) == "one two…")
-        #expect(FeedText.firstImage(#"<p><IMG alt="x" src="/a.png"></p>"#) == "/a.png")
-        #expect(FeedText.firstImage("<p><image src=x></p>") == nil)
+        #expect(HTMLText.trimmed("\u{00A0} a b \n") == "a b")
+        #expect(HTMLText.trimmed("x") == "x")
+        #expect(HTMLText.trimmed(" \u{3000}") == "")
+        #expect(HTMLText.trimmed("\tCafé\u{2003}") == "Café")
+        #expect(HTMLText.collapse(" a\u{00A0}\u{00A0}b\n\tc ") == "a b c")
+        #expect(HTMLText.plain("<p>Caf&eacute; <b>au</b>  lait</p><script>x()</script><p>next</p>") == "Café au lait next")
+        #expect(HTMLText.plain("<b>Bold</b>ly &amp; 1 &lt; 2") == "Boldly & 1 < 2")
+        #expect(HTMLText.cut("one two three four", to: 12) == "one two…")
+        #expect(HTMLText.firstImage(#"<p><IMG alt="x" src="/a.png"></p>"#) == "/a.png")
+        #expect(HTMLText.firstImage("<p><image src=x></p>") == nil)
     }
 
     /// A summary reads only the start of a long article, and must cut it exactly as the
@@ -108,9 +109,9 @@ import Testing
     func aSummaryReadInPartIsCutAsTheWholeText(_ piece: String) {
         let html = String(repeating: piece, count: 2_000) + "<script>never()</script>"
         for limit in [40, 280, 1_000] {
-            #expect(FeedText.cut(FeedText.plain(html, atLeast: limit), to: limit) == FeedText.cut(FeedText.plain(html), to: limit))
+            #expect(HTMLText.cut(HTMLText.plain(html, atLeast: limit), to: limit) == HTMLText.cut(HTMLText.plain(html), to: limit))
         }
-        #expect(FeedText.plain("<p>short &amp; sweet</p>", atLeast: 280) == "short & sweet")
+        #expect(HTMLText.plain("<p>short &amp; sweet</p>", atLeast: 280) == "short & sweet")
     }
 
     /// Cutting counts characters from the bytes while every scalar stands alone: it must
@@ -136,8 +137,8 @@ import Testing
                 text += pieces[Int(seed >> 33) % pieces.count]
             }
             for limit in 1...(text.count + 1) {
-                #expect(FeedText.cut(text, to: limit) == reference(text, limit), "\(text.debugDescription) at \(limit)")
-                #expect(FeedText.isLonger(text, than: limit) == (text.count > limit), "\(text.debugDescription) at \(limit)")
+                #expect(HTMLText.cut(text, to: limit) == reference(text, limit), "\(text.debugDescription) at \(limit)")
+                #expect(HTMLText.isLonger(text, than: limit) == (text.count > limit), "\(text.debugDescription) at \(limit)")
             }
         }
     }

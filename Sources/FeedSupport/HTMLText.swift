@@ -1,22 +1,30 @@
 import Foundation
 
-/// Text for cards from the HTML feeds carry: tags dropped, entities decoded, white space
-/// collapsed; and the first image of a piece of content.
-enum FeedText {
-    /// Plain text of `html`: `<p>Caf&eacute; <b>au</b>  lait</p>` → `Café au lait`.
+/// Text for cards from the HTML upstreams carry (feed entries, product descriptions):
+/// tags dropped, entities decoded, white space collapsed; and the first image of a piece
+/// of content. The one HTML-to-text converter of the project.
+public enum HTMLText {
+    /// Plain text of `html` on one line: `<p>Caf&eacute; <b>au</b>  lait</p>` → `Café au lait`.
     /// `<script>` and `<style>` bodies are dropped with their tags. Works on the UTF-8
     /// bytes (every summary of every entry passes through here).
-    static func plain(_ html: String) -> String {
-        plainText(html, scalarBudget: nil).plain
+    public static func plain(_ html: String) -> String {
+        plainText(html, scalarBudget: nil, keepsLines: false).plain
+    }
+
+    /// Plain text of `html` that keeps its shape: paragraphs, headings, lists and quotes
+    /// apart by a blank line, `<br>` and table rows as line breaks, list items as `• `
+    /// lines; white space within a line collapsed as in ``plain(_:)``.
+    public static func lines(_ html: String) -> String {
+        plainText(html, scalarBudget: nil, keepsLines: true).plain
     }
 
     /// The plain text of `html` as far as its first `limit + 1` characters, or all of it
     /// when it is shorter: enough to ``cut(_:to:)`` at `limit`, without reading the rest of
     /// a long article (a summary keeps 280 characters of content that may run to 50 KB).
-    static func plain(_ html: String, atLeast limit: Int) -> String {
+    public static func plain(_ html: String, atLeast limit: Int) -> String {
         // A character is one Unicode scalar or more: should `limit + 2` scalars make
         // fewer than `limit + 1` characters (combining marks), the whole text is read.
-        let text = plainText(html, scalarBudget: limit + 2)
+        let text = plainText(html, scalarBudget: limit + 2, keepsLines: false)
         return text.complete || isLonger(text.plain, than: limit) ? text.plain : plain(html)
     }
 
@@ -27,13 +35,26 @@ enum FeedText {
         var scalars = 0
         /// A space is owed before the next word.
         var pendingSpace = false
+        /// Keeping lines: the line breaks owed before the next word (1 a new line, 2 a
+        /// blank line between paragraphs), and whether it starts a list item.
+        var pendingBreaks = 0
+        var pendingBullet = false
 
         mutating func emit(_ piece: UnsafeBufferPointer<UInt8>) {
-            if pendingSpace, !bytes.isEmpty {
+            if !bytes.isEmpty, pendingBreaks > 0 {
+                bytes.append(contentsOf: repeatElement(0x0A, count: pendingBreaks))
+                scalars += pendingBreaks
+            } else if pendingSpace, !bytes.isEmpty {
                 bytes.append(0x20)
                 scalars += 1
             }
+            if pendingBullet {
+                bytes.append(contentsOf: [0xE2, 0x80, 0xA2, 0x20])
+                scalars += 2
+            }
             pendingSpace = false
+            pendingBreaks = 0
+            pendingBullet = false
             bytes.append(contentsOf: piece)
             for byte in piece where byte & 0xC0 != 0x80 { scalars += 1 }
         }
@@ -42,7 +63,7 @@ enum FeedText {
     /// The plain text, stopped once more than `scalarBudget` Unicode scalars of it are
     /// written. White space (ASCII, the Unicode spaces of ``spaceWidth(_:at:)``, breaking
     /// tags, entities that decode to space) is collapsed on the way.
-    private static func plainText(_ html: String, scalarBudget budget: Int?) -> (plain: String, complete: Bool) {
+    private static func plainText(_ html: String, scalarBudget budget: Int?, keepsLines: Bool) -> (plain: String, complete: Bool) {
         var html = html
         return html.withUTF8 { bytes in
             var out = PlainWriter()
@@ -70,7 +91,12 @@ enum FeedText {
                     }
                     // Block elements separate words that the markup alone kept apart; inline
                     // ones (`<b>Bold</b>ly`) do not.
-                    out.pendingSpace = out.pendingSpace || Self.breaking.contains { equalsIgnoringCase(name, $0) }
+                    if keepsLines, let breaks = Self.lineBreaks.first(where: { equalsIgnoringCase(name, $0.name) })?.breaks {
+                        out.pendingBreaks = max(out.pendingBreaks, breaks)
+                        if !closing && equalsIgnoringCase(name, "li") { out.pendingBullet = true }
+                    } else {
+                        out.pendingSpace = out.pendingSpace || Self.breaking.contains { equalsIgnoringCase(name, $0) }
+                    }
                 } else if byte == UInt8(ascii: "&"),
                           let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
                           let decoded = HTMLEntities.character(
@@ -100,7 +126,7 @@ enum FeedText {
     }
 
     /// Whether `text` is longer than `limit` characters, counting no further than that.
-    static func isLonger(_ text: String, than limit: Int) -> Bool {
+    public static func isLonger(_ text: String, than limit: Int) -> Bool {
         // A character is at least one byte.
         guard text.utf8.count > limit else { return false }
         if let prefix = simplePrefix(text, characters: limit) { return prefix.more }
@@ -148,13 +174,20 @@ enum FeedText {
     /// Elements that end a word.
     static let breaking: [String] = ["p", "br", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"]
 
+    /// Keeping lines: the elements that end a line (1) or a paragraph (2), opening or closing.
+    static let lineBreaks: [(name: String, breaks: Int)] = [
+        ("br", 1), ("li", 1), ("tr", 1),
+        ("p", 2), ("div", 2), ("ul", 2), ("ol", 2), ("blockquote", 2), ("pre", 2), ("table", 2),
+        ("h1", 2), ("h2", 2), ("h3", 2), ("h4", 2), ("h5", 2), ("h6", 2),
+    ]
+
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 
     /// Runs of white space (line breaks, tabs, no-break and other Unicode spaces) as one
     /// space, trimmed. On the UTF-8 bytes: every title and summary passes through here.
-    static func collapse(_ text: String) -> String {
+    public static func collapse(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         var pendingSpace = false
@@ -179,7 +212,7 @@ enum FeedText {
     }
 
     /// `text` without white space at either end.
-    static func trimmed(_ text: String) -> String {
+    public static func trimmed(_ text: String) -> String {
         let bytes = text.utf8
         guard let first = bytes.first, let last = bytes.last,
               first <= 0x20 || last <= 0x20 || first >= 0xC2 || last >= 0x80 else { return text }
@@ -200,7 +233,7 @@ enum FeedText {
     /// The length of the white space character at `index`, or 0: ASCII white space, U+00A0,
     /// U+2000–U+200A, U+202F, U+205F, U+3000.
     @inline(__always)
-    static func spaceWidth(_ bytes: some RandomAccessCollection<UInt8>, at index: Int) -> Int {
+    public static func spaceWidth(_ bytes: some RandomAccessCollection<UInt8>, at index: Int) -> Int {
         let start = bytes.index(bytes.startIndex, offsetBy: index)
         let byte = bytes[start]
         if byte == 0x20 || (0x09...0x0D).contains(byte) { return 1 }
@@ -219,7 +252,7 @@ enum FeedText {
     private static let punctuation = CharacterSet.punctuationCharacters
 
     /// `text` cut at a word boundary to at most `limit` characters, `…` marking the cut.
-    static func cut(_ text: String, to limit: Int) -> String {
+    public static func cut(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var head: Substring
         if let prefix = simplePrefix(text, characters: limit) {
@@ -239,13 +272,13 @@ enum FeedText {
     }
 
     /// The first `count` words of `text`, `…` when there were more.
-    static func firstWords(_ text: String, _ count: Int) -> String {
+    public static func firstWords(_ text: String, _ count: Int) -> String {
         let words = text.split(separator: " ")
         return words.prefix(count).joined(separator: " ") + (words.count > count ? "…" : "")
     }
 
     /// The `src` of the first `<img>` in `html`, as written.
-    static func firstImage(_ html: String) -> String? {
+    public static func firstImage(_ html: String) -> String? {
         var html = html
         return html.withUTF8 { bytes in
             var index = 0
@@ -261,7 +294,7 @@ enum FeedText {
     }
 
     /// The value of `name="…"` (or `'…'`) in a tag's text.
-    static func attribute(_ name: String, in tag: Substring) -> String? {
+    public static func attribute(_ name: String, in tag: Substring) -> String? {
         var search = tag[...]
         while let found = search.range(of: name, options: .caseInsensitive) {
             let before = found.lowerBound == tag.startIndex ? " " : tag[tag.index(before: found.lowerBound)]

@@ -1,6 +1,6 @@
 /// HTML 4's named character references (the 252 every feed writer's HTML may use), which
 /// XML does not declare: `&eacute;` stops an XML parser unless it is rewritten first.
-enum HTMLEntities {
+public enum HTMLEntities {
     /// Names of U+00A0 to U+00FF, in order (`nbsp` … `yuml`).
     private static let latin1 = """
         nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 \
@@ -43,7 +43,7 @@ enum HTMLEntities {
     }()
 
     /// The character `name` (without `&` and `;`) stands for; also `#233` and `#xE9`.
-    static func character(_ name: Substring) -> Character? {
+    public static func character(_ name: Substring) -> Character? {
         if name.hasPrefix("#x") || name.hasPrefix("#X") {
             return UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map(Character.init)
         }
