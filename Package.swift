@@ -262,7 +262,12 @@ let package = Package(
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
         /// `serve`'s parts in process: the rendered-response cache, the request limiters.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", .product(name: "NIOCore", package: "swift-nio"),
+        /// `serve` in process (HummingbirdTesting) against the fixture server.
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+                                                              "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
+                                                              .product(name: "Hummingbird", package: "hummingbird"),
+                                                              .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "ConformanceTests",

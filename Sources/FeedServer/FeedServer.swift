@@ -21,11 +21,13 @@ public struct FeedServer: Sendable {
     let accessLog: LineBuffer
 
     /// `runner` answers readers (any cached copy will do: ``StandardTransports/servesStale``);
-    /// `refresher`, when given (online), revalidates every source in the background.
+    /// `refresher`, when given (online), revalidates every source in the background, waiting
+    /// between refreshes on `clock` (a test's own clock moves it on without sleeping).
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
-                logsRequests: Bool = true, accessLog: @escaping @Sendable (String) -> Void) {
+                logsRequests: Bool = true, clock: any Clock<Duration> = ContinuousClock(),
+                accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
         // Without the background refresh nothing would retire a kept response: every
@@ -42,7 +44,7 @@ public struct FeedServer: Sendable {
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                            leases: state?.refreshLeases)
+                            leases: state?.refreshLeases, clock: clock)
         }
         self.host = host
         self.port = port
@@ -52,6 +54,14 @@ public struct FeedServer: Sendable {
     /// Serves until SIGTERM or SIGINT, then lets requests in flight finish.
     /// `onListening` is told the port bound (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) -> Void) async throws {
+        try await application(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    /// The server as a Hummingbird application with its services (the background refresh,
+    /// the access log), for ``run(onListening:)`` and for tests in process
+    /// (HummingbirdTesting). Stopping it stops the listener first: requests in flight
+    /// finish, then the refresh stops and the access log is written out.
+    public func application(onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "aggregate-serve")
         logger.logLevel = .critical
         // HEAD is answered on every GET route, as GET without the body (feed readers and
@@ -60,7 +70,9 @@ public struct FeedServer: Sendable {
         routes.register(on: router)
         let limits = limits
         let open = OpenConnections()
-        let app = Application(
+        var services: [any Service] = [accessLog]
+        if let refresher { services.append(refresher) }
+        return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open)])),
@@ -70,13 +82,9 @@ public struct FeedServer: Sendable {
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: "aggregate",
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + ConnectionLimits.answeredRefusals)),
+            services: services,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app), .init(service: accessLog)]
-        if let refresher { services.append(.init(service: refresher)) }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
     }
 }
 

@@ -29,6 +29,8 @@ struct SourceRefresher: Service {
     /// Taken for a refresh, so that of several replicas on one state one refreshes a
     /// source at a time; the others see the result through the shared cache.
     let leases: (any RefreshLeases)?
+    /// What the waits between refreshes are measured on.
+    let clock: any Clock<Duration>
 
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
@@ -85,7 +87,7 @@ struct SourceRefresher: Service {
             if leased { metrics.refreshed(source.id, outcome: outcome) }
             ruleTimeouts.report(outcomes)
             await health.refreshed(outcome, next: Date().addingTimeInterval(delay))
-            try? await Task.sleep(for: .seconds(delay))
+            try? await clock.sleep(for: .seconds(delay))
         }
     }
 

@@ -1,0 +1,99 @@
+import FeedConfig
+import FeedCore
+import FeedEngine
+import FeedServer
+import FeedSourceTesting
+import FeedState
+import FixtureKit
+import FixtureServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import SourceCatalogue
+import Synchronization
+import Testing
+
+/// `serve` in this process: the real routes, runners and background refresh over real
+/// HTTP (HummingbirdTesting's live client), against the fixture server on 127.0.0.1, with
+/// the refresh waiting on a ``TestClock`` the test moves on. Stopped through the test
+/// framework's `ServiceGroup` graceful shutdown, also when the test throws.
+struct ServedInProcess: Sendable {
+    let client: any TestClientProtocol
+    let clock: TestClock
+    let fixture: FixtureServer
+    let base: URL
+    /// Lines the access log and the server's notices wrote.
+    let log: Lines
+
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// Runs `body` against a server of `sources` (their fixture routes, `extra` YAML per
+    /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
+    /// unless `state` names a shared one (replicas).
+    static func with(
+        sources: [FixtureSourceEntry], extra: [String: String] = [:], metrics: Bool = false,
+        _ body: @Sendable (ServedInProcess) async throws -> Void
+    ) async throws {
+        let fixture = FixtureWorld.server()
+        try await fixture.withRunning { base in
+            let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: extra)
+            let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:]).load(text: yaml, file: "Sources.yml")
+            try await serve(config: config, state: .inMemory(), fixture: fixture, base: base, metrics: metrics, body)
+        }
+    }
+
+    /// One server of `config` on `state` (a replica, when another serves the same state).
+    static func serve(config: FeedConfig, state: EngineState, fixture: FixtureServer, base: URL, metrics: Bool = false,
+                      _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
+        let registry = SourceRegistry(SourceCatalogue.sources)
+        let live = LiveHTTPTransport()
+        let shared = SharedRequests()
+        let readers = StandardTransports(live: live, state: state, servesStale: true, logger: .init(label: "test"),
+                                         sharedSnapshots: { [] }, sharedRequests: shared)
+        let refreshes = StandardTransports(live: live, state: state, refresh: true, logger: .init(label: "test"),
+                                           sharedSnapshots: { [] }, sharedRequests: shared)
+        let clock = TestClock()
+        let log = Lines()
+        let server = FeedServer(runner: FeedRunner(config: config, registry: registry, transports: readers),
+                                refresher: FeedRunner(config: config, registry: registry, transports: refreshes),
+                                config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics, clock: clock,
+                                accessLog: { log.append($0) })
+        do {
+            try await server.application().test(.ahc(.http)) { client in
+                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, log: log))
+            }
+        } catch {
+            await live.shutdown()
+            throw error
+        }
+        await live.shutdown()
+    }
+
+    /// GET `path` with `headers`.
+    func get(_ path: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await client.execute(uri: path, method: .get, headers: headers)
+    }
+
+    /// Requests the fixture server has logged for `route`.
+    func upstreamRequests(_ route: String) -> Int {
+        fixture.control.requests(to: route).count
+    }
+
+    /// Moves the clock on by `seconds` and returns once each of the `sources` refresh
+    /// loops is waiting again: every refresh that came due has finished.
+    func refresh(after seconds: Int, sources: Int) async {
+        clock.advance(by: .seconds(seconds))
+        await clock.untilSleeping(sources)
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    func header(_ name: String) -> String? { HTTPField.Name(name).flatMap { headers[$0] } }
+}
