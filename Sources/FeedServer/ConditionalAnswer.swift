@@ -34,12 +34,14 @@ struct HTTPAnswer {
     /// Whether `text` holds `word` (lower-case ASCII) in any case, without making strings.
     private static func contains(_ text: String, _ word: StaticString) -> Bool {
         let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        let bytes = Array(text.utf8)
-        guard bytes.count >= needle.count else { return false }
-        for start in 0...(bytes.count - needle.count) where (0..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) {
-            return true
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where (0..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) {
+                return true
+            }
+            return false
         }
-        return false
     }
 }
 

@@ -9,8 +9,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The routes of `aggregate serve`.
-struct FeedRoutes: Sendable {
+/// The routes of `aggregate serve`. A class: every route's closure holds it, and a
+/// struct of a dozen references was copied, each retained, on every request.
+final class FeedRoutes: Sendable {
     let runner: FeedRunner
     let config: FeedConfig
     /// When each undated card was first seen (feed entries need a date that does not move).
@@ -29,6 +30,22 @@ struct FeedRoutes: Sendable {
     /// One line per request on stderr (`--no-access-log` turns it off).
     let logsRequests: Bool
 
+    init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, health: SourceHealth,
+         responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
+         slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool) {
+        self.runner = runner
+        self.config = config
+        self.firstSeenLog = firstSeenLog
+        self.health = health
+        self.responses = responses
+        self.versions = versions
+        self.metrics = metrics
+        self.ruleTimeouts = ruleTimeouts
+        self.slots = slots
+        self.accessLog = accessLog
+        self.logsRequests = logsRequests
+    }
+
     /// Feed routes and the format each serves.
     static let feeds: [(path: String, format: any CardFormat.Type)] = [
         ("/feed.atom", AtomFormat.self), ("/feed.json", JSONFeedFormat.self),
@@ -44,13 +61,13 @@ struct FeedRoutes: Sendable {
         router.get("/cards/:id") { request, context in
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
-            return await slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress) }
+            return await self.slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress) }
         }
         router.get("/sources") { request, _ in self.sources(request) }
         router.get("/sources.opml") { request, _ in
             // Every source a reader can subscribe to: feeds by their own URL, the others by ours.
             let base = request.head.authority.map { "http://\($0)" }
-            return HTTPAnswer(body: Array(OPML.document(of: config, registry: runner.registry, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
+            return HTTPAnswer(body: Array(OPML.document(of: self.config, registry: self.runner.registry, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
                               lastModified: nil, maxAge: nil).response(to: request)
         }
         router.get("/healthz") { request, _ in await self.healthz(request) }
