@@ -15,10 +15,13 @@ import SourceCatalogue
 import Synchronization
 import Testing
 
-/// `serve` in this process: the real routes, runners and background refresh over real
-/// HTTP (HummingbirdTesting's live client), against the fixture server on 127.0.0.1, with
-/// the refresh waiting on a ``TestClock`` the test moves on. Stopped through the test
-/// framework's `ServiceGroup` graceful shutdown, also when the test throws.
+/// `serve` in this process: the real routes, middleware, runners and background refresh,
+/// called through HummingbirdTesting's router client (no sockets: a loaded machine's
+/// connection pool cannot time a test out), against the fixture server on 127.0.0.1, with
+/// the refresh waiting on a ``TestClock`` the test moves on. The services run in the test
+/// framework's `ServiceGroup`, stopped by graceful shutdown, also when the test throws.
+/// (Connections, their limits and deadlines are tested against the process, in
+/// EndToEndTests.)
 struct ServedInProcess: Sendable {
     let client: any TestClientProtocol
     let clock: TestClock
@@ -65,7 +68,7 @@ struct ServedInProcess: Sendable {
                                 config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics, clock: clock,
                                 accessLog: { log.append($0) })
         do {
-            try await server.application().test(.ahc(.http)) { client in
+            try await server.application().test(.router) { client in
                 try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, log: log))
             }
         } catch {
