@@ -20,8 +20,8 @@ struct HTTPAnswer {
             .answer(to: request)
     }
 
-    static func acceptsGzip(_ request: Request) -> Bool {
-        guard let accepted = request.headers[.acceptEncoding] else { return false }
+    static func acceptsGzip(_ headers: HTTPFields) -> Bool {
+        guard let accepted = headers[.acceptEncoding] else { return false }
         // Nearly every reader sends `gzip` without weights: answered without splitting.
         guard contains(accepted, "gzip") else { return false }
         guard contains(accepted, "q=") else { return true }
@@ -84,31 +84,40 @@ extension RenderedResponse {
                   status: problem.status, versions: versions)
     }
 
+    /// The answer to a reader who sent `request`.
     func answer(to request: Request) -> Response {
+        let answer = answer(to: request.headers)
+        return Response(status: answer.status, headers: answer.headers, body: ResponseBody(byteBuffer: answer.body))
+    }
+
+    /// The status, headers and body for a reader who sent `requestHeaders`: 304 when it
+    /// holds this representation, gzip when it accepts it. (Also the kept-answer handler's,
+    /// which answers on the event loop.)
+    func answer(to requestHeaders: HTTPFields) -> (status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
         guard status == 200 else {
             var headers: HTTPFields = [.contentType: contentType]
             SecurityHeaders.add(to: &headers, contentType: contentType)
-            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: body))
+            return (.init(code: status), headers, body)
         }
-        let gzipped = gzip != nil && HTTPAnswer.acceptsGzip(request)
-        if notModified(request, etag: gzipped ? gzipETag : etag) {
+        let gzipped = gzip != nil && HTTPAnswer.acceptsGzip(requestHeaders)
+        if notModified(requestHeaders, etag: gzipped ? gzipETag : etag) {
             var headers = gzipped ? gzipHeaders : self.headers
             headers[.contentEncoding] = nil
-            return Response(status: .notModified, headers: headers)
+            return (.notModified, headers, ByteBuffer())
         }
         if gzipped, let gzip {
-            return Response(status: .ok, headers: gzipHeaders, body: ResponseBody(byteBuffer: gzip))
+            return (.ok, gzipHeaders, gzip)
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        return (.ok, headers, body)
     }
 
     /// RFC 9110 §13.1: `If-None-Match` decides when present; else `If-Modified-Since`.
-    private func notModified(_ request: Request, etag: String) -> Bool {
-        if let tags = request.headers[.ifNoneMatch] {
+    private func notModified(_ requestHeaders: HTTPFields, etag: String) -> Bool {
+        if let tags = requestHeaders[.ifNoneMatch] {
             return tags == "*" || tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces)
                 .replacingOccurrences(of: "W/", with: "") == etag }
         }
-        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)), let lastModified {
+        if let since = requestHeaders[.ifModifiedSince].flatMap(HTTPDate.date(from:)), let lastModified {
             return lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
         }
         return false

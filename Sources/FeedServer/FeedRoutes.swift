@@ -7,6 +7,7 @@ import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 
 /// The routes of `aggregate serve`. A class: every route's closure holds it, and a
@@ -160,10 +161,18 @@ final class FeedRoutes: Sendable {
     /// The same feed for the same request: path, the query's parameters in any order, and
     /// the host (the feed names its own URL).
     static func cacheKey(_ request: Request) -> String {
-        // One parameter or none has one order: the key is the URI as it came.
-        guard request.uri.query?.contains("&") == true else { return "\(request.head.authority ?? "")\(request.uri)" }
-        let parameters = request.uri.queryParameters.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
-        return "\(request.head.authority ?? "")\(request.uri.path)?\(parameters)"
+        cacheKey(authority: request.head.authority, target: request.uri.description)
+    }
+
+    /// The key of a request for `target` (its path and query, as sent) at `authority`.
+    static func cacheKey(authority: String?, target: String) -> String {
+        // One parameter or none has one order: the key is the target as it came.
+        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")), target.utf8[query...].contains(UInt8(ascii: "&")) else {
+            return (authority ?? "") + target
+        }
+        let uri = URI(target)
+        let parameters = uri.queryParameters.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
+        return "\(authority ?? "")\(uri.path)?\(parameters)"
     }
 
     private func render(_ request: Request, query: FeedQuery, format: any CardFormat.Type, sources: [String]) async -> RenderedResponse {

@@ -51,6 +51,9 @@ public struct FeedServer: Sendable {
         self.limits = limits
     }
 
+    /// The `Server` header of every answer.
+    static let serverName = "aggregate"
+
     /// Serves until SIGTERM or SIGINT, then lets requests in flight finish.
     /// `onListening` is told the port bound (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) -> Void) async throws {
@@ -70,17 +73,20 @@ public struct FeedServer: Sendable {
         routes.register(on: router)
         let limits = limits
         let open = OpenConnections()
+        let kept = KeptAnswers(responses: routes.responses, versions: routes.versions, metrics: routes.metrics,
+                               accessLog: routes.logsRequests ? routes.accessLog : nil,
+                               paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName)
         var services: [any Service] = [accessLog]
         if let refresher { services.append(refresher) }
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open)])),
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open), KeptAnswerHandler(kept: kept)])),
             // Past the connections it holds and the refusals it answers, the server stops
             // accepting (the kernel's backlog holds or refuses the rest): accepted sockets
             // waiting to be refused were what ran the process out of descriptors.
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: "aggregate",
+                address: .hostname(host, port: port), serverName: Self.serverName,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + ConnectionLimits.answeredRefusals)),
             services: services,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },

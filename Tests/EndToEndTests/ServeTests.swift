@@ -202,6 +202,55 @@ import Testing
         }
     }
 
+    /// A kept answer leaves from the connection's event loop, ahead of the router: the same
+    /// status, headers and bytes as the router's, for HEAD and a 304 as well, counted in
+    /// `/metrics` and written to the access log like any other request.
+    @Test func keptAnswersMatchTheRoutersAndAreCounted() async throws {
+        try await FixtureWorld.withSession(sources: Self.sources) { session in
+            let served = try await Served.start(session, arguments: ["--metrics"])
+            let url = served.base + "/feed.atom?per_page=7"
+            let gzip = [("Accept-Encoding", "gzip")]
+            do {
+                try await ServeScaleTests.refreshed(served, sources: 2)
+                let rendered = try await Self.get(url, headers: gzip)
+                let kept = try await Self.get(url, headers: gzip)
+                #expect(kept.status == 200 && kept.bytes == rendered.bytes)
+                // Every header the same, in the same order, but the date (a second may pass).
+                func comparable(_ headers: HTTPHeaders) -> [String] {
+                    headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" }
+                }
+                #expect(comparable(kept.headers) == comparable(rendered.headers))
+                #expect(kept.headers.first(name: "date") != nil)
+                // HEAD of the identity representation (the test client asks for gzip unless
+                // told otherwise, and cannot inflate an empty body): its headers, no body.
+                let identity = [("Accept-Encoding", "identity")]
+                let plain = try await Self.get(url, headers: identity)
+                let head = try await Self.get(url, method: .HEAD, headers: identity)
+                #expect(plain.status == 200 && plain.headers.first(name: "content-encoding") == nil)
+                #expect(head.status == 200 && head.bytes.isEmpty)
+                #expect(comparable(head.headers) == comparable(plain.headers))
+                #expect(head.headers.first(name: "content-length") == "\(plain.bytes.count)")
+                let etag = try #require(kept.headers.first(name: "etag"))
+                let notModified = try await Self.get(url, headers: gzip + [("If-None-Match", etag)])
+                #expect(notModified.status == 304 && notModified.bytes.isEmpty)
+                let metrics = try await Self.get(served.base + "/metrics").body.split(separator: "\n")
+                #expect(metrics.contains(#"aggregate_response_cache_total{result="miss"} 1"#))
+                #expect(metrics.contains(#"aggregate_response_cache_total{result="hit"} 4"#))
+                #expect(metrics.contains(#"aggregate_http_requests_total{route="/feed.atom",status="200"} 4"#))
+                #expect(metrics.contains(#"aggregate_http_requests_total{route="/feed.atom",status="304"} 1"#))
+            } catch {
+                await served.stop()
+                throw error
+            }
+            // Stopped, the server has written out its access log.
+            await served.stop()
+            let lines = served.log.split(separator: "\n").filter { $0.contains(" /feed.atom?per_page=7 ") }
+                .map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+            #expect(lines == ["GET /feed.atom?per_page=7 200", "GET /feed.atom?per_page=7 200", "GET /feed.atom?per_page=7 200",
+                              "HEAD /feed.atom?per_page=7 200", "GET /feed.atom?per_page=7 304"])
+        }
+    }
+
     /// Fifty readers arriving at once on a cold cache: one upstream request per page.
     @Test func fiftyConcurrentColdRequestsShareOneUpstreamRequestPerPage() async throws {
         try await Self.withServe(faults: ["cabify": [Fault(latencyMs: 500)], "target": [Fault(latencyMs: 500)]]) { session, served in

@@ -58,7 +58,7 @@ enum Paging: String {
         switch self {
         case .none:
             return """
-                    let page = try await http.getJSON(__Name__Page.self, from: settings.url.appendingPathComponent("items"))
+                    let page = try await http.getJSON(__Name__Page.self, from: settings.url.appendingPathComponent("items"), with: settings.json)
                     return SourcePage(cards: cards(page), total: page.items.elements.count, skipped: page.items.skipped)
             """
         case .page:
@@ -66,7 +66,7 @@ enum Paging: String {
                     let number = cursor.flatMap(Int.init) ?? 1
                     let url = settings.url.appendingPathComponent("items")
                         .appending(queryItems: [URLQueryItem(name: "page", value: "\\(number)")])
-                    let page = try await http.getJSON(__Name__Page.self, from: url)
+                    let page = try await http.getJSON(__Name__Page.self, from: url, with: settings.json)
                     return SourcePage(cards: cards(page), next: page.page < page.total_pages ? "\\(page.page + 1)" : nil,
                                       skipped: page.items.skipped)
             """
@@ -76,7 +76,7 @@ enum Paging: String {
                     let url = settings.url.appendingPathComponent("items").appending(queryItems: [
                         URLQueryItem(name: "offset", value: "\\(offset)"), URLQueryItem(name: "limit", value: "\\(Self.limit)"),
                     ])
-                    let page = try await http.getJSON(__Name__Page.self, from: url)
+                    let page = try await http.getJSON(__Name__Page.self, from: url, with: settings.json)
                     let read = page.items.elements.count + page.items.skipped.count
                     let next = offset + read
                     return SourcePage(cards: cards(page), next: read > 0 && next < page.total ? "\\(next)" : nil,
@@ -86,7 +86,7 @@ enum Paging: String {
             return """
                     var url = settings.url.appendingPathComponent("items")
                     if let cursor { url = url.appending(queryItems: [URLQueryItem(name: "cursor", value: cursor)]) }
-                    let page = try await http.getJSON(__Name__Page.self, from: url)
+                    let page = try await http.getJSON(__Name__Page.self, from: url, with: settings.json)
                     let next = page.next_cursor.flatMap { $0.isEmpty ? nil : $0 }
                     return SourcePage(cards: cards(page), next: next, skipped: page.items.skipped)
             """
