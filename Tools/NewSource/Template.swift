@@ -202,6 +202,7 @@ struct Template {
         return """
             import FeedCore
             import FeedSourceTesting
+            import FeedSupport
             import Foundation
             import Testing
             @testable import __Name__
