@@ -1,6 +1,5 @@
 import ChildProcess
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// `plugin: exec`: a source written in any language. The program is run once per page

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// Deals to cards: a pure function of the wire model.

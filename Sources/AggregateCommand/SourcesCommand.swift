@@ -1,7 +1,6 @@
 import ArgumentParser
 import FeedConfig
 import FeedCore
-import FeedSupport
 import FeedDigest
 import FeedEngine
 import FeedFormats

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// One way of printing cards (`--format NAME`, `serve`'s feed routes, digests). Adding a

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 
 /// Cards in feed order, read in place from the per-source lists they were mapped into.
 ///

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// Where HTTP responses are kept between runs, with what is needed to revalidate them.

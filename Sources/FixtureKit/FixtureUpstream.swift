@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// A request as an upstream fixture sees it.

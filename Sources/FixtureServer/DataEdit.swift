@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// A change to a route's recorded data, applied to every JSON answer of that route until

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 import Synchronization
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FeedCore
-import FeedSupport
 import FixtureKit
 import FixtureServer
 import FixtureCatalogue

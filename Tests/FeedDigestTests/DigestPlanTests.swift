@@ -1,6 +1,5 @@
 import FeedConfig
 import FeedCore
-import FeedSupport
 @testable import FeedDigest
 import FeedEngine
 import Foundation

@@ -1,6 +1,5 @@
 @testable import FeedConfig
 import FeedCore
-import FeedSupport
 @testable import FeedEngine
 import Foundation
 import Testing

@@ -12,7 +12,6 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import SourceCatalogue
-import Synchronization
 import Testing
 
 /// `serve` in this process: the real routes, middleware, runners and background refresh,
@@ -27,14 +26,6 @@ struct ServedInProcess: Sendable {
     let clock: TestClock
     let fixture: FixtureServer
     let base: URL
-    /// Lines the access log and the server's notices wrote.
-    let log: Lines
-
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-    }
 
     /// Runs `body` against a server of `sources` (their fixture routes, `extra` YAML per
     /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
@@ -62,14 +53,13 @@ struct ServedInProcess: Sendable {
         let refreshes = StandardTransports(live: live, state: state, refresh: true, logger: .init(label: "test"),
                                            sharedSnapshots: { [] }, sharedRequests: shared)
         let clock = TestClock()
-        let log = Lines()
         let server = FeedServer(runner: FeedRunner(config: config, registry: registry, transports: readers),
                                 refresher: FeedRunner(config: config, registry: registry, transports: refreshes),
-                                config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics, clock: clock,
-                                accessLog: { log.append($0) })
+                                config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics,
+                                logsRequests: false, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(.router) { client in
-                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, log: log))
+                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base))
             }
         } catch {
             await live.shutdown()

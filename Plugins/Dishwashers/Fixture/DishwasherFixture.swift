@@ -1,6 +1,5 @@
 import Dishwashers
 import FeedCore
-import FeedSupport
 import FixtureKit
 import Foundation
 

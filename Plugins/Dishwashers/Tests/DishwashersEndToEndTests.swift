@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

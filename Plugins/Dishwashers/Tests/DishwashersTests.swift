@@ -1,7 +1,6 @@
 @testable import Dishwashers
 import FeedConfig
 import FeedCore
-import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import FeedSourceTesting
 import FixtureServer
 import Foundation

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import FeedSourceTesting
 import FixtureKit
 import FixtureServer

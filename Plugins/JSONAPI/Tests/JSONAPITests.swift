@@ -1,6 +1,5 @@
 import FeedConfig
 import FeedCore
-import FeedSupport
 import FeedEngine
 import FeedSourceTesting
 import Foundation

@@ -1,5 +1,4 @@
 import FeedCore
-import FeedSupport
 import FixtureKit
 import Foundation
 import Reqres

@@ -1,6 +1,5 @@
 @testable import WebFeed
 import FeedCore
-import FeedSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,5 @@
 import FeedConfig
 import FeedCore
-import FeedSupport
 import Foundation
 
 /// The filter rules of one source's run, applied to its pages on a thread of their own.
