@@ -69,8 +69,9 @@ final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes the kept answer to `head`, if there is one.
     private func answer(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
-        let start = ContinuousClock.now
         guard head.method == .get || head.method == .head, head.headerFields[.connection] == nil, let target = head.path else { return false }
+        // Timed from here: a request this handler passes on is timed by the access log's middleware.
+        let start = ContinuousClock.now
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         guard kept.paths.contains(path),
               let response = kept.responses.kept(FeedRoutes.cacheKey(authority: head.authority, target: target), versions: kept.versions)
