@@ -260,8 +260,9 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedSupport", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
-        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting"]),
-        /// `serve`'s parts in process: the rendered-response cache, the request limiters.
+        .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting",
+                                                              .product(name: "GRDB", package: "GRDB.swift"),
+                                                              .product(name: "PostgresNIO", package: "postgres-nio")]),
         /// `serve` in process (HummingbirdTesting) against the fixture server.
         .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",

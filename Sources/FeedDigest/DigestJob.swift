@@ -76,12 +76,18 @@ public struct DigestJob: Sendable {
     /// that holds one report (a file) is given one per run (the next would replace it).
     private func deliverOwed(store: any DigestStore, targets: [any DeliveryTarget]) async throws -> (failures: [String], notes: [String]) {
         let owed = try await store.owed(by: digest.name)
+        // A report owed to a file deliver: no longer lists (or to an earlier run's
+        // --output) still goes to that file: a file needs nothing but its path.
+        var targets = targets
+        for report in owed where !targets.contains(where: { $0.key == report.target || $0.formerKeys.contains(report.target) }) {
+            if let path = FileTarget.path(ofKey: report.target) { targets.append(FileTarget(path: path)) }
+        }
         var failed: [String: DeliveryFailure] = [:]
         var filled: Set<String> = []
         var notes: [String] = []
         for report in owed {
             guard let target = targets.first(where: { $0.key == report.target || $0.formerKeys.contains(report.target) }) else {
-                // Its target was taken out of deliver:; there is nowhere to send it.
+                // A webhook or program taken out of deliver:; there is nowhere to send it.
                 try await store.delivered(report, digest: digest.name)
                 notes.append("digest '\(digest.name)': a report for \(report.target), which deliver: no longer lists, is dropped")
                 continue
@@ -115,32 +121,10 @@ public struct DigestJob: Sendable {
                            output: DigestOutput, targets: [any DeliveryTarget], printer: (String) throws -> Void) async throws -> Result {
         // A file the previous run committed but did not finish is delivered first, alone:
         // writing this run's report straight after would replace it unseen.
-        if !dryRun, targets.isEmpty, let pending = try await store.pendingDelivery(of: digest.name) {
-            var delivered = pending.path
-            if !DigestOutput.holds(pending.text, at: pending.path) {
-                do {
-                    try DigestOutput.writeFile(pending.text, to: pending.path)
-                } catch let failure as Failure {
-                    // The path cannot take it any more: this run's output takes it instead,
-                    // when that is somewhere else; the report is never dropped.
-                    switch output {
-                    case .file(let path) where path != pending.path:
-                        try DigestOutput.writeFile(pending.text, to: path)
-                        delivered = path
-                    case .stdout:
-                        try printer(pending.text)
-                        delivered = "stdout"
-                    default:
-                        throw Failure.delivery("\(failure.description); the report an earlier run committed for \(pending.path) waits for it: "
-                            + "fix that path, or run again with another --output (or none, to print it)")
-                    }
-                }
-            }
-            try await store.finishDelivery(of: digest.name)
-            let instead = delivered == pending.path ? "" : " (it could not go to \(pending.path))"
-            return Result(reported: 0, messages: [
-                "digest '\(digest.name)': delivered to \(delivered) what the interrupted previous run had committed\(instead); new changes come with the next run",
-            ], partial: false)
+        if !dryRun, targets.isEmpty,
+           let pending = try await store.owed(by: digest.name).first(where: { FileTarget.path(ofKey: $0.target) != nil }),
+           let pendingPath = FileTarget.path(ofKey: pending.target) {
+            return try await finish(pending, owedTo: pendingPath, store: store, output: output, printer: printer)
         }
 
         let (cards, outcomes) = try await runner.collect(digest.sources)
@@ -183,29 +167,66 @@ public struct DigestJob: Sendable {
             let outbox = text.map { text in
                 targets.map { OutgoingReport(target: $0.key, reportID: reportID, created: now, payload: $0.payload(for: report, text: text)) }
             } ?? []
-            try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: outbox)
+            try await store.commit(plan, under: lock, now: now, outbox: outbox)
             return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
         }
         switch (output, text) {
         case (.file(let path), let text?) where !dryRun:
+            // The file's report is committed to the outbox with the state, then written, then
+            // marked delivered; a run killed in between leaves it owed to the next run. The
+            // text is written beside the file first, so a path that cannot take it fails
+            // the run before anything is committed.
             let prepared = try DigestOutput.prepare(text, for: path)
+            let owed = OutgoingReport(target: FileTarget.key(path: path), reportID: UUID().uuidString.lowercased(), created: now,
+                                      payload: DeliveryPayload(body: text))
             do {
-                try await store.commit(plan, under: lock, now: now, delivery: PendingDelivery(path: path, text: text), outbox: [])
+                try await store.commit(plan, under: lock, now: now, outbox: [owed])
             } catch {
                 if case .temporary(let temporary, _) = prepared { try? FileManager.default.removeItem(at: temporary) }
                 throw error
             }
             try DigestOutput.publish(prepared)
-            try await store.finishDelivery(of: digest.name)
+            try await store.delivered(owed, digest: digest.name)
         case (.file(let path), let text?):
             try DigestOutput.writeFile(text, to: path)
         case (.stdout, let text?):
             try printer(text)
-            if !dryRun { try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: []) }
+            if !dryRun { try await store.commit(plan, under: lock, now: now, outbox: []) }
         case (_, nil):
-            if !dryRun { try await store.commit(plan, under: lock, now: now, delivery: nil, outbox: []) }
+            if !dryRun { try await store.commit(plan, under: lock, now: now, outbox: []) }
         }
         return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+    }
+
+    /// Delivers a file report an earlier run committed and did not finish: to its file unless
+    /// the file holds it already; when that path cannot take it any more, to this run's
+    /// output instead (another file, or stdout), so the report is never dropped.
+    private func finish(_ pending: OutgoingReport, owedTo path: String, store: any DigestStore, output: DigestOutput,
+                        printer: (String) throws -> Void) async throws -> Result {
+        let text = pending.payload.body
+        var delivered = path
+        if !DigestOutput.holds(text, at: path) {
+            do {
+                try DigestOutput.writeFile(text, to: path)
+            } catch let failure as Failure {
+                switch output {
+                case .file(let other) where other != path:
+                    try DigestOutput.writeFile(text, to: other)
+                    delivered = other
+                case .stdout:
+                    try printer(text)
+                    delivered = "stdout"
+                default:
+                    throw Failure.delivery("\(failure.description); the report an earlier run committed for \(path) waits for it: "
+                        + "fix that path, or run again with another --output (or none, to print it)")
+                }
+            }
+        }
+        try await store.delivered(pending, digest: digest.name)
+        let instead = delivered == path ? "" : " (it could not go to \(path))"
+        return Result(reported: 0, messages: [
+            "digest '\(digest.name)': delivered to \(delivered) what the interrupted previous run had committed\(instead); new changes come with the next run",
+        ], partial: false)
     }
 
     /// Whether a declared digest with `every` is due, given its last successful run.

@@ -7,10 +7,10 @@ import Glibc
 #endif
 
 /// Where a digest goes. Stdout is at-least-once: a run killed after printing and before
-/// its commit prints those changes again. A file is exactly-once: the rendered text is
-/// committed with the state, then written, then marked done; a run killed in between
-/// leaves it to the next run, which finishes it first and writes it only if the file does
-/// not already hold it.
+/// its commit prints those changes again. A file is exactly-once: it is a `file` delivery
+/// target, so the rendered text is committed to the outbox with the state, then written,
+/// then marked delivered; a run killed in between leaves it owed to the next run, which
+/// finishes it first and writes it only if the file does not already hold it.
 ///
 /// What `--output PATH` may do to PATH: a regular file (or nothing) is replaced whole, by
 /// a temporary file renamed over it, so a reader sees the old file or the new one. A

@@ -7,8 +7,8 @@ import Foundation
 import PostgresNIO
 
 /// Where digests remember what they reported: per digest, the cards seen, the sources
-/// known (a source's first appearance is a baseline), the last success, and a file
-/// delivery owed. Implementations: ``InMemoryDigestStore`` (tests), ``SQLiteDigestStore``
+/// known (a source's first appearance is a baseline), the last success, and the reports
+/// owed to delivery targets (`deliver:`, and the file of `--output`). Implementations: ``InMemoryDigestStore`` (tests), ``SQLiteDigestStore``
 /// (one machine), ``PostgresDigestStore`` (shared by hosts).
 public protocol DigestStore: Sendable {
     /// Runs `body` holding the digest's lock: one run of a digest at a time across every
@@ -19,19 +19,15 @@ public protocol DigestStore: Sendable {
     /// What `digest` remembers (empty on its first run).
     func memory(of digest: String) async throws -> DigestMemory
     /// Writes the plan's state of the locked digest in one transaction: all of it or, on
-    /// any error, none; with `delivery`, the file to write is recorded in that same
-    /// transaction, and so is every report of `outbox` owed to a `deliver:` target. Where
+    /// any error, none; every report of `outbox` (owed to a `deliver:` target or to the file
+    /// of `--output`) is recorded in that same transaction. Where
     /// the lock lives on a connection (PostgreSQL), the transaction runs on that connection:
     /// a lock lost with it loses the commit too, never lets it land beside another holder.
-    func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws
+    func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) async throws
     /// The reports owed to `deliver:` targets, oldest first.
     func owed(by digest: String) async throws -> [OutgoingReport]
     /// Forgets a report once its target has it: it is never sent to that target again.
     func delivered(_ report: OutgoingReport, digest: String) async throws
-    /// The file delivery a run committed but may not have finished.
-    func pendingDelivery(of digest: String) async throws -> PendingDelivery?
-    /// Forgets the pending delivery once the file is in place.
-    func finishDelivery(of digest: String) async throws
 }
 
 /// One digest's lock, held: given to the body of ``DigestStore/withLock(digest:wait:_:)``
@@ -46,17 +42,6 @@ public struct DigestLock: Sendable {
     init(digest: String, connection: PostgresConnection? = nil) {
         self.digest = digest
         self.connection = connection
-    }
-}
-
-/// A rendered digest owed to a file.
-public struct PendingDelivery: Sendable, Equatable {
-    public var path: String
-    public var text: String
-
-    public init(path: String, text: String) {
-        self.path = path
-        self.text = text
     }
 }
 

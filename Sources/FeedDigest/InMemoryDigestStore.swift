@@ -5,7 +5,6 @@ import Foundation
 /// within this process only).
 public actor InMemoryDigestStore: DigestStore {
     private var memories: [String: DigestMemory] = [:]
-    private var deliveries: [String: PendingDelivery] = [:]
     private var outboxes: [String: [OutgoingReport]] = [:]
     private var locked: Set<String> = []
 
@@ -39,7 +38,7 @@ public actor InMemoryDigestStore: DigestStore {
         memories[digest] ?? DigestMemory()
     }
 
-    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) {
         let digest = lock.digest
         outboxes[digest, default: []] += outbox
         var memory = memories[digest] ?? DigestMemory()
@@ -52,7 +51,6 @@ public actor InMemoryDigestStore: DigestStore {
         memory.knownSources.formUnion(plan.newlyKnownSources)
         memory.lastSuccess = now
         memories[digest] = memory
-        if let delivery { deliveries[digest] = delivery }
     }
 
     public func owed(by digest: String) -> [OutgoingReport] {
@@ -62,13 +60,5 @@ public actor InMemoryDigestStore: DigestStore {
 
     public func delivered(_ report: OutgoingReport, digest: String) {
         outboxes[digest]?.removeAll { $0.target == report.target && $0.reportID == report.reportID }
-    }
-
-    public func pendingDelivery(of digest: String) -> PendingDelivery? {
-        deliveries[digest]
-    }
-
-    public func finishDelivery(of digest: String) {
-        deliveries[digest] = nil
     }
 }

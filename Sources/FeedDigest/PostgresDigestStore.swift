@@ -44,6 +44,18 @@ public struct PostgresDigestStore: DigestStore {
         ]),
         // Reports committed at the same time (`--date`) are owed in the order committed.
         .init("3: outbox order", ["ALTER TABLE digest_outbox ADD COLUMN seq bigserial"]),
+        // `--output FILE` became a `file` target through the outbox: a file an earlier
+        // version committed and did not finish writing is owed to that file's target.
+        .init("4: file output through the outbox", [
+            """
+            INSERT INTO digest_outbox (digest, target, report_id, created, payload)
+            SELECT digest, 'file ' || path, md5(digest || ' ' || path || ' ' || created::text), created,
+                   json_build_object('body', text, 'headers', json_build_object())::text
+            FROM digest_delivery
+            ON CONFLICT DO NOTHING
+            """,
+            "DROP TABLE digest_delivery",
+        ]),
     ])
 
     private func migrated() async throws -> PostgresStateDatabase {
@@ -95,7 +107,7 @@ public struct PostgresDigestStore: DigestStore {
         return memory
     }
 
-    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) async throws {
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         let sources = plan.newlyKnownSources
         let at = now.timeIntervalSince1970
@@ -135,12 +147,6 @@ public struct PostgresDigestStore: DigestStore {
                 INSERT INTO digest_run (digest, last_success, runs) VALUES (\(digest), \(at), 1)
                 ON CONFLICT (digest) DO UPDATE SET last_success = excluded.last_success, runs = digest_run.runs + 1
                 """, on: connection)
-            if let delivery {
-                _ = try await PostgresStateDatabase.rows("""
-                    INSERT INTO digest_delivery (digest, path, text, created) VALUES (\(digest), \(delivery.path), \(delivery.text), \(at))
-                    ON CONFLICT (digest) DO UPDATE SET path = excluded.path, text = excluded.text, created = excluded.created
-                    """, on: connection)
-            }
         }
     }
 
@@ -160,16 +166,5 @@ public struct PostgresDigestStore: DigestStore {
         _ = try await migrated().query("""
             DELETE FROM digest_outbox WHERE digest = \(digest) AND target = \(report.target) AND report_id = \(report.reportID)
             """)
-    }
-
-    public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {
-        try await migrated().query("SELECT path, text FROM digest_delivery WHERE digest = \(digest)").first.map { row in
-            let (path, text) = try row.decode((String, String).self)
-            return PendingDelivery(path: path, text: text)
-        }
-    }
-
-    public func finishDelivery(of digest: String) async throws {
-        _ = try await migrated().query("DELETE FROM digest_delivery WHERE digest = \(digest)")
     }
 }

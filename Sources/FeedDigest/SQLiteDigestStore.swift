@@ -70,6 +70,20 @@ public struct SQLiteDigestStore: DigestStore {
                 table.primaryKey(["digest", "target", "report_id"])
             }
         }
+        // `--output FILE` became a `file` target through the outbox: a file an earlier
+        // version committed and did not finish writing is owed to that file's target.
+        migrator.registerMigration("v5: file output through the outbox") { db in
+            let pending = try Row.fetchAll(db, sql: "SELECT digest, path, text, created FROM digest_delivery")
+            for row in pending {
+                let body = try row.decode(String.self, forColumn: "text")
+                try db.execute(sql: "INSERT OR IGNORE INTO digest_outbox (digest, target, report_id, created, payload) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [try row.decode(String.self, forColumn: "digest"),
+                                           FileTarget.key(path: try row.decode(String.self, forColumn: "path")),
+                                           UUID().uuidString.lowercased(), try row.decode(Double.self, forColumn: "created"),
+                                           DeliveryPayload(body: body).text])
+            }
+            try db.drop(table: "digest_delivery")
+        }
         return SQLiteSchema(name: "digests", migrator: migrator)
     }()
 
@@ -114,7 +128,7 @@ public struct SQLiteDigestStore: DigestStore {
         }
     }
 
-    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+    public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) async throws {
         let digest = lock.digest
         let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
         try await database.write { db in
@@ -141,10 +155,6 @@ public struct SQLiteDigestStore: DigestStore {
                 INSERT INTO digest_run (digest, last_success, runs) VALUES (?, ?, 1)
                 ON CONFLICT(digest) DO UPDATE SET last_success = excluded.last_success, runs = digest_run.runs + 1
                 """, arguments: [digest, now.timeIntervalSince1970])
-            if let delivery {
-                try db.execute(sql: "INSERT OR REPLACE INTO digest_delivery (digest, path, text, created) VALUES (?, ?, ?, ?)",
-                               arguments: [digest, delivery.path, delivery.text, now.timeIntervalSince1970])
-            }
         }
     }
 
@@ -173,26 +183,6 @@ public struct SQLiteDigestStore: DigestStore {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM digest_outbox WHERE digest = ? AND target = ? AND report_id = ?",
                            arguments: [digest, report.target, report.reportID])
-        }
-    }
-
-    public func pendingDelivery(of digest: String) async throws -> PendingDelivery? {
-        let path = directory.statePath
-        return try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT path, text FROM digest_delivery WHERE digest = ?", arguments: [digest]) else {
-                return nil
-            }
-            do {
-                return PendingDelivery(path: try row.decode(String.self, forColumn: "path"), text: try row.decode(String.self, forColumn: "text"))
-            } catch let error as RowDecodingError {
-                throw SQLiteStateError.damaged(path: path, reason: "the pending delivery of digest \(digest) cannot be read: \(error)")
-            }
-        }
-    }
-
-    public func finishDelivery(of digest: String) async throws {
-        try await database.write { db in
-            try db.execute(sql: "DELETE FROM digest_delivery WHERE digest = ?", arguments: [digest])
         }
     }
 }

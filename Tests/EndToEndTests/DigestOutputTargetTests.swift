@@ -28,6 +28,17 @@ import Testing
         #expect(run.status == 0, "\(command): \(run.stderr)")
     }
 
+    /// What a run killed between its commit and its write leaves: a report owed to the
+    /// file target of `path`, in the outbox of the digest "daily".
+    func owe(_ text: String, to path: String, in workspace: Workspace) async throws {
+        let payload = "{\"body\":\(String(decoding: try JSONEncoder().encode(text), as: UTF8.self)),\"headers\":{}}"
+        let insert = try await Binary(name: "sqlite3").run([
+            workspace.url.appendingPathComponent("state/state.sqlite").path,
+            "INSERT INTO digest_outbox (digest, target, report_id, created, payload) VALUES ('daily', 'file \(path)', 'r1', 0, '\(payload)')",
+        ], in: workspace.url, absolute: "/usr/bin/sqlite3")
+        #expect(insert.status == 0, "\(insert.stderr)")
+    }
+
     func type(_ path: URL) -> FileAttributeType? {
         (try? FileManager.default.attributesOfItem(atPath: path.path))?[.type] as? FileAttributeType
     }
@@ -103,11 +114,7 @@ import Testing
     @Test func aPendingReportWhosePathBecameImpossibleGoesToThisRunsOutput() async throws {
         try await withBaseline { _, workspace in
             try FileManager.default.createDirectory(at: workspace.url.appendingPathComponent("gone.md"), withIntermediateDirectories: false)
-            let state = workspace.url.appendingPathComponent("state/state.sqlite").path
-            let insert = try await Binary(name: "sqlite3").run(
-                [state, "INSERT INTO digest_delivery (digest, path, text, created) VALUES ('daily', 'gone.md', 'the earlier report\n', 0)"],
-                in: workspace.url, absolute: "/usr/bin/sqlite3")
-            #expect(insert.status == 0, "\(insert.stderr)")
+            try await owe("the earlier report\n", to: "gone.md", in: workspace)
             let same = try await workspace.run("digest", "--name", "daily", "--output", "gone.md")
             #expect(same.status == 1)
             #expect(same.stderrLines.last == "aggregate: cannot write gone.md: it is a directory; give a file path, such as gone.md/digest.md; "
@@ -121,6 +128,23 @@ import Testing
             let next = try await workspace.run("digest", "--name", "daily", "--refresh")
             #expect(next.status == 0 && next.stderr == "")
             #expect(next.stdout.contains("- **New:** Cabify Hoodie — €30.00"), "\(next.stdout)")
+        }
+    }
+
+    /// `--output` is a `file` target: a report an interrupted run owed to a.md goes to
+    /// a.md, alone, when the next run names b.md; b.md gets the changes after it.
+    @Test func aReportOwedToOneFileGoesThereWhenTheNextRunNamesAnother() async throws {
+        try await withBaseline { _, workspace in
+            try await owe("the earlier report\n", to: "a.md", in: workspace)
+            let run = try await workspace.run("digest", "--name", "daily", "--output", "b.md")
+            #expect(run.status == 0 && run.stdout == "")
+            #expect(run.stderrLines == ["digest 'daily': delivered to a.md what the interrupted previous run had committed; new changes come with the next run"])
+            #expect(try String(contentsOf: workspace.url.appendingPathComponent("a.md"), encoding: .utf8) == "the earlier report\n")
+            #expect(!FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("b.md").path))
+            let next = try await workspace.run("digest", "--name", "daily", "--output", "b.md", "--refresh")
+            #expect(next.status == 0 && next.stderr == "", "\(next.stderr)")
+            #expect(try String(contentsOf: workspace.url.appendingPathComponent("b.md"), encoding: .utf8).contains("- **New:** Cabify Hoodie — €30.00"))
+            #expect(try String(contentsOf: workspace.url.appendingPathComponent("a.md"), encoding: .utf8) == "the earlier report\n")
         }
     }
 }

@@ -182,7 +182,7 @@ import Testing
             let cards = [card("1", "7.50"), card("2", "0.1")]
             let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
                                            options: DigestOptions(), now: t1)
-            try await store.commitLocked(baseline, digest: "daily", now: t1, delivery: nil, outbox: [])
+            try await store.commitLocked(baseline, digest: "daily", now: t1, outbox: [])
             let memory = try await store.memory(of: "daily")
             #expect(memory.knownSources == ["shop"])
             #expect(memory.lastSuccess == t1)
@@ -197,16 +197,17 @@ import Testing
             let drop = DigestPlan.make(memory: memory.entries, cards: cheaper, available: ["shop"], knownSources: memory.knownSources,
                                        options: DigestOptions(), now: t2)
             #expect(drop.items.map(\.change) == [.priceDrop])
-            let delivery = PendingDelivery(path: "/tmp/digest.md", text: "# daily\n")
-            try await store.commitLocked(drop, digest: "daily", now: t2, delivery: delivery, outbox: [])
+            let file = OutgoingReport(target: FileTarget.key(path: "/tmp/digest.md"), reportID: "r1", created: t2,
+                                      payload: DeliveryPayload(body: "# daily\n"))
+            try await store.commitLocked(drop, digest: "daily", now: t2, outbox: [file])
             let after = try await store.memory(of: "daily")
             #expect(after.entries["shop:1"]?.price == 6)
             #expect(after.entries["shop:1"]?.reported == true)
             #expect(after.entries["shop:1"]?.firstSeen == t1)
             #expect(after.lastSuccess == t2)
-            #expect(try await store.pendingDelivery(of: "daily") == delivery)
-            try await store.finishDelivery(of: "daily")
-            #expect(try await store.pendingDelivery(of: "daily") == nil)
+            #expect(try await store.owed(by: "daily") == [file])
+            try await store.delivered(file, digest: "daily")
+            #expect(try await store.owed(by: "daily").isEmpty)
         }
     }
 
@@ -219,12 +220,12 @@ import Testing
             let payload = DeliveryPayload(body: "{\"text\":\"é\"}", headers: ["Content-Type": "application/json"])
             let first = OutgoingReport(target: "webhook ${HOOK}", reportID: "r1", created: t1, payload: payload)
             let second = OutgoingReport(target: "file /tmp/x.md", reportID: "r1", created: t1, payload: DeliveryPayload(body: "text"))
-            try await store.commitLocked(plan, digest: "alerts", now: t1, delivery: nil, outbox: [first, second])
+            try await store.commitLocked(plan, digest: "alerts", now: t1, outbox: [first, second])
             // Committed at the same time (`--date`) but later: owed after, whatever its id.
             let sameTime = OutgoingReport(target: "file /tmp/x.md", reportID: "r0", created: t1, payload: DeliveryPayload(body: "0"))
-            try await store.commitLocked(plan, digest: "alerts", now: t1, delivery: nil, outbox: [sameTime])
+            try await store.commitLocked(plan, digest: "alerts", now: t1, outbox: [sameTime])
             let later = OutgoingReport(target: "webhook ${HOOK}", reportID: "r2", created: t2, payload: DeliveryPayload(body: "2"))
-            try await store.commitLocked(plan, digest: "alerts", now: t2, delivery: nil, outbox: [later])
+            try await store.commitLocked(plan, digest: "alerts", now: t2, outbox: [later])
             #expect(try await store.memory(of: "alerts").entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
             #expect(try await store.owed(by: "alerts") == [first, second, sameTime, later])
             #expect(try await store.owed(by: "daily").isEmpty)
@@ -251,11 +252,11 @@ import Testing
                           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                         """)
                     #expect(killed.count == 1)
-                    try await store.commit(plan, under: lock, now: t1, delivery: nil, outbox: [])
+                    try await store.commit(plan, under: lock, now: t1, outbox: [])
                 }
             }
             #expect(try await store.memory(of: "daily") == DigestMemory())
-            try await store.commitLocked(plan, digest: "daily", now: t2, delivery: nil, outbox: [])
+            try await store.commitLocked(plan, digest: "daily", now: t2, outbox: [])
             let memory = try await store.memory(of: "daily")
             #expect(memory.entries.keys.sorted() == ["shop:1", "shop:2"])
             #expect(memory.lastSuccess == t2)
@@ -286,9 +287,9 @@ import Testing
 
 extension DigestStore {
     /// Commits under the digest's lock, taken for this one commit.
-    func commitLocked(_ plan: DigestPlan, digest: String, now: Date, delivery: PendingDelivery?, outbox: [OutgoingReport]) async throws {
+    func commitLocked(_ plan: DigestPlan, digest: String, now: Date, outbox: [OutgoingReport]) async throws {
         try await withLock(digest: digest, wait: 1) { lock in
-            try await commit(plan, under: lock, now: now, delivery: delivery, outbox: outbox)
+            try await commit(plan, under: lock, now: now, outbox: outbox)
         }
     }
 }
