@@ -154,6 +154,42 @@ import Glibc
         }
     }
 
+    /// Taken out of `deliver:`, a program's owed report is dropped with a line; a file's is
+    /// still written to that file (it needs nothing but its path), so nothing is lost.
+    @Test func aReportOwedToARemovedFileIsStillWrittenThere() async throws {
+        let server = FixtureWorld.server()
+        try await server.withRunning { base in
+            func declare(_ targets: String) -> String {
+                Self.yaml(base, digests: """
+                    digests:
+                      - name: shop
+                        format: text
+                        deliver:
+                    \(targets)
+
+                    """)
+            }
+            let workspace = try Workspace(sourcesYml: declare("""
+                      - {file: out/shop.txt}
+                      - {exec: [sh, -c, 'exit 75']}
+                """), state: .sqlite)
+            #expect(try await digest(workspace, "--name", "shop").status == 0)
+            server.control.edit("cabify", Self.mug(6))
+            let failed = try await digest(workspace, "--name", "shop")
+            #expect(failed.status == 1)
+            #expect(failed.stderrLines.count == 2, "\(failed.stderr)")
+            try FileManager.default.createDirectory(at: workspace.url.appendingPathComponent("out"), withIntermediateDirectories: true)
+            try workspace.write("Sources.yml", declare("""
+                      - {webhook: "\(base.absoluteString)/_sink/ntfy", style: ntfy}
+                """))
+            let run = try await digest(workspace, "--name", "shop")
+            #expect(run.status == 0)
+            #expect(run.stderrLines == ["digest 'shop': a report for exec sh -c exit 75, which deliver: no longer lists, is dropped"])
+            #expect(try workspace.read("out/shop.txt").contains("price drop: Cabify Coffee Mug — €6.00, was €7.50 (-20%)"))
+            #expect(server.control.sinkPosts(to: "ntfy").isEmpty)
+        }
+    }
+
     @Test func aProgramThatTakesTooLongIsStoppedAndTriedAgain() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
