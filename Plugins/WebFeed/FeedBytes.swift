@@ -76,13 +76,13 @@ enum FeedBytes {
     /// thousands of `&`, nearly all `&lt;`/`&amp;`: the bytes are copied in runs between the
     /// few references that change, and not at all when none does.
     static func xmlReferences(_ text: String) -> Data {
-        var text = text
-        return text.withUTF8 { bytes in
+        let bytes = Array(text.utf8)
+        do {
             var out: Data?
             var copied = 0
             func replace(_ range: Range<Int>, with replacement: String) {
                 if out == nil { out = Data(capacity: bytes.count + bytes.count / 16) }
-                out?.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<range.lowerBound]))
+                out?.append(contentsOf: bytes[copied..<range.lowerBound])
                 out?.append(contentsOf: Array(replacement.utf8))
                 copied = range.upperBound
             }
@@ -106,7 +106,7 @@ enum FeedBytes {
                     index += 1
                     continue
                 }
-                let name = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<stop])
+                let name = bytes[(index + 1)..<stop]
                 if !isXMLReference(name) {
                     let text = String(decoding: name, as: UTF8.self)
                     if let decoded = HTMLEntities.character(text[...]), let scalar = decoded.unicodeScalars.first {
@@ -118,7 +118,7 @@ enum FeedBytes {
                 index = stop + 1
             }
             guard var out else { return Data(bytes) }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+            out.append(contentsOf: bytes[copied...])
             return out
         }
     }
@@ -127,10 +127,11 @@ enum FeedBytes {
 
     /// Whether `name` (between `&` and `;`) is one XML knows: the five predefined entities
     /// or a numeric reference to a character XML allows.
-    private static func isXMLReference(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func isXMLReference(_ name: ArraySlice<UInt8>) -> Bool {
         if isPredefined(name) { return true }
         guard name.first == ascii("#"), name.count > 1 else { return false }
-        let hex = name[1] == ascii("x") || name[1] == ascii("X")
+        let second = name[name.startIndex + 1]
+        let hex = second == ascii("x") || second == ascii("X")
         let digits = name.dropFirst(hex ? 2 : 1)
         guard !digits.isEmpty, digits.count <= 8 else { return false }
         var value: UInt32 = 0
@@ -144,10 +145,11 @@ enum FeedBytes {
     }
 
     /// `amp`, `lt`, `gt`, `quot` or `apos`: a feed of 50 KB has thousands of them.
-    private static func isPredefined(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name.count {
-        case 2: (name[0] == ascii("l") || name[0] == ascii("g")) && name[1] == ascii("t")
-        case 3: name[0] == ascii("a") && name[1] == ascii("m") && name[2] == ascii("p")
+    private static func isPredefined(_ name: ArraySlice<UInt8>) -> Bool {
+        let at = name.startIndex
+        return switch name.count {
+        case 2: (name[at] == ascii("l") || name[at] == ascii("g")) && name[at + 1] == ascii("t")
+        case 3: name[at] == ascii("a") && name[at + 1] == ascii("m") && name[at + 2] == ascii("p")
         case 4: name.elementsEqual("quot".utf8) || name.elementsEqual("apos".utf8)
         default: false
         }
@@ -163,15 +165,15 @@ enum FeedBytes {
     }
 
     /// The end of a CDATA section or comment starting at `index`, which are copied whole.
-    private static func skipped(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+    private static func skipped(_ bytes: [UInt8], at index: Int) -> Int? {
         guard index + 1 < bytes.count, bytes[index + 1] == ascii("!") else { return nil }
-        let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+        let rest = bytes[index...]
         let close: String
         if rest.starts(with: "<![CDATA[".utf8) { close = "]]>" } else if rest.starts(with: "<!--".utf8) { close = "-->" } else { return nil }
         let closeBytes = Array(close.utf8)
         var search = index + 4
         while search + closeBytes.count <= bytes.count {
-            if bytes[search] == closeBytes[0], UnsafeBufferPointer(rebasing: bytes[search..<(search + closeBytes.count)]).elementsEqual(closeBytes) {
+            if bytes[search] == closeBytes[0], bytes[search..<(search + closeBytes.count)].elementsEqual(closeBytes) {
                 return search + closeBytes.count
             }
             search += 1

@@ -40,7 +40,7 @@ public enum HTMLText {
         var pendingBreaks = 0
         var pendingBullet = false
 
-        mutating func emit(_ piece: UnsafeBufferPointer<UInt8>) {
+        mutating func emit(_ piece: some Collection<UInt8>) {
             if !bytes.isEmpty, pendingBreaks > 0 {
                 bytes.append(contentsOf: repeatElement(0x0A, count: pendingBreaks))
                 scalars += pendingBreaks
@@ -64,8 +64,8 @@ public enum HTMLText {
     /// written. White space (ASCII, the Unicode spaces of ``spaceWidth(_:at:)``, breaking
     /// tags, entities that decode to space) is collapsed on the way.
     private static func plainText(_ html: String, scalarBudget budget: Int?, keepsLines: Bool) -> (plain: String, complete: Bool) {
-        var html = html
-        return html.withUTF8 { bytes in
+        let bytes = Array(html.utf8)
+        do {
             var out = PlainWriter()
             out.bytes.reserveCapacity(min(bytes.count, budget.map { $0 * 2 } ?? bytes.count))
             var index = 0
@@ -78,7 +78,7 @@ public enum HTMLText {
                     if closing { nameEnd += 1 }
                     let nameStart = nameEnd
                     while nameEnd < close, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
-                    let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
+                    let name = bytes[nameStart..<nameEnd]
                     index = close + 1
                     if !closing, let dropped = ["script", "style"].first(where: { equalsIgnoringCase(name, $0) }) {
                         let end = Array("</\(dropped)".utf8)
@@ -100,12 +100,11 @@ public enum HTMLText {
                 } else if byte == UInt8(ascii: "&"),
                           let semicolon = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")),
                           let decoded = HTMLEntities.character(
-                            String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<semicolon]), as: UTF8.self)[...]) {
+                            String(decoding: bytes[(index + 1)..<semicolon], as: UTF8.self)[...]) {
                     if decoded.isWhitespace {
                         out.pendingSpace = true
                     } else {
-                        var scalar = String(decoded)
-                        scalar.withUTF8 { out.emit($0) }
+                        out.emit(String(decoded).utf8)
                     }
                     index = semicolon + 1
                 } else if case let width = spaceWidth(bytes, at: index), width > 0 {
@@ -117,7 +116,7 @@ public enum HTMLText {
                           next < 0xC2 || spaceWidth(bytes, at: end) == 0 {
                         end += 1
                     }
-                    out.emit(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    out.emit(bytes[index..<end])
                     index = end
                 }
             }
@@ -167,7 +166,7 @@ public enum HTMLText {
     }
 
     /// Whether the tag name `name` is `lowercased` (HTML tag names are ASCII, any case).
-    private static func equalsIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ lowercased: String) -> Bool {
+    private static func equalsIgnoringCase(_ name: ArraySlice<UInt8>, _ lowercased: String) -> Bool {
         name.count == lowercased.utf8.count && zip(name, lowercased.utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
@@ -279,15 +278,15 @@ public enum HTMLText {
 
     /// The `src` of the first `<img>` in `html`, as written.
     public static func firstImage(_ html: String) -> String? {
-        var html = html
-        return html.withUTF8 { bytes in
+        let bytes = Array(html.utf8)
+        do {
             var index = 0
             while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
                 index = open + 1
                 guard bytes.count - open > 4, bytes[open + 1] | 0x20 == UInt8(ascii: "i"), bytes[open + 2] | 0x20 == UInt8(ascii: "m"),
                       bytes[open + 3] | 0x20 == UInt8(ascii: "g"), bytes[open + 4] <= 0x20 || bytes[open + 4] == UInt8(ascii: "/") else { continue }
                 guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
-                return attribute("src", in: Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[(open + 4)..<close]), as: UTF8.self)))
+                return attribute("src", in: Substring(String(decoding: bytes[(open + 4)..<close], as: UTF8.self)))
             }
             return nil
         }
