@@ -37,6 +37,8 @@ public struct FeedDocument: Sendable {
     public var color: Bool
     /// When each card was first seen by this state, for entries without `published`.
     public var firstSeen: [String: Date]
+    /// The card store's dates of each card, when the cards come from it (`--stored`).
+    public var kept: [String: KeptDates] = [:]
 
     public init(cards: FeedCards, info: FeedInfo = FeedInfo(), width: Int? = nil, color: Bool = false,
                 firstSeen: [String: Date] = [:]) {

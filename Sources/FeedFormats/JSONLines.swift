@@ -17,12 +17,20 @@ public enum JSONLines {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `card`'s line (without the newline) to `out`.
-    public static func append(_ card: Card, to out: inout [UInt8]) {
+    /// Appends `card`'s line (without the newline) to `out`; with `kept`, the card
+    /// store's dates go with it (`first_seen`, `last_seen`, `gone_since`).
+    public static func append(_ card: Card, kept: KeptDates? = nil, to out: inout [UInt8]) {
         var writer = JSONByteWriter(bytes: out)
         out = []
-        writer.card(card)
+        writer.card(card, kept: kept)
         out = writer.bytes
+    }
+
+    /// `value` as compact JSON with sorted keys.
+    public static func text(of value: JSONValue) -> String {
+        var writer = JSONByteWriter()
+        writer.value(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }
 
@@ -36,7 +44,7 @@ struct JSONByteWriter {
         self.bytes = bytes
     }
 
-    mutating func card(_ card: Card) {
+    mutating func card(_ card: Card, kept: KeptDates? = nil) {
         beginObject()
         if let author = card.author {
             key("author")
@@ -50,9 +58,14 @@ struct JSONByteWriter {
             key("details")
             value(.object(card.details))
         }
+        if let kept {
+            field("first_seen", RFC3339.string(from: kept.firstSeen))
+            if let gone = kept.goneSince { field("gone_since", RFC3339.string(from: gone)) }
+        }
         field("id", card.id)
         if let image = card.image { field("image", image.absoluteString) }
         field("kind", card.kind.rawValue)
+        if let kept { field("last_seen", RFC3339.string(from: kept.lastSeen)) }
         if let origin = card.origin { field("origin", origin.rawValue) }
         if let price = card.price {
             key("price")

@@ -20,29 +20,29 @@ public struct JSONLinesFormat: CardFormat {
         let cards = document.cards
         let lanes = ProcessInfo.processInfo.activeProcessorCount
         guard lanes > 1, cards.count >= 2 * Self.block else {
-            out.write(bytes: Self.lines(cards[...]))
+            out.write(bytes: Self.lines(cards[...], kept: document.kept))
             return
         }
         var start = cards.startIndex
         while start < cards.endIndex {
             let end = min(start + Self.block * lanes, cards.endIndex)
-            for block in Self.blocks(cards[start..<end]) { out.write(bytes: block) }
+            for block in Self.blocks(cards[start..<end], kept: document.kept) { out.write(bytes: block) }
             start = end
         }
     }
 
-    static func lines(_ cards: Slice<FeedCards>) -> [UInt8] {
+    static func lines(_ cards: Slice<FeedCards>, kept: [String: KeptDates]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(cards.count * 400)
         for card in cards {
-            JSONLines.append(card, to: &bytes)
+            JSONLines.append(card, kept: kept.isEmpty ? nil : kept[card.id], to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
         return bytes
     }
 
     /// The lines of `cards`, one block of ``block`` cards per task, in order.
-    static func blocks(_ cards: Slice<FeedCards>) -> [[UInt8]] {
+    static func blocks(_ cards: Slice<FeedCards>, kept: [String: KeptDates]) -> [[UInt8]] {
         let count = (cards.count + block - 1) / block
         var blocks = [[UInt8]](repeating: [], count: count)
         blocks.withUnsafeMutableBufferPointer { buffer in
@@ -50,7 +50,7 @@ public struct JSONLinesFormat: CardFormat {
             nonisolated(unsafe) let slots = buffer
             DispatchQueue.concurrentPerform(iterations: count) { index in
                 let low = cards.startIndex + index * block
-                slots[index] = lines(cards[low..<min(low + block, cards.endIndex)])
+                slots[index] = lines(cards[low..<min(low + block, cards.endIndex)], kept: kept)
             }
         }
         return blocks

@@ -13,6 +13,8 @@ public protocol StateBackend: Sendable {
     var pageMemo: any PageMemoStore { get }
     /// When each card was first seen.
     var firstSeen: any FirstSeenLog { get }
+    /// Every card seen, with its history.
+    var cards: any CardStore { get }
     /// Leases between processes sharing this state, so one of them refreshes a source at a
     /// time; nil where the state is one machine's and every process refreshes for itself.
     var refreshLeases: (any RefreshLeases)? { get }
@@ -49,6 +51,7 @@ public struct EngineState: Sendable {
     public var cache: any ResponseCache { backend.cache }
     public var pageMemo: any PageMemoStore { backend.pageMemo }
     public var firstSeen: any FirstSeenLog { backend.firstSeen }
+    public var cards: any CardStore { backend.cards }
     public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }
 
     /// The state of an opened `backend`, with the identity its cache's secret gives.

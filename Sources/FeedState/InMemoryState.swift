@@ -73,6 +73,7 @@ public struct InMemoryState: StateBackend {
     public let cache: any ResponseCache = InMemoryResponseCache()
     public let pageMemo: any PageMemoStore = InMemoryPageMemoStore()
     public let firstSeen: any FirstSeenLog = InMemoryFirstSeenLog()
+    public let cards: any CardStore = InMemoryCardStore()
     /// One process's state: nobody to share a refresh with.
     public var refreshLeases: (any RefreshLeases)? { nil }
     public var notices: [String] { [] }

@@ -10,6 +10,7 @@ public struct PostgresState: StateBackend {
     public var cache: any ResponseCache { store }
     public var pageMemo: any PageMemoStore { store }
     public var firstSeen: any FirstSeenLog { store }
+    public var cards: any CardStore { PostgresCardStore(database) }
     /// Replicas on one database take turns refreshing a source.
     public var refreshLeases: (any RefreshLeases)? { PostgresRefreshLeases(database) }
     public var notices: [String] { [] }

@@ -9,6 +9,7 @@ public struct SQLiteState: StateBackend {
     public let cache: any ResponseCache
     public let pageMemo: any PageMemoStore
     public let firstSeen: any FirstSeenLog
+    public let cards: any CardStore
     /// Every process on the machine refreshes for itself (no leases).
     public var refreshLeases: (any RefreshLeases)? { nil }
     public var notices: [String] { directory.notices }
@@ -23,6 +24,7 @@ public struct SQLiteState: StateBackend {
         cache = SQLiteResponseCache(directory)
         pageMemo = SQLitePageMemoStore(directory)
         firstSeen = SQLiteFirstSeenLog(directory)
+        cards = SQLiteCardStore(directory)
     }
 
     /// Connections close with the last reference.

@@ -1,0 +1,17 @@
+import Foundation
+
+/// When the card store first and last saw a card live, and since when its source no
+/// longer lists it: printed with the cards `--stored` answers (`first_seen`, `last_seen`,
+/// `gone_since` in RFC 3339).
+public struct KeptDates: Sendable, Equatable {
+    public var firstSeen: Date
+    public var lastSeen: Date
+    /// Nil while the source lists it.
+    public var goneSince: Date?
+
+    public init(firstSeen: Date, lastSeen: Date, goneSince: Date? = nil) {
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.goneSince = goneSince
+    }
+}

@@ -1,0 +1,245 @@
+import FeedCore
+import FeedFormats
+import FeedSupport
+import Foundation
+
+/// The memory of every card seen: per card, the latest card, when it was first and last
+/// seen, and since when its source no longer lists it; a history of changes of what users
+/// track; a change counter per source. Refreshes write it, readers read it.
+/// Implementations: ``InMemoryCardStore`` (tests), SQLite in the state directory,
+/// PostgreSQL on a shared state.
+public protocol CardStore: Sendable {
+    /// Records what sources answered live, each in one transaction: new cards, changed
+    /// ones (with a history row per tracked field that changed), cards seen again, and —
+    /// for a listing that is complete — cards no longer listed, marked gone.
+    func record(_ listings: [LiveListing]) async throws
+    /// The kept cards of `sources` (every source when nil), gone ones included: by source,
+    /// each source's listed cards in its order, then its gone ones.
+    func cards(of sources: [String]?) async throws -> [KeptCard]
+    /// One kept card by its id.
+    func card(id: String) async throws -> KeptCard?
+    /// The tracked changes of one card, oldest first.
+    func history(of id: String) async throws -> [CardChange]
+    /// Each source's change counter: moved whenever a card of it is added, changed, gone
+    /// or back; a source never recorded is absent.
+    func versions() async throws -> [String: Int]
+    /// Removes at most `limit` cards that `policy` no longer keeps (gone too long, or past
+    /// a source's count, oldest seen first), with their history; the number removed.
+    func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int
+    /// Per source: cards kept, gone, history rows, and bytes (as stored).
+    func summary() async throws -> [StoreSummary]
+}
+
+/// The user cards are kept for: one default user until accounts exist, so per-person
+/// state is added beside it without migrating every row.
+public enum StoreUser {
+    public static let `default` = 0
+}
+
+/// What one source answered live in one run.
+public struct LiveListing: Sendable {
+    public var source: String
+    /// In the source's order.
+    public var cards: [Card]
+    /// Every card the source lists is here (read to its end, live, no filter, no budget
+    /// cut): what is missing is gone.
+    public var complete: Bool
+    public var at: Date
+
+    public init(source: String, cards: [Card], complete: Bool, at: Date) {
+        self.source = source
+        self.cards = cards
+        self.complete = complete
+        self.at = at
+    }
+}
+
+/// A card as the store keeps it.
+public struct KeptCard: Sendable, Equatable {
+    public var card: Card
+    public var dates: KeptDates
+    /// Its place in the source's last listing that had it (feed order).
+    public var position: Int
+
+    public init(card: Card, dates: KeptDates, position: Int) {
+        self.card = card
+        self.dates = dates
+        self.position = position
+    }
+}
+
+/// What users track on a card: a change of one of these is a history row.
+public enum TrackedField: String, Sendable, CaseIterable, Codable {
+    case price
+    case regularPrice = "regular_price"
+    case title
+    case inStock = "in_stock"
+
+    /// The field's value as the card carries it: the price object for `price`, null when
+    /// the card has none.
+    public func value(of card: Card) -> JSONValue {
+        switch self {
+        case .price:
+            guard let price = card.price, let data = try? Self.encoder.encode(price),
+                  let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
+            return value
+        case .regularPrice: return card.price?.regular.map(JSONValue.number) ?? .null
+        case .title: return .string(card.title)
+        case .inStock: return card.inStock.map(JSONValue.bool) ?? .null
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// One change of a tracked field.
+public struct CardChange: Sendable, Equatable {
+    public var id: String
+    public var field: TrackedField
+    public var at: Date
+    public var before: JSONValue
+    public var after: JSONValue
+
+    public init(id: String, field: TrackedField, at: Date, before: JSONValue, after: JSONValue) {
+        self.id = id
+        self.field = field
+        self.at = at
+        self.before = before
+        self.after = after
+    }
+}
+
+/// How long the store keeps cards (Sources.yml `keep:`).
+public struct KeepPolicy: Sendable, Equatable {
+    /// Seconds a gone card is kept.
+    public var goneFor: Double
+    /// At most this many cards per source.
+    public var maxCards: Int
+
+    public static let `default` = KeepPolicy(goneFor: 90 * 86_400, maxCards: 10_000)
+
+    public init(goneFor: Double, maxCards: Int) {
+        self.goneFor = goneFor
+        self.maxCards = maxCards
+    }
+}
+
+/// One source's part of the store (`aggregate store`).
+public struct StoreSummary: Sendable, Equatable {
+    public var source: String
+    public var cards: Int
+    public var gone: Int
+    public var historyRows: Int
+    public var bytes: Int
+
+    public init(source: String, cards: Int, gone: Int, historyRows: Int, bytes: Int) {
+        self.source = source
+        self.cards = cards
+        self.gone = gone
+        self.historyRows = historyRows
+        self.bytes = bytes
+    }
+}
+
+/// What recording one listing does to the cards kept of its source: the same rules in
+/// every store, which only load the rows and write what this returns.
+public struct ListingMerge: Sendable {
+    /// A card to insert or update, and whether its stored form changed (else only its
+    /// last-seen time and position move).
+    public var writes: [(kept: KeptCard, changed: Bool)] = []
+    public var changes: [CardChange] = []
+    /// Ids marked gone now.
+    public var gone: [String] = []
+    /// Whether readers of the source see something new: a card added, changed, gone or back.
+    public var movesVersion = false
+
+    /// What a store knows of a card before the listing: enough to merge without decoding it.
+    public struct Known: Sendable {
+        public var firstSeen: Date
+        public var goneSince: Date?
+        /// The tracked fields' values as stored.
+        public var tracked: [TrackedField: JSONValue]
+        /// A hash of the stored card's JSON.
+        public var fingerprint: String
+
+        public init(firstSeen: Date, goneSince: Date?, tracked: [TrackedField: JSONValue], fingerprint: String) {
+            self.firstSeen = firstSeen
+            self.goneSince = goneSince
+            self.tracked = tracked
+            self.fingerprint = fingerprint
+        }
+    }
+
+    public init(listing: LiveListing, known: [String: Known], fingerprint: (Card) -> String) {
+        var listed = Set<String>()
+        for (position, card) in listing.cards.enumerated() where listed.insert(card.id).inserted {
+            let print = fingerprint(card)
+            guard let before = known[card.id] else {
+                writes.append((KeptCard(card: card, dates: KeptDates(firstSeen: listing.at, lastSeen: listing.at), position: position), true))
+                movesVersion = true
+                continue
+            }
+            for field in TrackedField.allCases {
+                let old = before.tracked[field] ?? .null
+                let new = field.value(of: card)
+                if old != new { changes.append(CardChange(id: card.id, field: field, at: listing.at, before: old, after: new)) }
+            }
+            let changed = print != before.fingerprint
+            if changed || before.goneSince != nil { movesVersion = true }
+            writes.append((KeptCard(card: card, dates: KeptDates(firstSeen: before.firstSeen, lastSeen: listing.at), position: position),
+                           changed))
+        }
+        guard listing.complete else { return }
+        for (id, before) in known where before.goneSince == nil && !listed.contains(id) {
+            gone.append(id)
+        }
+        gone.sort()
+        if !gone.isEmpty { movesVersion = true }
+    }
+
+    /// The tracked values of `card`, as stored beside it.
+    public static func tracked(_ card: Card) -> [TrackedField: JSONValue] {
+        Dictionary(uniqueKeysWithValues: TrackedField.allCases.map { ($0, $0.value(of: card)) })
+    }
+}
+
+/// The card as the store writes it: its JSON line (the documented card format), and a
+/// hash of that line that tells a changed card without decoding the stored one.
+public enum StoredCardForm {
+    public static func json(_ card: Card) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONLines.append(card, to: &bytes)
+        return bytes
+    }
+
+    public static func fingerprint(_ json: [UInt8]) -> String {
+        String(FNV1a.hash(json), radix: 16)
+    }
+
+    public static func card(_ json: Data) -> Card? {
+        try? JSONBody.tape.decode(Card.self, from: json)
+    }
+
+    /// The tracked values as one JSON object (`{"price": {...}, "title": "..."}`).
+    public static func trackedJSON(_ tracked: [TrackedField: JSONValue]) -> String {
+        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: tracked.map { ($0.key.rawValue, $0.value) }))
+        return JSONLines.text(of: object)
+    }
+
+    public static func tracked(fromJSON text: String) -> [TrackedField: JSONValue] {
+        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return [:] }
+        var tracked: [TrackedField: JSONValue] = [:]
+        for (name, value) in members {
+            if let field = TrackedField(rawValue: name) { tracked[field] = value }
+        }
+        return tracked
+    }
+
+    public static func value(fromJSON text: String) -> JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null
+    }
+}

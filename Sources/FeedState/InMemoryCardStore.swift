@@ -1,0 +1,98 @@
+import FeedCore
+import FeedFormats
+import Foundation
+
+/// A ``CardStore`` in memory, for tests and runs that keep nothing: the same rules
+/// (``ListingMerge``) as the stores on disk.
+public actor InMemoryCardStore: CardStore {
+    private struct Row {
+        var kept: KeptCard
+        var tracked: [TrackedField: JSONValue]
+        var fingerprint: String
+        var bytes: Int
+    }
+
+    private var rows: [String: Row] = [:]
+    private var changes: [CardChange] = []
+    private var counters: [String: Int] = [:]
+
+    public init() {}
+
+    public func record(_ listings: [LiveListing]) {
+        for listing in listings {
+            let known = rows.filter { $0.value.kept.card.source == listing.source }.mapValues { row in
+                ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince,
+                                   tracked: row.tracked, fingerprint: row.fingerprint)
+            }
+            let merge = ListingMerge(listing: listing, known: known) { StoredCardForm.fingerprint(StoredCardForm.json($0)) }
+            for (kept, _) in merge.writes {
+                let json = StoredCardForm.json(kept.card)
+                rows[kept.card.id] = Row(kept: kept, tracked: ListingMerge.tracked(kept.card),
+                                         fingerprint: StoredCardForm.fingerprint(json), bytes: json.count)
+            }
+            for id in merge.gone { rows[id]?.kept.dates.goneSince = listing.at }
+            changes += merge.changes
+            if merge.movesVersion { counters[listing.source, default: 0] += 1 }
+        }
+    }
+
+    public func cards(of sources: [String]?) -> [KeptCard] {
+        rows.values.map(\.kept).filter { sources?.contains($0.card.source) ?? true }
+            .sorted { a, b in
+                (a.card.source, a.dates.goneSince == nil ? 0 : 1, a.position, a.card.id) < (b.card.source, b.dates.goneSince == nil ? 0 : 1, b.position, b.card.id)
+            }
+    }
+
+    public func card(id: String) -> KeptCard? {
+        rows[id]?.kept
+    }
+
+    public func history(of id: String) -> [CardChange] {
+        changes.filter { $0.id == id }
+    }
+
+    public func versions() -> [String: Int] {
+        counters
+    }
+
+    public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) -> Int {
+        let doomed = Array(CardRetention.doomed(rows.values.map(\.kept), policy: policy, now: now).prefix(limit))
+        for id in doomed {
+            if let source = rows[id]?.kept.card.source { counters[source, default: 0] += 1 }
+            rows[id] = nil
+        }
+        changes.removeAll { doomed.contains($0.id) }
+        return doomed.count
+    }
+
+    public func summary() -> [StoreSummary] {
+        Dictionary(grouping: rows.values, by: { $0.kept.card.source }).map { source, rows in
+            let ids = Set(rows.map(\.kept.card.id))
+            return StoreSummary(source: source, cards: rows.count, gone: rows.filter { $0.kept.dates.goneSince != nil }.count,
+                                historyRows: changes.filter { ids.contains($0.id) }.count, bytes: rows.map(\.bytes).reduce(0, +))
+        }.sorted { $0.source < $1.source }
+    }
+}
+
+/// Which cards retention removes: gone longer than `goneFor`, and past `maxCards` of a
+/// source, gone ones first and then the least recently seen. The SQL stores say the same
+/// in their queries; this is their specification and the in-memory store's code.
+public enum CardRetention {
+    public static func doomed(_ cards: [KeptCard], policy: (String) -> KeepPolicy, now: Date) -> [String] {
+        var doomed: [String] = []
+        for (source, kept) in Dictionary(grouping: cards, by: \.card.source).sorted(by: { $0.key < $1.key }) {
+            let keep = policy(source)
+            let expired = kept.filter { card in card.dates.goneSince.map { now.timeIntervalSince($0) > keep.goneFor } ?? false }
+            let expiredIDs = Set(expired.map(\.card.id))
+            doomed += expiredIDs.sorted()
+            let remaining = kept.filter { !expiredIDs.contains($0.card.id) }
+            if remaining.count > keep.maxCards {
+                let oldestFirst = remaining.sorted { a, b in
+                    ((a.dates.goneSince == nil ? 1 : 0), a.dates.lastSeen, a.card.id) < ((b.dates.goneSince == nil ? 1 : 0), b.dates.lastSeen, b.card.id)
+                }
+                doomed += oldestFirst.prefix(remaining.count - keep.maxCards).map(\.card.id)
+            }
+        }
+        return doomed
+    }
+}

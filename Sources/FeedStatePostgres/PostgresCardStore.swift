@@ -1,0 +1,217 @@
+import FeedCore
+import FeedFormats
+import FeedState
+import Foundation
+import PostgresNIO
+
+/// The ``CardStore`` in a shared PostgreSQL database: the same tables and rules as the
+/// SQLite store, so a replica reads what the refresh lease's holder recorded. A listing's
+/// rows go in with one statement each (arrays unnested), not one round trip per card.
+public struct PostgresCardStore: CardStore {
+    let database: PostgresStateDatabase
+
+    public init(_ database: PostgresStateDatabase) {
+        self.database = database
+    }
+
+    static let schema = PostgresSchema(component: "cards", migrations: [
+        .init("1: card store", [
+            """
+            CREATE TABLE card (
+              user_id integer NOT NULL, id text NOT NULL, source text NOT NULL, position integer NOT NULL,
+              card bytea NOT NULL, fingerprint text NOT NULL, tracked text NOT NULL,
+              first_seen double precision NOT NULL, last_seen double precision NOT NULL, gone_since double precision,
+              PRIMARY KEY (user_id, id))
+            """,
+            "CREATE INDEX card_by_source ON card (user_id, source, position)",
+            """
+            CREATE TABLE card_change (
+              seq bigserial PRIMARY KEY, user_id integer NOT NULL, id text NOT NULL, at double precision NOT NULL,
+              field text NOT NULL, before text NOT NULL, after text NOT NULL)
+            """,
+            "CREATE INDEX card_change_by_card ON card_change (user_id, id, at)",
+            "CREATE TABLE card_source_version (source text PRIMARY KEY, version bigint NOT NULL)",
+        ]),
+    ])
+
+    private func migrated() async throws -> PostgresStateDatabase {
+        try await database.migrate(Self.schema)
+        return database
+    }
+
+    public func record(_ listings: [LiveListing]) async throws {
+        guard !listings.isEmpty else { return }
+        let user = StoreUser.default
+        try await migrated().withTransaction { connection in
+            for listing in listings {
+                var known: [String: ListingMerge.Known] = [:]
+                for row in try await PostgresStateDatabase.rows("""
+                    SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
+                    FOR UPDATE
+                    """, on: connection) {
+                    let (id, firstSeen, goneSince, tracked, fingerprint) = try row.decode((String, Double, Double?, String, String).self)
+                    known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
+                                                   goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
+                                                   tracked: StoredCardForm.tracked(fromJSON: tracked), fingerprint: fingerprint)
+                }
+                var forms: [String: [UInt8]] = [:]
+                let merge = ListingMerge(listing: listing, known: known) { card in
+                    let json = StoredCardForm.json(card)
+                    forms[card.id] = json
+                    return StoredCardForm.fingerprint(json)
+                }
+                let at = listing.at.timeIntervalSince1970
+                let changed = merge.writes.filter(\.changed).map(\.kept)
+                if !changed.isEmpty {
+                    let json = changed.map { forms[$0.card.id] ?? StoredCardForm.json($0.card) }
+                    let ids = changed.map(\.card.id)
+                    let positions = changed.map(\.position)
+                    let cards = json.map { ByteBuffer(bytes: $0) }
+                    let prints = json.map(StoredCardForm.fingerprint)
+                    let tracked = changed.map { StoredCardForm.trackedJSON(ListingMerge.tracked($0.card)) }
+                    let firstSeen = changed.map(\.dates.firstSeen.timeIntervalSince1970)
+                    _ = try await PostgresStateDatabase.rows("""
+                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
+                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL
+                        FROM unnest(\(ids)::text[], \(positions)::integer[], \(cards)::bytea[], \(prints)::text[], \(tracked)::text[],
+                                    \(firstSeen)::double precision[]) AS t(id, position, card, fingerprint, tracked, first_seen)
+                        ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
+                          card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
+                          last_seen = excluded.last_seen, gone_since = NULL
+                        """, on: connection)
+                }
+                let seen = merge.writes.filter { !$0.changed }.map(\.kept)
+                if !seen.isEmpty {
+                    _ = try await PostgresStateDatabase.rows("""
+                        UPDATE card SET position = t.position, last_seen = \(at), gone_since = NULL
+                        FROM unnest(\(seen.map(\.card.id))::text[], \(seen.map(\.position))::integer[]) AS t(id, position)
+                        WHERE card.user_id = \(user) AND card.id = t.id
+                        """, on: connection)
+                }
+                if !merge.gone.isEmpty {
+                    _ = try await PostgresStateDatabase.rows("""
+                        UPDATE card SET gone_since = \(at) WHERE user_id = \(user) AND id = ANY(\(merge.gone)::text[])
+                        """, on: connection)
+                }
+                if !merge.changes.isEmpty {
+                    let rows = merge.changes
+                    _ = try await PostgresStateDatabase.rows("""
+                        INSERT INTO card_change (user_id, id, at, field, before, after)
+                        SELECT \(user), id, \(at), field, before, after
+                        FROM unnest(\(rows.map(\.id))::text[], \(rows.map(\.field.rawValue))::text[],
+                                    \(rows.map { JSONLines.text(of: $0.before) })::text[], \(rows.map { JSONLines.text(of: $0.after) })::text[])
+                             WITH ORDINALITY AS t(id, field, before, after, n)
+                        ORDER BY n
+                        """, on: connection)
+                }
+                if merge.movesVersion {
+                    _ = try await PostgresStateDatabase.rows("""
+                        INSERT INTO card_source_version (source, version) VALUES (\(listing.source), 1)
+                        ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1
+                        """, on: connection)
+                }
+            }
+        }
+    }
+
+    public func cards(of sources: [String]?) async throws -> [KeptCard] {
+        let rows = if let sources {
+            try await migrated().query("""
+                SELECT card, position, first_seen, last_seen, gone_since FROM card
+                WHERE user_id = \(StoreUser.default) AND source = ANY(\(sources)::text[]) ORDER BY source, gone_since IS NOT NULL, position, id
+                """)
+        } else {
+            try await migrated().query("""
+                SELECT card, position, first_seen, last_seen, gone_since FROM card
+                WHERE user_id = \(StoreUser.default) ORDER BY source, gone_since IS NOT NULL, position, id
+                """)
+        }
+        return try rows.map(Self.kept)
+    }
+
+    public func card(id: String) async throws -> KeptCard? {
+        try await migrated().query("""
+            SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = \(StoreUser.default) AND id = \(id)
+            """).first.map(Self.kept)
+    }
+
+    private static func kept(_ row: PostgresRow) throws -> KeptCard {
+        let (json, position, firstSeen, lastSeen, goneSince) = try row.decode((Data, Int, Double, Double, Double?).self)
+        guard let card = StoredCardForm.card(json) else { throw PostgresStateError.failed("a stored card cannot be read") }
+        return KeptCard(card: card, dates: KeptDates(firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
+                                                     goneSince: goneSince.map(Date.init(timeIntervalSince1970:))), position: position)
+    }
+
+    public func history(of id: String) async throws -> [CardChange] {
+        try await migrated().query("""
+            SELECT at, field, before, after FROM card_change WHERE user_id = \(StoreUser.default) AND id = \(id) ORDER BY at, seq
+            """).compactMap { row in
+            let (at, name, before, after) = try row.decode((Double, String, String, String).self)
+            guard let field = TrackedField(rawValue: name) else { return nil }
+            return CardChange(id: id, field: field, at: Date(timeIntervalSince1970: at),
+                              before: StoredCardForm.value(fromJSON: before), after: StoredCardForm.value(fromJSON: after))
+        }
+    }
+
+    public func versions() async throws -> [String: Int] {
+        var versions: [String: Int] = [:]
+        for row in try await migrated().query("SELECT source, version FROM card_source_version") {
+            let (source, version) = try row.decode((String, Int).self)
+            versions[source] = version
+        }
+        return versions
+    }
+
+    public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let user = StoreUser.default
+        let sources = try await migrated().query("SELECT DISTINCT source FROM card WHERE user_id = \(user) ORDER BY source")
+            .map { try $0.decode(String.self) }
+        var removed = 0
+        for source in sources where removed < limit {
+            let keep = policy(source)
+            let cutoff = now.timeIntervalSince1970 - keep.goneFor
+            let room = limit - removed
+            // Gone too long, then past the count: gone ones first, then the least recently seen.
+            let count = try await database.withTransaction { connection in
+                let expired = try await PostgresStateDatabase.rows("""
+                    SELECT id FROM card WHERE user_id = \(user) AND source = \(source) AND gone_since < \(cutoff) ORDER BY id LIMIT \(room)
+                    """, on: connection).map { try $0.decode(String.self) }
+                let total = try await PostgresStateDatabase.rows("SELECT count(*) FROM card WHERE user_id = \(user) AND source = \(source)",
+                                                                 on: connection).first?.decode(Int.self) ?? 0
+                var doomed = expired
+                let over = min(total - expired.count - keep.maxCards, room - expired.count)
+                if over > 0 {
+                    doomed += try await PostgresStateDatabase.rows("""
+                        SELECT id FROM card WHERE user_id = \(user) AND source = \(source) AND NOT (gone_since IS NOT NULL AND gone_since < \(cutoff))
+                        ORDER BY gone_since IS NULL, last_seen, id LIMIT \(over)
+                        """, on: connection).map { try $0.decode(String.self) }
+                }
+                guard !doomed.isEmpty else { return 0 }
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
+                    ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1
+                    """, on: connection)
+                return doomed.count
+            }
+            removed += count
+        }
+        return removed
+    }
+
+    public func summary() async throws -> [StoreSummary] {
+        try await migrated().query("""
+            SELECT c.source, count(*)::bigint, count(c.gone_since)::bigint,
+              sum(octet_length(c.card) + octet_length(c.tracked) + octet_length(c.fingerprint) + octet_length(c.id) + octet_length(c.source) + 40)::bigint,
+              coalesce(sum(h.rows), 0)::bigint
+            FROM card c
+            LEFT JOIN (SELECT user_id, id, count(*) AS rows FROM card_change GROUP BY user_id, id) h ON h.user_id = c.user_id AND h.id = c.id
+            WHERE c.user_id = \(StoreUser.default) GROUP BY c.source ORDER BY c.source
+            """).map { row in
+            let (source, cards, gone, bytes, history) = try row.decode((String, Int, Int, Int, Int).self)
+            return StoreSummary(source: source, cards: cards, gone: gone, historyRows: history, bytes: bytes)
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import FeedCore
+import FeedFormats
+import FeedState
+import Foundation
+import GRDB
+
+/// The ``CardStore`` in `state.sqlite` of a state directory. A card is its JSON line (the
+/// documented card format) with the tracked values and a hash beside it, so a refresh
+/// merges without decoding what it stored before.
+public struct SQLiteCardStore: CardStore {
+    let directory: SQLiteStateDirectory
+
+    public init(_ directory: SQLiteStateDirectory) {
+        self.directory = directory
+    }
+
+    static let schema: SQLiteSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: card store") { db in
+            // Keyed by user from the start: per-person state joins on (user_id, id).
+            try db.execute(sql: """
+                CREATE TABLE card (
+                  user_id INTEGER NOT NULL, id TEXT NOT NULL, source TEXT NOT NULL, position INTEGER NOT NULL,
+                  card BLOB NOT NULL, fingerprint TEXT NOT NULL, tracked TEXT NOT NULL,
+                  first_seen REAL NOT NULL, last_seen REAL NOT NULL, gone_since REAL,
+                  PRIMARY KEY (user_id, id));
+                CREATE INDEX card_by_source ON card (user_id, source, position);
+                CREATE TABLE card_change (
+                  user_id INTEGER NOT NULL, id TEXT NOT NULL, at REAL NOT NULL, field TEXT NOT NULL,
+                  before TEXT NOT NULL, after TEXT NOT NULL);
+                CREATE INDEX card_change_by_card ON card_change (user_id, id, at);
+                CREATE TABLE card_source_version (source TEXT PRIMARY KEY, version INTEGER NOT NULL);
+                """)
+        }
+        return SQLiteSchema(name: "cards", migrator: migrator)
+    }()
+
+    private var database: any DatabaseWriter {
+        get throws { try directory.stateDatabase(Self.schema) }
+    }
+
+    public func record(_ listings: [LiveListing]) async throws {
+        guard !listings.isEmpty else { return }
+        let user = StoreUser.default
+        try await database.write { db in
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
+                  fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL
+                """)
+            let seen = try db.makeStatement(sql: """
+                UPDATE card SET position = ?, last_seen = ?, gone_since = NULL WHERE user_id = ? AND id = ?
+                """)
+            let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ? WHERE user_id = ? AND id = ?")
+            let change = try db.makeStatement(sql: """
+                INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for listing in listings {
+                var known: [String: ListingMerge.Known] = [:]
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
+                    """, arguments: [user, listing.source])
+                while let row = try rows.next() {
+                    known[row["id"]] = ListingMerge.Known(
+                        firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                        tracked: StoredCardForm.tracked(fromJSON: row["tracked"]), fingerprint: row["fingerprint"])
+                }
+                var forms: [String: [UInt8]] = [:]
+                let merge = ListingMerge(listing: listing, known: known) { card in
+                    let json = StoredCardForm.json(card)
+                    forms[card.id] = json
+                    return StoredCardForm.fingerprint(json)
+                }
+                let at = listing.at.timeIntervalSince1970
+                for (kept, changed) in merge.writes {
+                    if changed {
+                        let json = forms[kept.card.id] ?? StoredCardForm.json(kept.card)
+                        try insert.execute(arguments: [
+                            user, kept.card.id, kept.card.source, kept.position, Data(json), StoredCardForm.fingerprint(json),
+                            StoredCardForm.trackedJSON(ListingMerge.tracked(kept.card)), kept.dates.firstSeen.timeIntervalSince1970, at,
+                        ])
+                    } else {
+                        try seen.execute(arguments: [kept.position, at, user, kept.card.id])
+                    }
+                }
+                for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
+                for row in merge.changes {
+                    try change.execute(arguments: [user, row.id, at, row.field.rawValue, JSONLines.text(of: row.before), JSONLines.text(of: row.after)])
+                }
+                if merge.movesVersion {
+                    try db.execute(sql: """
+                        INSERT INTO card_source_version (source, version) VALUES (?, 1)
+                        ON CONFLICT (source) DO UPDATE SET version = version + 1
+                        """, arguments: [listing.source])
+                }
+            }
+        }
+    }
+
+    public func cards(of sources: [String]?) async throws -> [KeptCard] {
+        let path = directory.statePath
+        return try await database.read { db in
+            var sql = "SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ?"
+            var arguments: StatementArguments = [StoreUser.default]
+            if let sources {
+                sql += " AND source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
+                arguments += StatementArguments(sources)
+            }
+            sql += " ORDER BY source, gone_since IS NOT NULL, position, id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try Self.kept($0, path: path) }
+        }
+    }
+
+    public func card(id: String) async throws -> KeptCard? {
+        let path = directory.statePath
+        return try await database.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ? AND id = ?
+                """, arguments: [StoreUser.default, id]).map { try Self.kept($0, path: path) }
+        }
+    }
+
+    private static func kept(_ row: Row, path: String) throws -> KeptCard {
+        guard let card = StoredCardForm.card(row["card"]) else {
+            throw SQLiteStateError.damaged(path: path, reason: "a stored card cannot be read")
+        }
+        return KeptCard(card: card, dates: KeptDates(
+            firstSeen: Date(timeIntervalSince1970: row["first_seen"]), lastSeen: Date(timeIntervalSince1970: row["last_seen"]),
+            goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:))), position: row["position"])
+    }
+
+    public func history(of id: String) async throws -> [CardChange] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT at, field, before, after FROM card_change WHERE user_id = ? AND id = ? ORDER BY at, rowid
+                """, arguments: [StoreUser.default, id]).compactMap { row in
+                guard let field = TrackedField(rawValue: row["field"]) else { return nil }
+                return CardChange(id: id, field: field, at: Date(timeIntervalSince1970: row["at"]),
+                                  before: StoredCardForm.value(fromJSON: row["before"]), after: StoredCardForm.value(fromJSON: row["after"]))
+            }
+        }
+    }
+
+    public func versions() async throws -> [String: Int] {
+        try await database.read { db in
+            var versions: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT source, version FROM card_source_version") {
+                versions[row["source"]] = row["version"]
+            }
+            return versions
+        }
+    }
+
+    public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let user = StoreUser.default
+        return try await database.write { db in
+            var doomed: [(id: String, source: String)] = []
+            let sources = try String.fetchAll(db, sql: "SELECT DISTINCT source FROM card WHERE user_id = ? ORDER BY source", arguments: [user])
+            for source in sources where doomed.count < limit {
+                let keep = policy(source)
+                let room = limit - doomed.count
+                let expired = try String.fetchAll(db, sql: """
+                    SELECT id FROM card WHERE user_id = ? AND source = ? AND gone_since < ? ORDER BY id LIMIT ?
+                    """, arguments: [user, source, now.timeIntervalSince1970 - keep.goneFor, room])
+                doomed += expired.map { ($0, source) }
+                let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM card WHERE user_id = ? AND source = ?", arguments: [user, source]) ?? 0
+                let over = kept - expired.count - keep.maxCards
+                if over > 0, doomed.count < limit {
+                    // Gone ones first, then the least recently seen (CardRetention).
+                    let oldest = try String.fetchAll(db, sql: """
+                        SELECT id FROM card WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
+                        ORDER BY gone_since IS NULL, last_seen, id LIMIT ?
+                        """, arguments: [user, source, now.timeIntervalSince1970 - keep.goneFor, min(over, limit - doomed.count)])
+                    doomed += oldest.map { ($0, source) }
+                }
+            }
+            for (id, _) in doomed {
+                try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
+                try db.execute(sql: "DELETE FROM card_change WHERE user_id = ? AND id = ?", arguments: [user, id])
+            }
+            for source in Set(doomed.map(\.source)) {
+                try db.execute(sql: """
+                    INSERT INTO card_source_version (source, version) VALUES (?, 1)
+                    ON CONFLICT (source) DO UPDATE SET version = version + 1
+                    """, arguments: [source])
+            }
+            return doomed.count
+        }
+    }
+
+    public func summary() async throws -> [StoreSummary] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT source, count(*) AS cards, count(gone_since) AS gone,
+                  sum(length(card) + length(tracked) + length(fingerprint) + length(id) + length(source) + 40) AS bytes,
+                  (SELECT count(*) FROM card_change h WHERE h.user_id = c.user_id AND h.id IN
+                     (SELECT id FROM card WHERE user_id = c.user_id AND source = c.source)) AS history
+                FROM card c WHERE user_id = ? GROUP BY source ORDER BY source
+                """, arguments: [StoreUser.default]).map { row in
+                StoreSummary(source: row["source"], cards: row["cards"], gone: row["gone"], historyRows: row["history"], bytes: row["bytes"])
+            }
+        }
+    }
+}
