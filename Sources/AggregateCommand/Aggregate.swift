@@ -47,7 +47,8 @@ public struct Aggregate: AsyncParsableCommand {
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
-                      RecordCommand.self, ServeCommand.self, ImportCommand.self],
+                      RecordCommand.self, ServeCommand.self, ImportCommand.self, RefreshCommand.self, HistoryCommand.self,
+                      StoreCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

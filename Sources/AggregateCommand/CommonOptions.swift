@@ -46,9 +46,11 @@ struct CardFormatOptions: ParsableArguments {
     }
 
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
-    func print(_ cards: FeedCards, to stdout: StandardOutput, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:]) {
-        let document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
+    func print(_ cards: FeedCards, to stdout: StandardOutput, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:],
+               kept: [String: KeptDates] = [:]) {
+        var document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
                                     firstSeen: firstSeen)
+        document.kept = kept
         var out = FormattedOutput(sink: stdout.write(bytes:))
         formatType.init().write(document, to: &out)
         out.finish()
@@ -212,6 +214,17 @@ struct CommonOptions: ParsableArguments {
         } catch {
             await finish()
             throw error
+        }
+    }
+
+    /// Records what the sources answered live in the card store. Recording never changes
+    /// what a run printed or its exit code: a failure is one line on stderr.
+    func record(_ listings: [LiveListing], in state: EngineState?) async {
+        guard let state, !listings.isEmpty else { return }
+        do {
+            try await state.cards.record(listings)
+        } catch {
+            Terminal.writeError("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); what was printed is unchanged")
         }
     }
 

@@ -64,6 +64,9 @@ struct DigestCommand: ContextCommand {
     @Option(help: .hidden)
     var date: String?
 
+    @Flag(name: .customLong("no-record"), help: "Do not record what the upstreams answered in the card store.")
+    var noRecord = false
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -83,7 +86,7 @@ struct DigestCommand: ContextCommand {
             let digests = try await selected(config, store: store, now: now)
             var worst = ExitStatus.ok
             for digest in digests {
-                let status = await run(digest, stdout: context.stdout, runner: runner, store: store, identity: state?.identity ?? .random(), now: now)
+                let status = await run(digest, stdout: context.stdout, runner: runner, store: store, state: state, now: now)
                 if status.rawValue > worst.rawValue || status == .busy { worst = status }
             }
             return worst
@@ -121,7 +124,9 @@ struct DigestCommand: ContextCommand {
         return [digest]
     }
 
-    private func run(_ digest: DigestConfig, stdout: StandardOutput, runner: FeedRunner, store: any DigestStore, identity: RequestIdentity, now: Date) async -> ExitStatus {
+    private func run(_ digest: DigestConfig, stdout: StandardOutput, runner: FeedRunner, store: any DigestStore, state: EngineState?,
+                     now: Date) async -> ExitStatus {
+        let identity = state?.identity ?? .random()
         var job = DigestJob(digest: digest, options: DigestOptions(
             reportFirstRun: firstRun == .report, includeRises: includeRises, includeRemoved: includeRemoved,
             maxItems: digest.maxItems))
@@ -135,6 +140,7 @@ struct DigestCommand: ContextCommand {
                                            targets: digest.deliver.map { $0.target(digest: digest.name, identity: identity) }) { text in
                 try stdout.deliver(text)
             }
+            if !noRecord { await common.record(result.listings, in: state) }
             result.messages.forEach { Terminal.writeError($0) }
             result.failedDeliveries.forEach { Terminal.writeError("aggregate: \($0)") }
             if !result.failedDeliveries.isEmpty { return .failed }

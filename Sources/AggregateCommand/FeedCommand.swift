@@ -1,6 +1,8 @@
 import ArgumentParser
 import FeedCore
 import FeedEngine
+import FeedFormats
+import FeedSupport
 
 /// `aggregate [feed]`: one page of the merged feed.
 struct FeedCommand: ContextCommand {
@@ -34,10 +36,19 @@ struct FeedCommand: ContextCommand {
                                valueName: "text"))
     var query: String?
 
+    @Flag(help: "Answer from the card store alone: no upstream is asked, gone cards are included, each with first_seen, last_seen and gone_since.")
+    var stored = false
+
+    @Flag(name: .customLong("no-record"), help: "Do not record what the upstreams answered in the card store.")
+    var noRecord = false
+
     @OptionGroup var common: CommonOptions
     @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
+        if stored && (common.offline || common.refresh) {
+            throw ValidationError("--stored asks no upstream: leave out --offline and --refresh")
+        }
         if all && (page != 1 || perPage != 20) {
             throw ValidationError("--all prints every card: leave out --page and --per-page")
         }
@@ -52,10 +63,12 @@ struct FeedCommand: ContextCommand {
     func run(in context: CommandContext) async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
-        // Printed inside: the cache writes finish behind the output, not before it.
+        if stored { return try await runStored(query, in: context) }
+        // Printed inside: the cache writes and the recording finish behind the output, not before it.
         let result = try await common.withRunner(context.registry) { runner, config, state in
             let result = try await runner.run(query)
             output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
+            if !noRecord { await common.record(result.listings, in: state) }
             return result
         }
         common.report(result.outcomes)
@@ -72,6 +85,34 @@ struct FeedCommand: ContextCommand {
         let status = ExitStatus(RunStatus(outcomes: result.outcomes, strict: common.strict))
         keepUntilExit(result)
         if status != .ok { throw status.code }
+    }
+
+    /// `--stored`: the same query over the card store, opened without the network.
+    private func runStored(_ query: FeedQuery, in context: CommandContext) async throws {
+        let config = try common.loadConfig(context.registry)
+        guard let state = try await common.openState(config, required: true, connections: .one) else { throw ExitStatus.failed.code }
+        let (result, dates): (FeedResult, [String: KeptDates])
+        do {
+            let kept = try await state.cards.cards(of: try FeedRunner.select(query.sourceIDs, in: config).map(\.id))
+            (result, dates) = try FeedRunner.stored(kept, config: config, query: query)
+            await state.close()
+        } catch let usage as UsageError {
+            await state.close()
+            Terminal.writeError("aggregate: \(usage)")
+            throw ExitStatus.usage.code
+        } catch {
+            await state.close()
+            Terminal.writeError("aggregate: cannot read the card store: \(PlainWords.describe(error))")
+            throw ExitStatus.failed.code
+        }
+        output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)
+        if result.cards.isEmpty {
+            if result.matched > 0, let pages = result.pageCount {
+                Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(result.matched) cards at \(perPage) per page)")
+            } else {
+                Terminal.writeError("aggregate: no cards\(query.filters ? " match the filters" : "") in the card store; `aggregate refresh` records what the sources list")
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "deadline", "max_body", "options", "filters", "refresh",
+        "cache_ttl", "deadline", "max_body", "options", "filters", "refresh", "record", "keep",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -72,15 +72,16 @@ public struct ConfigLoader: Sendable {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters"])
+        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep"])
         let filters = CardFilter.read(in: top)
+        let keep = KeepPolicy.read(in: top, over: .default) ?? .default
         var sources: [SourceConfig] = []
         var warnings: [ConfigIssue] = []
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
             var seen: [String: String] = [:]
             for entry in entries {
-                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory), warnings: &warnings)
+                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory), keep: keep, warnings: &warnings)
                 if let id, let first = seen[id] {
                     entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
@@ -109,12 +110,14 @@ public struct ConfigLoader: Sendable {
         }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
         var config = FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
+        config.keep = keep
         config.warnings = warnings
         return config
     }
 
     /// The source, when valid, and its id, when it has a valid one.
-    private func readSource(_ entry: ConfigMapReader, directory: URL, warnings: inout [ConfigIssue]) -> (SourceConfig?, id: String?) {
+    private func readSource(_ entry: ConfigMapReader, directory: URL, keep: KeepPolicy,
+                            warnings: inout [ConfigIssue]) -> (SourceConfig?, id: String?) {
         entry.rejectUnknownKeys(Self.sourceKeys)
         let id = entry.string("id", required: true)
         if let id, !Self.isValidID(id) {
@@ -168,6 +171,8 @@ public struct ConfigLoader: Sendable {
         let maxBody = byteSize(entry, "max_body", in: limits.maxBody) ?? SourceConfig.defaultMaxBody
         let filters = CardFilter.read(in: entry)
         let refresh = entry.seconds("refresh", in: 1...86_400)
+        let record = entry.boolean("record") ?? true
+        let sourceKeep = KeepPolicy.read(in: entry, over: keep) ?? keep
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
         var config = SourceConfig(
@@ -177,6 +182,8 @@ public struct ConfigLoader: Sendable {
             options: entry.node("options"), filters: filters,
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         config.refresh = refresh
+        config.record = record
+        config.keep = sourceKeep
         config.unsetVariables = environment.filter { self.environment[$0.key] == nil }.keys.sorted()
         if let sourceType {
             do {

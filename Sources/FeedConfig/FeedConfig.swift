@@ -18,6 +18,9 @@ public struct FeedConfig: Sendable {
     public var state: StateLocation?
     /// The top-level `filters:`, applied to every source's cards.
     public var filters: CardFilter
+    /// The top-level `keep:`: how long the card store keeps a source's cards unless the
+    /// source says otherwise.
+    public var keep = KeepPolicy.default
     /// What is not wrong yet but will be (a disabled source's unset variable): `validate`
     /// prints these.
     public var warnings: [ConfigIssue] = []
@@ -30,6 +33,11 @@ public struct FeedConfig: Sendable {
         self.digests = digests
         self.feed = feed
         self.state = state
+    }
+
+    /// How long the card store keeps `source`'s cards.
+    public func keepPolicy(for source: String) -> KeepPolicy {
+        self.source(id: source)?.keep ?? keep
     }
 
     public func digest(named name: String) -> DigestConfig? {
@@ -72,6 +80,10 @@ public struct SourceConfig: Sendable {
     public var cacheTTL: Double
     /// `serve` fetches the source again about this often (`refresh:`); nil = `cache_ttl`.
     public var refresh: Double?
+    /// `record: false` keeps the source's cards out of the card store.
+    public var record = true
+    /// How long the card store keeps this source's cards (`keep:`, over the top level's).
+    public var keep = KeepPolicy.default
     /// Seconds the live upstream may take for the whole run (every page, retry and
     /// backoff); past it the source fails (or falls back) and the others print.
     public var deadline: Double

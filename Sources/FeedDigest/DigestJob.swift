@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedState
 import Foundation
 
 /// One run of one digest: fetch, compare with the digest's memory, render, deliver and
@@ -29,6 +30,8 @@ public struct DigestJob: Sendable {
         /// One line per `deliver:` target that did not take its reports (they wait for
         /// the next run), naming the target and why.
         public var failedDeliveries: [String] = []
+        /// What the sources answered live, for the card store.
+        public var listings: [LiveListing] = []
     }
 
     public enum Failure: Error, Sendable, CustomStringConvertible {
@@ -127,7 +130,9 @@ public struct DigestJob: Sendable {
             return try await finish(pending, owedTo: pendingPath, store: store, output: output, printer: printer)
         }
 
-        let (cards, outcomes) = try await runner.collect(digest.sources)
+        let collected = try await runner.collect(digest.sources)
+        let (cards, outcomes) = (collected.cards, collected.outcomes)
+        let listings = dryRun ? [] : collected.listings
         // The fetch's cache writes land before the commit: whatever they say on stderr
         // comes before what the digest says.
         await runner.finishWrites()
@@ -168,7 +173,7 @@ public struct DigestJob: Sendable {
                 targets.map { OutgoingReport(target: $0.key, reportID: reportID, created: now, payload: $0.payload(for: report, text: text)) }
             } ?? []
             try await store.commit(plan, under: lock, now: now, outbox: outbox)
-            return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+            return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty, listings: listings)
         }
         switch (output, text) {
         case (.file(let path), let text?) where !dryRun:
@@ -195,7 +200,7 @@ public struct DigestJob: Sendable {
         case (_, nil):
             if !dryRun { try await store.commit(plan, under: lock, now: now, outbox: []) }
         }
-        return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+        return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty, listings: listings)
     }
 
     /// Delivers a file report an earlier run committed and did not finish: to its file unless

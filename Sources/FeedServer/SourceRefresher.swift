@@ -29,6 +29,8 @@ struct SourceRefresher: Service {
     /// Taken for a refresh, so that of several replicas on one state one refreshes a
     /// source at a time; the others see the result through the shared cache.
     let leases: (any RefreshLeases)?
+    /// Where the holder of a source's lease records what it answered live.
+    let cards: (any CardStore)?
     /// What the waits between refreshes are measured on.
     let clock: any Clock<Duration>
 
@@ -68,8 +70,14 @@ struct SourceRefresher: Service {
                 }
             }
             // A replica without the lease reads what the holder fetched, from the shared cache.
-            let (cards, outcomes) = (try? await (leased ? runner : reader).collect([source.id])) ?? ([], [])
+            let collected = try? await (leased ? runner : reader).collect([source.id])
+            let (cards, outcomes) = (collected?.cards ?? [], collected?.outcomes ?? [])
             await runner.finishWrites()
+            if leased, let listings = collected?.listings, let store = self.cards {
+                // The store is a memory beside the answers: a failure to record changes
+                // nothing readers get, and the next refresh records again.
+                try? await store.record(listings)
+            }
             guard !Task.isCancelled else { return }
             let outcome = outcomes.first ?? SourceOutcome(id: source.id, url: source.url)
             let print = Self.fingerprint(cards, outcome)

@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedCore
 import FeedFormats
 import FeedSupport
@@ -110,21 +111,6 @@ public struct CardChange: Sendable, Equatable {
         self.at = at
         self.before = before
         self.after = after
-    }
-}
-
-/// How long the store keeps cards (Sources.yml `keep:`).
-public struct KeepPolicy: Sendable, Equatable {
-    /// Seconds a gone card is kept.
-    public var goneFor: Double
-    /// At most this many cards per source.
-    public var maxCards: Int
-
-    public static let `default` = KeepPolicy(goneFor: 90 * 86_400, maxCards: 10_000)
-
-    public init(goneFor: Double, maxCards: Int) {
-        self.goneFor = goneFor
-        self.maxCards = maxCards
     }
 }
 

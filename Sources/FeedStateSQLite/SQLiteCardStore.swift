@@ -1,3 +1,4 @@
+import FeedConfig
 import FeedCore
 import FeedFormats
 import FeedState

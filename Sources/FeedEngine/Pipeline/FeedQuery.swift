@@ -65,6 +65,9 @@ public struct FeedQuery: Sendable {
         return true
     }
 
+    /// Whether `--kind` or `--query` leaves cards out.
+    public var filters: Bool { kind != nil || !(text ?? "").isEmpty }
+
     var effectiveOrder: SortDirection { order ?? sort.defaultOrder }
 
     /// Whether the requested page can be known before every source is read to the end.

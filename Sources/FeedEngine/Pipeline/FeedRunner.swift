@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedFormats
+import FeedState
 import Foundation
 
 /// A misuse of the command line that the engine detects (exit code 2).
@@ -22,6 +23,8 @@ public struct FeedResult: Sendable {
     public var isComplete: Bool
     public var duplicatesDropped: Int
     public var outcomes: [SourceOutcome]
+    /// What each source answered live, for the card store.
+    public var listings: [LiveListing] = []
 
     public var pageCount: Int? {
         isComplete ? (matched + query.perPage - 1) / query.perPage : nil
@@ -43,6 +46,11 @@ public struct FeedRunner: Sendable {
     /// The sources a query names (every enabled one when it names none). Naming a
     /// disabled source runs it anyway.
     public func select(_ ids: [String]) throws(UsageError) -> [SourceConfig] {
+        try Self.select(ids, in: config)
+    }
+
+    /// The same, for a command that reads no upstream (`--stored`).
+    public static func select(_ ids: [String], in config: FeedConfig) throws(UsageError) -> [SourceConfig] {
         guard !ids.isEmpty else {
             let enabled = config.sources.filter(\.enabled)
             if enabled.isEmpty { throw UsageError("every source in \(config.file) is disabled; enable one or pass --source ID") }
@@ -95,18 +103,67 @@ public struct FeedRunner: Sendable {
         let page = FeedCards(lists: lists, positions: Array(sorted[start..<min(start + query.perPage, sorted.count)]))
         return FeedResult(cards: page, query: query, matched: unique.count,
                           isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,
-                          outcomes: feeds.map(\.outcome))
+                          outcomes: feeds.map(\.outcome), listings: Self.listings(feeds, filtered: query.filters, at: Self.wholeSecond()))
     }
 
     /// Every card of the chosen sources within their budgets, in feed order and deduped,
-    /// with how each source fared: what a digest compares against its state.
-    public func collect(_ sourceIDs: [String]) async throws(UsageError) -> (cards: [Card], outcomes: [SourceOutcome]) {
+    /// with how each source fared and what each answered live: what a digest compares
+    /// against its state, and what `refresh` records.
+    public func collect(_ sourceIDs: [String]) async throws(UsageError) -> Collected {
         let query = FeedQuery(sourceIDs: sourceIDs)
         var feeds = try select(sourceIDs).map { makePager($0, query: query) }
         feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
         let lists = feeds.map(\.cards)
         let merged = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists).positions
-        return (lists.cards(at: merged), feeds.map(\.outcome))
+        return Collected(cards: lists.cards(at: merged), outcomes: feeds.map(\.outcome),
+                         listings: Self.listings(feeds, filtered: false, at: Self.wholeSecond()))
+    }
+
+    /// Now, to the second: the card store's times are printed in RFC 3339 without a fraction.
+    static func wholeSecond() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    }
+
+    /// What ``collect(_:)`` gathered.
+    public struct Collected: Sendable {
+        public var cards: [Card]
+        public var outcomes: [SourceOutcome]
+        public var listings: [LiveListing]
+    }
+
+    /// What each source answered live, for the card store: its cards that no fallback
+    /// served (none of a source with `record: false`), and whether they are all it lists —
+    /// read to the end, live, within its budgets and unfiltered — so that what is missing
+    /// is gone. A source that answered nothing live gives no listing.
+    static func listings(_ feeds: [SourcePager], filtered: Bool, at: Date) -> [LiveListing] {
+        feeds.compactMap { feed in
+            guard feed.config.record else { return nil }
+            let live = feed.cards.filter { $0.origin == nil }
+            guard !live.isEmpty || feed.outcome.status == .live && feed.exhausted else { return nil }
+            let complete = !filtered && feed.exhausted && feed.outcome.status == .live && feed.outcome.budgetNote == nil
+                && live.count == feed.cards.count && feed.outcome.skipped.isEmpty
+            return LiveListing(source: feed.config.id, cards: live, complete: complete, at: at)
+        }
+    }
+
+    /// `query` answered from the card store alone (`--stored`): the kept cards of the
+    /// chosen sources, gone ones included, filtered, deduped, sorted and paged as ``run(_:)``
+    /// does, each source's list in its last listing's order with its gone cards after.
+    public static func stored(_ kept: [KeptCard], config: FeedConfig, query: FeedQuery) throws(UsageError) -> (FeedResult, [String: KeptDates]) {
+        let sources = try select(query.sourceIDs, in: config)
+        let bySource = Dictionary(grouping: kept, by: \.card.source)
+        let lists = sources.map { source in (bySource[source.id] ?? []).map(\.card).filter { query.matches($0) } }
+        let (unique, dropped) = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists)
+        let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
+        let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
+        let start = overflow || skip < 0 ? sorted.count : min(skip, sorted.count)
+        let page = FeedCards(lists: lists, positions: Array(sorted[start..<min(start + query.perPage, sorted.count)]))
+        let outcomes = sources.map { SourceOutcome(id: $0.id, url: $0.url) }
+        var dates: [String: KeptDates] = [:]
+        let wanted = Set(page.map(\.id))
+        for card in kept where wanted.contains(card.card.id) { dates[card.card.id] = card.dates }
+        return (FeedResult(cards: page, query: query, matched: unique.count, isComplete: true, duplicatesDropped: dropped,
+                           outcomes: outcomes), dates)
     }
 
     /// Waits for the cache writes of the runs so far, which go on behind them.

@@ -1,0 +1,182 @@
+import ArgumentParser
+import FeedConfig
+import FeedCore
+import FeedEngine
+import FeedFormats
+import FeedState
+import FeedSupport
+import Foundation
+
+/// `aggregate refresh`: fetch the sources and record what they answer in the card store,
+/// printing nothing on stdout; for cron and systemd timers.
+struct RefreshCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh",
+        abstract: "Fetch every enabled source (or --source ID) and record its cards in the card store.",
+        discussion: """
+            Each source is read within its budgets, as `aggregate --all` reads it; stderr and the \
+            exit code are the feed command's. Cards a fallback served (cache or snapshot) are not \
+            recorded as seen and mark nothing gone. Retention (keep:) is applied after. \
+            See docs/card-store.md.
+            """)
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable).", valueName: "id"))
+    var sources: [String] = []
+
+    @OptionGroup var common: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let outcomes = try await common.withRunner(context.registry, stateRequired: true) { runner, config, state in
+            let collected = try await runner.collect(sources)
+            await runner.finishWrites()
+            await common.record(collected.listings, in: state)
+            if let state { await common.purge(state.cards, config: config) }
+            if common.verbose {
+                let recorded = collected.listings.map(\.cards.count).reduce(0, +)
+                Terminal.writeError("aggregate: recorded \(recorded) cards of \(collected.listings.count) of \(collected.outcomes.count) sources")
+            }
+            return collected.outcomes
+        }
+        common.report(outcomes)
+        let status = ExitStatus(RunStatus(outcomes: outcomes, strict: common.strict))
+        if status != .ok { throw status.code }
+    }
+}
+
+/// `aggregate history ID`: the recorded changes of one card's tracked fields.
+struct HistoryCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Print the recorded changes of one card: price, regular price, title, stock.",
+        discussion: "Text on a terminal, one line per change; --format jsonl gives {\"id\", \"field\", \"at\", \"before\", \"after\"} per change.")
+
+    @Argument(help: ArgumentHelp("The card id, SOURCE:ID (e.g. cabify:MUG).", valueName: "card-id"))
+    var cardID: String
+
+    @Option(help: ArgumentHelp("text or jsonl (default: text on a terminal, jsonl otherwise).", valueName: "format"))
+    var format: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if let format, !["text", "jsonl"].contains(format) {
+            throw ValidationError("--format for history is text or jsonl, got \"\(format)\"")
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let (kept, changes) = try await common.withStore(context.registry) { store, _ in
+            (try await store.card(id: cardID), try await store.history(of: cardID))
+        }
+        guard let kept else {
+            Terminal.writeError("aggregate: no card \(cardID) in the card store; `aggregate --stored --all` lists the cards it keeps, `aggregate refresh` records what the sources list")
+            throw ExitStatus.failed.code
+        }
+        let json = format == "jsonl" || (format == nil && !Terminal.stdoutIsTerminal)
+        if json {
+            context.stdout.write(changes.map { Self.line($0) + "\n" }.joined())
+        } else {
+            var text = "\(TerminalText.safe(kept.card.title)) (\(kept.card.id)), first seen \(Self.time(kept.dates.firstSeen))"
+            if let gone = kept.dates.goneSince { text += ", gone since \(Self.time(gone))" }
+            text += "\n"
+            if changes.isEmpty { text += "no recorded changes\n" }
+            let width = changes.map(\.field.rawValue.count).max() ?? 0
+            for change in changes {
+                text += "\(Self.time(change.at))  \(change.field.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  "
+                    + "\(Self.text(change.before, change.field)) → \(Self.text(change.after, change.field))\n"
+            }
+            context.stdout.write(text)
+        }
+    }
+
+    /// One change as a JSON line, keys sorted.
+    static func line(_ change: CardChange) -> String {
+        JSONLines.text(of: .object([
+            "id": .string(change.id), "field": .string(change.field.rawValue), "at": .string(RFC3339.string(from: change.at)),
+            "before": change.before, "after": change.after,
+        ]))
+    }
+
+    static func time(_ date: Date) -> String {
+        let text = RFC3339.string(from: date)
+        // 2026-11-22T08:00:00Z → 2026-11-22 08:00 UTC
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) + " UTC"
+    }
+
+    /// A value for people: a price as its label, stock in words, text made safe.
+    static func text(_ value: JSONValue, _ field: TrackedField) -> String {
+        switch (field, value) {
+        case (_, .null): return "none"
+        case (.price, _):
+            let data = Data(JSONLines.text(of: value).utf8)
+            return (try? JSONDecoder().decode(Price.self, from: data)).map { TerminalText.safe($0.label) } ?? "?"
+        case (.inStock, .bool(let inStock)): return inStock ? "in stock" : "out of stock"
+        case (_, .number(let number)): return "\(number)"
+        case (_, .string(let text)): return "\"\(TerminalText.safe(text))\""
+        default: return TerminalText.safe(JSONLines.text(of: value))
+        }
+    }
+}
+
+/// `aggregate store`: what the card store keeps, per source.
+struct StoreCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Print what the card store keeps per source: cards, gone cards, history rows, bytes.")
+
+    @OptionGroup var common: CommonOptions
+
+    func run(in context: CommandContext) async throws {
+        let summary = try await common.withStore(context.registry) { store, _ in try await store.summary() }
+        let rows = summary.map { [$0.source, "\($0.cards)", "\($0.gone)", "\($0.historyRows)", Self.bytes($0.bytes)] }
+        let total = ["total", "\(summary.map(\.cards).reduce(0, +))", "\(summary.map(\.gone).reduce(0, +))",
+                     "\(summary.map(\.historyRows).reduce(0, +))", Self.bytes(summary.map(\.bytes).reduce(0, +))]
+        let table = [["source", "cards", "gone", "history", "bytes"]] + rows + (summary.count > 1 ? [total] : [])
+        let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
+        let lines = table.map { row in
+            zip(row, widths).enumerated().map { index, cell in
+                index == 0 ? cell.0.padding(toLength: cell.1, withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: cell.1 - cell.0.count) + cell.0
+            }.joined(separator: "  ")
+        }
+        context.stdout.write(lines.joined(separator: "\n") + "\n")
+        if summary.isEmpty { Terminal.writeError("aggregate: the card store is empty; `aggregate refresh` records what the sources list") }
+    }
+
+    static func bytes(_ count: Int) -> String {
+        count < 10_240 ? "\(count) B" : count < 10_485_760 ? "\(count / 1024) KiB" : "\(count / 1_048_576) MiB"
+    }
+}
+
+extension CommonOptions {
+    /// Runs `body` with the card store of the state, opened without the network.
+    func withStore<T>(_ registry: SourceRegistry, _ body: (any CardStore, FeedConfig) async throws -> T) async throws -> T {
+        let config = try loadConfig(registry)
+        guard let state = try await openState(config, required: true, connections: .one) else { throw ExitStatus.failed.code }
+        do {
+            let value = try await body(state.cards, config)
+            await state.close()
+            return value
+        } catch {
+            await state.close()
+            Terminal.writeError("aggregate: cannot read the card store: \(PlainWords.describe(error))")
+            throw ExitStatus.failed.code
+        }
+    }
+
+    /// Applies retention (`keep:`) in batches of ``purgeBatch``, so that a reader waits
+    /// for one small transaction at most.
+    func purge(_ store: any CardStore, config: FeedConfig, now: Date = Date()) async {
+        let policies = Dictionary(uniqueKeysWithValues: config.sources.map { ($0.id, $0.keep) })
+        let fallback = config.keep
+        do {
+            while try await store.purge({ policies[$0] ?? fallback }, now: now, limit: Self.purgeBatch) == Self.purgeBatch {
+                await Task.yield()
+            }
+        } catch {
+            Terminal.writeError("aggregate: warning: cannot apply keep: to the card store (\(PlainWords.describe(error)))")
+        }
+    }
+
+    static let purgeBatch = 500
+}

@@ -1,0 +1,99 @@
+import FeedCore
+import FeedSourceTesting
+import FeedSupport
+import FixtureServer
+import Foundation
+import Testing
+
+/// The card store through the built binary against the fixture server: `refresh` records,
+/// `--stored` and `history` read, a dropped card stays with `gone_since`, fallbacks move
+/// nothing, `--no-record` and `record: false` keep the store out of a run.
+@Suite struct CardStoreEndToEndTests {
+    static func mug(_ price: Decimal) -> DataEdit {
+        .set(list: "products", key: "code", match: "MUG", field: "price", value: .number(price))
+    }
+
+    static let noVoucher = DataEdit.remove(list: "products", key: "code", match: "VOUCHER")
+
+    /// The JSON objects of a run's stdout.
+    func objects(_ run: Binary.Run) -> [[String: JSONValue]] {
+        run.stdoutLines.compactMap { line in
+            guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)) else { return nil }
+            return members
+        }
+    }
+
+    @Test(arguments: StateKind.all) func droppedCardsStayGoneAndPriceChangesAreHistory(_ state: StateKind) async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), state: state) { session in
+            let first = try await session.run("refresh")
+            #expect(first.status == 0 && first.stdout == "" && first.stderr == "", "\(first.stderr)")
+            session.server.control.edit("cabify", Self.mug(6))
+            #expect(try await session.run("refresh", "--refresh").status == 0)
+            session.server.control.edit("cabify", Self.mug(6), Self.noVoucher)
+            #expect(try await session.run("refresh", "--refresh").status == 0)
+            session.server.control.edit("cabify", Self.mug(9), Self.noVoucher)
+            #expect(try await session.run("refresh", "--refresh").status == 0)
+
+            let stored = try await session.run("--stored", "--all", "--format", "jsonl")
+            #expect(stored.status == 0 && stored.stderr == "", "\(stored.stderr)")
+            let cards = objects(stored)
+            // Listed cards in the source's order, then the gone one.
+            #expect(cards.map { $0["id"] } == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
+            #expect(cards.map { $0["gone_since"] != nil } == [false, false, true])
+            #expect(cards.allSatisfy { $0["first_seen"] != nil && $0["last_seen"] != nil })
+            let voucher = try #require(cards.last)
+            if case .string(let gone)? = voucher["gone_since"], case .string(let seen)? = voucher["last_seen"] {
+                #expect(gone >= seen)
+            } else {
+                Issue.record("the gone card has no gone_since or last_seen: \(voucher)")
+            }
+            #expect(cards[1]["price"] == ["amount": 9, "currency": "EUR"])
+
+            let history = try await session.run("history", "cabify:MUG", "--format", "jsonl")
+            #expect(history.status == 0)
+            let changes = objects(history)
+            #expect(changes.map { [$0["id"], $0["field"], $0["before"], $0["after"]] } == [
+                ["cabify:MUG", "price", ["amount": .number(Decimal(string: "7.5")!), "currency": "EUR"], ["amount": 6, "currency": "EUR"]],
+                ["cabify:MUG", "price", ["amount": 6, "currency": "EUR"], ["amount": 9, "currency": "EUR"]],
+            ])
+            #expect(changes.allSatisfy { $0.keys.sorted() == ["after", "at", "before", "field", "id"] })
+            let text = try await session.run("history", "cabify:MUG", "--format", "text")
+            #expect(text.stdoutLines.dropFirst().map { String($0.dropFirst(22)) } == ["price  €7.50 → €6.00", "price  €6.00 → €9.00"])
+            #expect(text.stdoutLines.first?.hasPrefix("Cabify Coffee Mug (cabify:MUG), first seen 20") == true)
+
+            let missing = try await session.run("history", "cabify:NOPE")
+            #expect(missing.status == 1)
+            #expect(missing.stderrLines == ["aggregate: no card cabify:NOPE in the card store; `aggregate --stored --all` lists the cards it keeps, `aggregate refresh` records what the sources list"])
+
+            let summary = try await session.run("store")
+            #expect(summary.stdoutLines.first == "source  cards  gone  history   bytes")
+            #expect(summary.stdoutLines.dropFirst().first?.hasPrefix("cabify      3     1        2  ") == true, "\(summary.stdout)")
+        }
+    }
+
+    /// What a fallback served is not news from the upstream: an offline run and a failing
+    /// upstream move no last-seen time and mark nothing gone; `--no-record` and
+    /// `record: false` keep runs out of the store; recording changes no output.
+    @Test func fallbacksAndOptOutsRecordNothing() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let plain = try await session.run("--all", "--format", "jsonl", "--no-record")
+            #expect(try await session.run("--stored", "--all").stdout == "")
+            let recorded = try await session.run("--all", "--format", "jsonl")
+            #expect(recorded.stdout == plain.stdout && recorded.status == plain.status && recorded.stderr == plain.stderr)
+            let before = try await session.run("--stored", "--all", "--format", "jsonl")
+            #expect(objects(before).count == 3)
+
+            try await Task.sleep(for: .seconds(1.1))
+            session.server.control.edit("cabify", Self.noVoucher)
+            let offline = try await session.run("--offline", "--all", "--format", "jsonl")
+            #expect(offline.stdout.contains("\"origin\":\"cache\""))
+            #expect(try await session.run("--stored", "--all", "--format", "jsonl").stdout == before.stdout)
+
+            try session.workspace.write("Sources.yml", try session.workspace.read("Sources.yml")
+                .replacingOccurrences(of: "plugin: cabify", with: "plugin: cabify\n    record: false"))
+            let optedOut = try await session.run("refresh", "--refresh")
+            #expect(optedOut.status == 0, "\(optedOut.stderr)")
+            #expect(try await session.run("--stored", "--all", "--format", "jsonl").stdout == before.stdout)
+        }
+    }
+}
