@@ -28,7 +28,7 @@ struct RefreshCommand: ContextCommand {
     func run(in context: CommandContext) async throws {
         let outcomes = try await common.withRunner(context.registry, stateRequired: true) { runner, config, state in
             let collected = try await runner.collect(sources)
-            await runner.finishWrites()
+            // Recorded while the cache's writes go on behind (another file, another core).
             await common.record(collected.listings, in: state)
             if let state { await common.purge(state.cards, config: config) }
             if common.verbose {

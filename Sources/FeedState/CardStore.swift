@@ -76,25 +76,24 @@ public enum TrackedField: String, Sendable, CaseIterable, Codable {
     case title
     case inStock = "in_stock"
 
-    /// The field's value as the card carries it: the price object for `price`, null when
-    /// the card has none.
+    /// The field's value as the card carries it: the price object for `price` (the keys
+    /// its JSON line has), null when the card has none.
     public func value(of card: Card) -> JSONValue {
         switch self {
         case .price:
-            guard let price = card.price, let data = try? Self.encoder.encode(price),
-                  let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
-            return value
+            guard let price = card.price else { return .null }
+            var object: [String: JSONValue] = ["amount": .number(price.amount)]
+            if let currency = price.currency { object["currency"] = .string(currency) }
+            if let display = price.display { object["display"] = .string(display) }
+            if let regular = price.regular { object["regular"] = .number(regular) }
+            if let min = price.min { object["min"] = .number(min) }
+            if let max = price.max { object["max"] = .number(max) }
+            return .object(object)
         case .regularPrice: return card.price?.regular.map(JSONValue.number) ?? .null
         case .title: return .string(card.title)
         case .inStock: return card.inStock.map(JSONValue.bool) ?? .null
         }
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }
 
 /// One change of a tracked field.
@@ -147,12 +146,13 @@ public struct ListingMerge: Sendable {
     public struct Known: Sendable {
         public var firstSeen: Date
         public var goneSince: Date?
-        /// The tracked fields' values as stored.
-        public var tracked: [TrackedField: JSONValue]
+        /// The tracked fields' values as stored, as JSON text (compared as text: no
+        /// decoding on a refresh).
+        public var tracked: [TrackedField: String]
         /// A hash of the stored card's JSON.
         public var fingerprint: String
 
-        public init(firstSeen: Date, goneSince: Date?, tracked: [TrackedField: JSONValue], fingerprint: String) {
+        public init(firstSeen: Date, goneSince: Date?, tracked: [TrackedField: String], fingerprint: String) {
             self.firstSeen = firstSeen
             self.goneSince = goneSince
             self.tracked = tracked
@@ -169,10 +169,14 @@ public struct ListingMerge: Sendable {
                 movesVersion = true
                 continue
             }
+            let now = Self.tracked(card)
             for field in TrackedField.allCases {
-                let old = before.tracked[field] ?? .null
-                let new = field.value(of: card)
-                if old != new { changes.append(CardChange(id: card.id, field: field, at: listing.at, before: old, after: new)) }
+                let old = before.tracked[field] ?? "null"
+                let new = now[field] ?? "null"
+                if old != new {
+                    changes.append(CardChange(id: card.id, field: field, at: listing.at,
+                                              before: StoredCardForm.value(fromJSON: old), after: StoredCardForm.value(fromJSON: new)))
+                }
             }
             let changed = print != before.fingerprint
             if changed || before.goneSince != nil { movesVersion = true }
@@ -187,9 +191,9 @@ public struct ListingMerge: Sendable {
         if !gone.isEmpty { movesVersion = true }
     }
 
-    /// The tracked values of `card`, as stored beside it.
-    public static func tracked(_ card: Card) -> [TrackedField: JSONValue] {
-        Dictionary(uniqueKeysWithValues: TrackedField.allCases.map { ($0, $0.value(of: card)) })
+    /// The tracked values of `card` as JSON text, as stored beside it.
+    public static func tracked(_ card: Card) -> [TrackedField: String] {
+        Dictionary(uniqueKeysWithValues: TrackedField.allCases.map { ($0, JSONLines.text(of: $0.value(of: card))) })
     }
 }
 
@@ -210,19 +214,16 @@ public enum StoredCardForm {
         try? JSONBody.tape.decode(Card.self, from: json)
     }
 
-    /// The tracked values as one JSON object (`{"price": {...}, "title": "..."}`).
-    public static func trackedJSON(_ tracked: [TrackedField: JSONValue]) -> String {
-        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: tracked.map { ($0.key.rawValue, $0.value) }))
-        return JSONLines.text(of: object)
+    /// The tracked values as stored: one line per field, in ``TrackedField``'s order, each
+    /// the value's JSON text (which holds no raw line break).
+    public static func trackedText(_ tracked: [TrackedField: String]) -> String {
+        TrackedField.allCases.map { tracked[$0] ?? "null" }.joined(separator: "\n")
     }
 
-    public static func tracked(fromJSON text: String) -> [TrackedField: JSONValue] {
-        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return [:] }
-        var tracked: [TrackedField: JSONValue] = [:]
-        for (name, value) in members {
-            if let field = TrackedField(rawValue: name) { tracked[field] = value }
-        }
-        return tracked
+    public static func tracked(fromText text: String) -> [TrackedField: String] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == TrackedField.allCases.count else { return [:] }
+        return Dictionary(uniqueKeysWithValues: zip(TrackedField.allCases, lines.map(String.init)))
     }
 
     public static func value(fromJSON text: String) -> JSONValue {

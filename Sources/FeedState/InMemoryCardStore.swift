@@ -8,7 +8,7 @@ import Foundation
 public actor InMemoryCardStore: CardStore {
     private struct Row {
         var kept: KeptCard
-        var tracked: [TrackedField: JSONValue]
+        var tracked: [TrackedField: String]
         var fingerprint: String
         var bytes: Int
     }

@@ -53,7 +53,7 @@ public struct PostgresCardStore: CardStore {
                     let (id, firstSeen, goneSince, tracked, fingerprint) = try row.decode((String, Double, Double?, String, String).self)
                     known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
                                                    goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
-                                                   tracked: StoredCardForm.tracked(fromJSON: tracked), fingerprint: fingerprint)
+                                                   tracked: StoredCardForm.tracked(fromText: tracked), fingerprint: fingerprint)
                 }
                 var forms: [String: [UInt8]] = [:]
                 let merge = ListingMerge(listing: listing, known: known) { card in
@@ -69,7 +69,7 @@ public struct PostgresCardStore: CardStore {
                     let positions = changed.map(\.position)
                     let cards = json.map { ByteBuffer(bytes: $0) }
                     let prints = json.map(StoredCardForm.fingerprint)
-                    let tracked = changed.map { StoredCardForm.trackedJSON(ListingMerge.tracked($0.card)) }
+                    let tracked = changed.map { StoredCardForm.trackedText(ListingMerge.tracked($0.card)) }
                     let firstSeen = changed.map(\.dates.firstSeen.timeIntervalSince1970)
                     _ = try await PostgresStateDatabase.rows("""
                         INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
@@ -166,12 +166,15 @@ public struct PostgresCardStore: CardStore {
     public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         let user = StoreUser.default
-        let sources = try await migrated().query("SELECT DISTINCT source FROM card WHERE user_id = \(user) ORDER BY source")
-            .map { try $0.decode(String.self) }
+        // One pass says which sources hold anything to remove; only those are looked at.
+        let sources = try await migrated().query("""
+            SELECT source, count(*)::bigint, min(gone_since) FROM card WHERE user_id = \(user) GROUP BY source ORDER BY source
+            """).map { try $0.decode((String, Int, Double?).self) }
         var removed = 0
-        for source in sources where removed < limit {
+        for (source, cards, oldest) in sources where removed < limit {
             let keep = policy(source)
             let cutoff = now.timeIntervalSince1970 - keep.goneFor
+            guard cards > keep.maxCards || oldest.map({ $0 < cutoff }) == true else { continue }
             let room = limit - removed
             // Gone too long, then past the count: gone ones first, then the least recently seen.
             let count = try await database.withTransaction { connection in

@@ -65,7 +65,7 @@ public struct SQLiteCardStore: CardStore {
                 while let row = try rows.next() {
                     known[row["id"]] = ListingMerge.Known(
                         firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                        tracked: StoredCardForm.tracked(fromJSON: row["tracked"]), fingerprint: row["fingerprint"])
+                        tracked: StoredCardForm.tracked(fromText: row["tracked"]), fingerprint: row["fingerprint"])
                 }
                 var forms: [String: [UInt8]] = [:]
                 let merge = ListingMerge(listing: listing, known: known) { card in
@@ -79,7 +79,7 @@ public struct SQLiteCardStore: CardStore {
                         let json = forms[kept.card.id] ?? StoredCardForm.json(kept.card)
                         try insert.execute(arguments: [
                             user, kept.card.id, kept.card.source, kept.position, Data(json), StoredCardForm.fingerprint(json),
-                            StoredCardForm.trackedJSON(ListingMerge.tracked(kept.card)), kept.dates.firstSeen.timeIntervalSince1970, at,
+                            StoredCardForm.trackedText(ListingMerge.tracked(kept.card)), kept.dates.firstSeen.timeIntervalSince1970, at,
                         ])
                     } else {
                         try seen.execute(arguments: [kept.position, at, user, kept.card.id])
@@ -158,22 +158,29 @@ public struct SQLiteCardStore: CardStore {
         let user = StoreUser.default
         return try await database.write { db in
             var doomed: [(id: String, source: String)] = []
-            let sources = try String.fetchAll(db, sql: "SELECT DISTINCT source FROM card WHERE user_id = ? ORDER BY source", arguments: [user])
-            for source in sources where doomed.count < limit {
+            // One pass over the source index says which sources hold anything to remove;
+            // only those are looked at card by card.
+            let sources = try Row.fetchAll(db, sql: """
+                SELECT source, count(*) AS cards, min(gone_since) AS oldest FROM card WHERE user_id = ? GROUP BY source ORDER BY source
+                """, arguments: [user])
+            for row in sources where doomed.count < limit {
+                let source: String = row["source"]
                 let keep = policy(source)
-                let room = limit - doomed.count
+                let cutoff = now.timeIntervalSince1970 - keep.goneFor
+                let cards: Int = row["cards"]
+                guard cards > keep.maxCards || (row["oldest"] as Double?).map({ $0 < cutoff }) == true else { continue }
                 let expired = try String.fetchAll(db, sql: """
-                    SELECT id FROM card WHERE user_id = ? AND source = ? AND gone_since < ? ORDER BY id LIMIT ?
-                    """, arguments: [user, source, now.timeIntervalSince1970 - keep.goneFor, room])
+                    SELECT id FROM card INDEXED BY card_by_source WHERE user_id = ? AND source = ? AND gone_since < ? LIMIT ?
+                    """, arguments: [user, source, cutoff, limit - doomed.count]).sorted()
                 doomed += expired.map { ($0, source) }
-                let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM card WHERE user_id = ? AND source = ?", arguments: [user, source]) ?? 0
-                let over = kept - expired.count - keep.maxCards
+                let over = cards - expired.count - keep.maxCards
                 if over > 0, doomed.count < limit {
                     // Gone ones first, then the least recently seen (CardRetention).
                     let oldest = try String.fetchAll(db, sql: """
-                        SELECT id FROM card WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
+                        SELECT id FROM card INDEXED BY card_by_source
+                        WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
                         ORDER BY gone_since IS NULL, last_seen, id LIMIT ?
-                        """, arguments: [user, source, now.timeIntervalSince1970 - keep.goneFor, min(over, limit - doomed.count)])
+                        """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
                     doomed += oldest.map { ($0, source) }
                 }
             }

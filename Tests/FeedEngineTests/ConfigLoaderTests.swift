@@ -61,9 +61,9 @@ import Testing
         ("sources:\n  - id: shop\n    plugin: [memory\n",
          "Sources.yml:4:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"),
         ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    colour: blue\n",
-         "Sources.yml:5:5: sources[0].colour: unknown key (known: cache_ttl, deadline, enabled, fallback, filters, headers, id, max_body, max_items, max_pages, options, plugin, refresh, retries, timeout, url)"),
+         "Sources.yml:5:5: sources[0].colour: unknown key (known: cache_ttl, deadline, enabled, fallback, filters, headers, id, keep, max_body, max_items, max_pages, options, plugin, record, refresh, retries, timeout, url)"),
         ("sources:\n  - id: shop\n    plugin: memory\n    urll: https://memory.test/a\n",
-         "Sources.yml:4:5: sources[0].urll: unknown key (did you mean \"url\"? known: cache_ttl, deadline, enabled, fallback, filters, headers, id, max_body, max_items, max_pages, options, plugin, refresh, retries, timeout, url)"),
+         "Sources.yml:4:5: sources[0].urll: unknown key (did you mean \"url\"? known: cache_ttl, deadline, enabled, fallback, filters, headers, id, keep, max_body, max_items, max_pages, options, plugin, record, refresh, retries, timeout, url)"),
         ("sources:\n  - id: Shop_1\n    plugin: memory\n    url: https://memory.test/a\n",
          "Sources.yml:2:9: sources[0].id: \"Shop_1\" is not a valid id: use lowercase letters, digits and -, starting with a letter or digit"),
         ("sources:\n  - id: shop\n    plugin: memoryy\n    url: https://memory.test/a\n",
@@ -131,6 +131,30 @@ import Testing
             "Sources.yml:8:14: sources[1].timeout: must be from 0.1 s to 3600 s, got -2",
             "Sources.yml:9:5: sources[2].id: is required",
             "Sources.yml:11:16: sources[2].max_pages: must be at least 1, got 0",
+        ])
+    }
+
+    @Test func cardStoreKeysAreReadAndChecked() throws {
+        let config = try loader.load(text: """
+            keep: {gone_for: 30d}
+            sources:
+              - {id: shop, plugin: memory, url: "https://memory.test/shop", record: false, keep: {max_cards: 50}}
+              - {id: news, plugin: memory, url: "https://memory.test/news"}
+            """, file: "Sources.yml")
+        #expect(config.keep == KeepPolicy(goneFor: 30 * 86_400, maxCards: 10_000))
+        #expect(config.sources.map(\.record) == [false, true])
+        #expect(config.keepPolicy(for: "shop") == KeepPolicy(goneFor: 30 * 86_400, maxCards: 50))
+        #expect(config.keepPolicy(for: "news") == config.keep)
+        #expect(try loader.load(text: Self.good, file: "Sources.yml").keep == KeepPolicy(goneFor: 90 * 86_400, maxCards: 10_000))
+        #expect(problems("""
+            keep: {gone_for: soon, max_cards: 0, forever: true}
+            sources:
+              - {id: shop, plugin: memory, url: "https://memory.test/shop", record: maybe}
+            """) == [
+            "Sources.yml:1:18: keep.gone_for: expected a duration such as 30d, 12w or 36h, got \"soon\"",
+            "Sources.yml:1:35: keep.max_cards: must be at least 1, got 0",
+            "Sources.yml:1:38: keep.forever: unknown key (known: gone_for, max_cards)",
+            "Sources.yml:3:73: sources[0].record: expected true or false, got text \"maybe\"",
         ])
     }
 
