@@ -220,6 +220,10 @@ struct CommonOptions: ParsableArguments {
     /// Records what the sources answered live in the card store. Recording never changes
     /// what a run printed or its exit code: a failure is one line on stderr.
     func record(_ listings: [LiveListing], in state: EngineState?) async {
+        await Self.record(listings, in: state)
+    }
+
+    static func record(_ listings: [LiveListing], in state: EngineState?) async {
         guard let state, !listings.isEmpty else { return }
         do {
             try await state.cards.record(listings)

@@ -67,8 +67,11 @@ struct FeedCommand: ContextCommand {
         // Printed inside: the cache writes and the recording finish behind the output, not before it.
         let result = try await common.withRunner(context.registry) { runner, config, state in
             let result = try await runner.run(query)
+            // Recorded on another core while this one prints.
+            let listings = noRecord ? [] : result.listings
+            let recording = Task { await CommonOptions.record(listings, in: state) }
             output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
-            if !noRecord { await common.record(result.listings, in: state) }
+            await recording.value
             return result
         }
         common.report(result.outcomes)

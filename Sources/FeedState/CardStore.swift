@@ -133,9 +133,17 @@ public struct StoreSummary: Sendable, Equatable {
 /// What recording one listing does to the cards kept of its source: the same rules in
 /// every store, which only load the rows and write what this returns.
 public struct ListingMerge: Sendable {
-    /// A card to insert or update, and whether its stored form changed (else only its
+    /// A card of the listing to insert or update (by its index there, so that no card is
+    /// copied), its first-seen time, and whether its stored form changed (else only its
     /// last-seen time and position move).
-    public var writes: [(kept: KeptCard, changed: Bool)] = []
+    public var writes: [Write] = []
+
+    public struct Write: Sendable {
+        /// The card's index in the listing: its position in the source's feed.
+        public var position: Int
+        public var firstSeen: Date
+        public var changed: Bool
+    }
     public var changes: [CardChange] = []
     /// Ids marked gone now.
     public var gone: [String] = []
@@ -165,7 +173,7 @@ public struct ListingMerge: Sendable {
         for (position, card) in listing.cards.enumerated() where listed.insert(card.id).inserted {
             let print = fingerprint(card)
             guard let before = known[card.id] else {
-                writes.append((KeptCard(card: card, dates: KeptDates(firstSeen: listing.at, lastSeen: listing.at), position: position), true))
+                writes.append(Write(position: position, firstSeen: listing.at, changed: true))
                 movesVersion = true
                 continue
             }
@@ -180,8 +188,7 @@ public struct ListingMerge: Sendable {
             }
             let changed = print != before.fingerprint
             if changed || before.goneSince != nil { movesVersion = true }
-            writes.append((KeptCard(card: card, dates: KeptDates(firstSeen: before.firstSeen, lastSeen: listing.at), position: position),
-                           changed))
+            writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed))
         }
         guard listing.complete else { return }
         for (id, before) in known where before.goneSince == nil && !listed.contains(id) {

@@ -26,10 +26,12 @@ public actor InMemoryCardStore: CardStore {
                                    tracked: row.tracked, fingerprint: row.fingerprint)
             }
             let merge = ListingMerge(listing: listing, known: known) { StoredCardForm.fingerprint(StoredCardForm.json($0)) }
-            for (kept, _) in merge.writes {
-                let json = StoredCardForm.json(kept.card)
-                rows[kept.card.id] = Row(kept: kept, tracked: ListingMerge.tracked(kept.card),
-                                         fingerprint: StoredCardForm.fingerprint(json), bytes: json.count)
+            for write in merge.writes {
+                let card = listing.cards[write.position]
+                let json = StoredCardForm.json(card)
+                let kept = KeptCard(card: card, dates: KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at), position: write.position)
+                rows[card.id] = Row(kept: kept, tracked: ListingMerge.tracked(card), fingerprint: StoredCardForm.fingerprint(json),
+                                    bytes: json.count)
             }
             for id in merge.gone { rows[id]?.kept.dates.goneSince = listing.at }
             changes += merge.changes

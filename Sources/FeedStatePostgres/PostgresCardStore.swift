@@ -46,10 +46,18 @@ public struct PostgresCardStore: CardStore {
         try await migrated().withTransaction { connection in
             for listing in listings {
                 var known: [String: ListingMerge.Known] = [:]
-                for row in try await PostgresStateDatabase.rows("""
-                    SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
-                    FOR UPDATE
-                    """, on: connection) {
+                // A complete listing needs every card of the source (what it lacks is gone);
+                // a partial one only the cards it lists.
+                let rows = listing.complete
+                    ? try await PostgresStateDatabase.rows("""
+                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
+                        FOR UPDATE
+                        """, on: connection)
+                    : try await PostgresStateDatabase.rows("""
+                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND id = ANY(\(listing.cards.map(\.id))::text[])
+                        FOR UPDATE
+                        """, on: connection)
+                for row in rows {
                     let (id, firstSeen, goneSince, tracked, fingerprint) = try row.decode((String, Double, Double?, String, String).self)
                     known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
                                                    goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
@@ -62,30 +70,31 @@ public struct PostgresCardStore: CardStore {
                     return StoredCardForm.fingerprint(json)
                 }
                 let at = listing.at.timeIntervalSince1970
-                let changed = merge.writes.filter(\.changed).map(\.kept)
+                let changed = merge.writes.filter(\.changed)
                 if !changed.isEmpty {
-                    let json = changed.map { forms[$0.card.id] ?? StoredCardForm.json($0.card) }
-                    let ids = changed.map(\.card.id)
+                    let cardsChanged = changed.map { listing.cards[$0.position] }
+                    let json = cardsChanged.map { forms[$0.id] ?? StoredCardForm.json($0) }
+                    let ids = cardsChanged.map(\.id)
                     let positions = changed.map(\.position)
-                    let cards = json.map { ByteBuffer(bytes: $0) }
+                    let blobs = json.map { ByteBuffer(bytes: $0) }
                     let prints = json.map(StoredCardForm.fingerprint)
-                    let tracked = changed.map { StoredCardForm.trackedText(ListingMerge.tracked($0.card)) }
-                    let firstSeen = changed.map(\.dates.firstSeen.timeIntervalSince1970)
+                    let tracked = cardsChanged.map { StoredCardForm.trackedText(ListingMerge.tracked($0)) }
+                    let firstSeen = changed.map(\.firstSeen.timeIntervalSince1970)
                     _ = try await PostgresStateDatabase.rows("""
                         INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
                         SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL
-                        FROM unnest(\(ids)::text[], \(positions)::integer[], \(cards)::bytea[], \(prints)::text[], \(tracked)::text[],
+                        FROM unnest(\(ids)::text[], \(positions)::integer[], \(blobs)::bytea[], \(prints)::text[], \(tracked)::text[],
                                     \(firstSeen)::double precision[]) AS t(id, position, card, fingerprint, tracked, first_seen)
                         ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                           card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                           last_seen = excluded.last_seen, gone_since = NULL
                         """, on: connection)
                 }
-                let seen = merge.writes.filter { !$0.changed }.map(\.kept)
+                let seen = merge.writes.filter { !$0.changed }
                 if !seen.isEmpty {
                     _ = try await PostgresStateDatabase.rows("""
                         UPDATE card SET position = t.position, last_seen = \(at), gone_since = NULL
-                        FROM unnest(\(seen.map(\.card.id))::text[], \(seen.map(\.position))::integer[]) AS t(id, position)
+                        FROM unnest(\(seen.map { listing.cards[$0.position].id })::text[], \(seen.map(\.position))::integer[]) AS t(id, position)
                         WHERE card.user_id = \(user) AND card.id = t.id
                         """, on: connection)
                 }

@@ -5,7 +5,7 @@ import FeedState
 import Foundation
 import GRDB
 
-/// The ``CardStore`` in `state.sqlite` of a state directory. A card is its JSON line (the
+/// The ``CardStore`` in `cards.sqlite` of a state directory. A card is its JSON line (the
 /// documented card format) with the tracked values and a hash beside it, so a refresh
 /// merges without decoding what it stored before.
 public struct SQLiteCardStore: CardStore {
@@ -37,7 +37,7 @@ public struct SQLiteCardStore: CardStore {
     }()
 
     private var database: any DatabaseWriter {
-        get throws { try directory.stateDatabase(Self.schema) }
+        get throws { try directory.cardDatabase(Self.schema) }
     }
 
     public func record(_ listings: [LiveListing]) async throws {
@@ -54,18 +54,30 @@ public struct SQLiteCardStore: CardStore {
                 UPDATE card SET position = ?, last_seen = ?, gone_since = NULL WHERE user_id = ? AND id = ?
                 """)
             let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ? WHERE user_id = ? AND id = ?")
+            let lookup = try db.makeStatement(sql: """
+                SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND id = ?
+                """)
             let change = try db.makeStatement(sql: """
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for listing in listings {
                 var known: [String: ListingMerge.Known] = [:]
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
-                    """, arguments: [user, listing.source])
-                while let row = try rows.next() {
+                func remember(_ row: Row) {
                     known[row["id"]] = ListingMerge.Known(
                         firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
                         tracked: StoredCardForm.tracked(fromText: row["tracked"]), fingerprint: row["fingerprint"])
+                }
+                if listing.complete {
+                    // Every card of the source: what the listing lacks is gone.
+                    let rows = try Row.fetchCursor(db, sql: """
+                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
+                        """, arguments: [user, listing.source])
+                    while let row = try rows.next() { remember(row) }
+                } else {
+                    // A first page of a large source: only the cards it lists.
+                    for card in listing.cards {
+                        if let row = try Row.fetchOne(lookup, arguments: [user, card.id]) { remember(row) }
+                    }
                 }
                 var forms: [String: [UInt8]] = [:]
                 let merge = ListingMerge(listing: listing, known: known) { card in
@@ -74,15 +86,16 @@ public struct SQLiteCardStore: CardStore {
                     return StoredCardForm.fingerprint(json)
                 }
                 let at = listing.at.timeIntervalSince1970
-                for (kept, changed) in merge.writes {
-                    if changed {
-                        let json = forms[kept.card.id] ?? StoredCardForm.json(kept.card)
+                for write in merge.writes {
+                    let card = listing.cards[write.position]
+                    if write.changed {
+                        let json = forms[card.id] ?? StoredCardForm.json(card)
                         try insert.execute(arguments: [
-                            user, kept.card.id, kept.card.source, kept.position, Data(json), StoredCardForm.fingerprint(json),
-                            StoredCardForm.trackedText(ListingMerge.tracked(kept.card)), kept.dates.firstSeen.timeIntervalSince1970, at,
+                            user, card.id, card.source, write.position, Data(json), StoredCardForm.fingerprint(json),
+                            StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
                         ])
                     } else {
-                        try seen.execute(arguments: [kept.position, at, user, kept.card.id])
+                        try seen.execute(arguments: [write.position, at, user, card.id])
                     }
                 }
                 for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
@@ -100,7 +113,7 @@ public struct SQLiteCardStore: CardStore {
     }
 
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
-        let path = directory.statePath
+        let path = directory.cardsPath
         return try await database.read { db in
             var sql = "SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ?"
             var arguments: StatementArguments = [StoreUser.default]
@@ -114,7 +127,7 @@ public struct SQLiteCardStore: CardStore {
     }
 
     public func card(id: String) async throws -> KeptCard? {
-        let path = directory.statePath
+        let path = directory.cardsPath
         return try await database.read { db in
             try Row.fetchOne(db, sql: """
                 SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ? AND id = ?

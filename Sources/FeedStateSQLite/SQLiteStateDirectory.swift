@@ -19,6 +19,9 @@ public final class SQLiteStateDirectory: Sendable {
     /// The HTTP cache, `cache.sqlite`.
     let cacheDatabase: any DatabaseWriter
     private let state = Mutex<(database: (any DatabaseWriter)?, migrated: Set<String>)>((nil, []))
+    /// `cards.sqlite`: the card store, opened on first use.
+    public let cardsPath: String
+    private let cards = Mutex<(any DatabaseWriter)?>(nil)
     /// Things the caller should tell the user (a damaged cache moved aside).
     public let notices: [String]
 
@@ -29,6 +32,7 @@ public final class SQLiteStateDirectory: Sendable {
         self.connections = connections
         let shared = try PrivateFiles.directory(directory)
         statePath = directory.appendingPathComponent("state.sqlite").path
+        cardsPath = directory.appendingPathComponent("cards.sqlite").path
         let cachePath = directory.appendingPathComponent("cache.sqlite").path
         var notices: [String] = shared.map { [$0] } ?? []
         do {
@@ -78,6 +82,23 @@ public final class SQLiteStateDirectory: Sendable {
                 return database
             } catch let error as DatabaseError where Self.isDamage(error) {
                 throw SQLiteStateError.damaged(path: statePath, reason: error.message ?? "\(error.resultCode)")
+            }
+        }
+    }
+
+    /// `cards.sqlite` with `schema`'s tables migrated: the card store, in a file of its own
+    /// because it grows large (a million cards) and a run that only records a few must not
+    /// read all of it (`state.sqlite` is checked whole when opened). Damage shows as an
+    /// error when a page is read, naming the file.
+    public func cardDatabase(_ schema: SQLiteSchema) throws -> any DatabaseWriter {
+        try cards.withLock { opened in
+            if let opened { return opened }
+            do {
+                let database = try Self.open(cardsPath, schema: schema, connections: connections)
+                opened = database
+                return database
+            } catch let error as DatabaseError where Self.isDamage(error) {
+                throw SQLiteStateError.damaged(path: cardsPath, reason: error.message ?? "\(error.resultCode)")
             }
         }
     }
