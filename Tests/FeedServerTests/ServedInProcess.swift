@@ -26,6 +26,8 @@ struct ServedInProcess: Sendable {
     let clock: TestClock
     let fixture: FixtureServer
     let base: URL
+    /// The server's state: what its refresher recorded.
+    let state: EngineState
 
     /// Runs `body` against a server of `sources` (their fixture routes, `extra` YAML per
     /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
@@ -59,7 +61,7 @@ struct ServedInProcess: Sendable {
                                 logsRequests: false, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(.router) { client in
-                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base))
+                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, state: state))
             }
         } catch {
             await live.shutdown()
