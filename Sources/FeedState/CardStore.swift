@@ -143,6 +143,8 @@ public struct ListingMerge: Sendable {
         public var position: Int
         public var firstSeen: Date
         public var changed: Bool
+        /// The card's stored form (its JSON line), made once for its hash.
+        public var json: [UInt8]
     }
     public var changes: [CardChange] = []
     /// Ids marked gone now.
@@ -168,12 +170,13 @@ public struct ListingMerge: Sendable {
         }
     }
 
-    public init(listing: LiveListing, known: [String: Known], fingerprint: (Card) -> String) {
+    public init(listing: LiveListing, known: [String: Known]) {
         var listed = Set<String>()
         for (position, card) in listing.cards.enumerated() where listed.insert(card.id).inserted {
-            let print = fingerprint(card)
+            let json = StoredCardForm.json(card)
+            let print = StoredCardForm.fingerprint(json)
             guard let before = known[card.id] else {
-                writes.append(Write(position: position, firstSeen: listing.at, changed: true))
+                writes.append(Write(position: position, firstSeen: listing.at, changed: true, json: json))
                 movesVersion = true
                 continue
             }
@@ -188,7 +191,7 @@ public struct ListingMerge: Sendable {
             }
             let changed = print != before.fingerprint
             if changed || before.goneSince != nil { movesVersion = true }
-            writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed))
+            writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed, json: changed ? json : []))
         }
         guard listing.complete else { return }
         for (id, before) in known where before.goneSince == nil && !listed.contains(id) {

@@ -25,13 +25,17 @@ public actor InMemoryCardStore: CardStore {
                 ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince,
                                    tracked: row.tracked, fingerprint: row.fingerprint)
             }
-            let merge = ListingMerge(listing: listing, known: known) { StoredCardForm.fingerprint(StoredCardForm.json($0)) }
+            let merge = ListingMerge(listing: listing, known: known)
             for write in merge.writes {
                 let card = listing.cards[write.position]
-                let json = StoredCardForm.json(card)
-                let kept = KeptCard(card: card, dates: KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at), position: write.position)
-                rows[card.id] = Row(kept: kept, tracked: ListingMerge.tracked(card), fingerprint: StoredCardForm.fingerprint(json),
-                                    bytes: json.count)
+                let dates = KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at)
+                if write.changed {
+                    rows[card.id] = Row(kept: KeptCard(card: card, dates: dates, position: write.position), tracked: ListingMerge.tracked(card),
+                                        fingerprint: StoredCardForm.fingerprint(write.json), bytes: write.json.count)
+                } else {
+                    rows[card.id]?.kept.dates = dates
+                    rows[card.id]?.kept.position = write.position
+                }
             }
             for id in merge.gone { rows[id]?.kept.dates.goneSince = listing.at }
             changes += merge.changes

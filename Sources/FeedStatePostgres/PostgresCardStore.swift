@@ -63,17 +63,12 @@ public struct PostgresCardStore: CardStore {
                                                    goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
                                                    tracked: StoredCardForm.tracked(fromText: tracked), fingerprint: fingerprint)
                 }
-                var forms: [String: [UInt8]] = [:]
-                let merge = ListingMerge(listing: listing, known: known) { card in
-                    let json = StoredCardForm.json(card)
-                    forms[card.id] = json
-                    return StoredCardForm.fingerprint(json)
-                }
+                let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
                 let changed = merge.writes.filter(\.changed)
                 if !changed.isEmpty {
                     let cardsChanged = changed.map { listing.cards[$0.position] }
-                    let json = cardsChanged.map { forms[$0.id] ?? StoredCardForm.json($0) }
+                    let json = changed.map(\.json)
                     let ids = cardsChanged.map(\.id)
                     let positions = changed.map(\.position)
                     let blobs = json.map { ByteBuffer(bytes: $0) }

@@ -79,17 +79,12 @@ public struct SQLiteCardStore: CardStore {
                         if let row = try Row.fetchOne(lookup, arguments: [user, card.id]) { remember(row) }
                     }
                 }
-                var forms: [String: [UInt8]] = [:]
-                let merge = ListingMerge(listing: listing, known: known) { card in
-                    let json = StoredCardForm.json(card)
-                    forms[card.id] = json
-                    return StoredCardForm.fingerprint(json)
-                }
+                let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
                 for write in merge.writes {
                     let card = listing.cards[write.position]
                     if write.changed {
-                        let json = forms[card.id] ?? StoredCardForm.json(card)
+                        let json = write.json
                         try insert.execute(arguments: [
                             user, card.id, card.source, write.position, Data(json), StoredCardForm.fingerprint(json),
                             StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
