@@ -132,7 +132,7 @@ public struct SQLiteCardStore: CardStore {
 
     private static func kept(_ row: Row, path: String) throws -> KeptCard {
         guard let card = StoredCardForm.card(row["card"]) else {
-            throw SQLiteStateError.damaged(path: path, reason: "a stored card cannot be read")
+            throw SQLiteStateError.damagedCardStore(path: path, reason: "a stored card cannot be read")
         }
         return KeptCard(card: card, dates: KeptDates(
             firstSeen: Date(timeIntervalSince1970: row["first_seen"]), lastSeen: Date(timeIntervalSince1970: row["last_seen"]),

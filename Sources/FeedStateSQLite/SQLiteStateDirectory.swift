@@ -98,7 +98,7 @@ public final class SQLiteStateDirectory: Sendable {
                 opened = database
                 return database
             } catch let error as DatabaseError where Self.isDamage(error) {
-                throw SQLiteStateError.damaged(path: cardsPath, reason: error.message ?? "\(error.resultCode)")
+                throw SQLiteStateError.damagedCardStore(path: cardsPath, reason: error.message ?? "\(error.resultCode)")
             }
         }
     }
@@ -209,12 +209,17 @@ public struct SQLiteSchema: Sendable {
 
 /// Why the embedded state could not be used.
 public enum SQLiteStateError: Error, Sendable, CustomStringConvertible {
+    /// `state.sqlite`, the digests' memory.
     case damaged(path: String, reason: String)
+    /// `cards.sqlite`, the card store.
+    case damagedCardStore(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .damaged(let path, let reason):
             "\(path) is damaged (\(reason)). It holds the digests' memory, so it is not replaced: restore it from a backup, or move it aside (mv \(path) \(path).bak) and the next digest run records a fresh baseline"
+        case .damagedCardStore(let path, let reason):
+            "\(path) is damaged (\(reason)). It holds the card store, so it is not replaced: restore it from a backup, or move it aside (mv \(path) \(path).bak) and the next refresh records what the sources list now (the history starts again)"
         }
     }
 }

@@ -97,4 +97,23 @@ import Testing
             #expect(try await session.run("--stored", "--all", "--format", "jsonl").stdout == before.stdout)
         }
     }
+
+    /// A damaged card store is named with how to recover; a run that records into it
+    /// still prints its cards and exits as it would, with one line on stderr.
+    @Test func aDamagedStoreIsNamedAndNeverChangesARun() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let plain = try await session.run("--all", "--format", "jsonl", "--no-record")
+            try session.workspace.write("state/cards.sqlite", String(repeating: "not a database\n", count: 512))
+            let path = session.workspace.url.appendingPathComponent("state/cards.sqlite").path
+            let stored = try await session.run("--stored")
+            #expect(stored.status == 1 && stored.stdout == "")
+            #expect(stored.stderrLines == ["aggregate: cannot read the card store: \(path) is damaged (file is not a database). It holds the card store, "
+                + "so it is not replaced: restore it from a backup, or move it aside (mv \(path) \(path).bak) and the next refresh records what "
+                + "the sources list now (the history starts again)"])
+            let run = try await session.run("--all", "--format", "jsonl")
+            #expect(run.status == plain.status && run.stdout == plain.stdout)
+            #expect(run.stderrLines.count == 1 && run.stderrLines.first?.hasPrefix("aggregate: warning: cannot record the cards in the card store (") == true,
+                    "\(run.stderr)")
+        }
+    }
 }
