@@ -26,6 +26,13 @@ public enum JSONLines {
         out = writer.bytes
     }
 
+    /// `price` as its card's line writes it.
+    public static func text(of price: Price) -> String {
+        var writer = JSONByteWriter()
+        writer.price(price)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// `value` as compact JSON with sorted keys.
     public static func text(of value: JSONValue) -> String {
         var writer = JSONByteWriter()
@@ -69,14 +76,7 @@ struct JSONByteWriter {
         if let origin = card.origin { field("origin", origin.rawValue) }
         if let price = card.price {
             key("price")
-            beginObject()
-            key("amount"); number(price.amount)
-            if let currency = price.currency { field("currency", currency) }
-            if let display = price.display { field("display", display) }
-            if let max = price.max { key("max"); number(max) }
-            if let min = price.min { key("min"); number(min) }
-            if let regular = price.regular { key("regular"); number(regular) }
-            endObject()
+            self.price(price)
         }
         if let published = card.published { field("published", RFC3339.string(from: published)) }
         field("source", card.source)
@@ -87,6 +87,17 @@ struct JSONByteWriter {
         if let url = card.url { field("url", url.absoluteString) }
         key("v")
         raw(String(Card.schemaVersion))
+        endObject()
+    }
+
+    mutating func price(_ price: Price) {
+        beginObject()
+        key("amount"); number(price.amount)
+        if let currency = price.currency { field("currency", currency) }
+        if let display = price.display { field("display", display) }
+        if let max = price.max { key("max"); number(max) }
+        if let min = price.min { key("min"); number(min) }
+        if let regular = price.regular { key("regular"); number(regular) }
         endObject()
     }
 

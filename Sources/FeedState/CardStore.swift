@@ -94,6 +94,15 @@ public enum TrackedField: String, Sendable, CaseIterable, Codable {
         case .inStock: return card.inStock.map(JSONValue.bool) ?? .null
         }
     }
+
+    /// ``value(of:)`` as JSON text, written straight from the card (every card recorded
+    /// passes through here).
+    public func text(of card: Card) -> String {
+        switch self {
+        case .price: card.price.map { JSONLines.text(of: $0) } ?? "null"
+        default: JSONLines.text(of: value(of: card))
+        }
+    }
 }
 
 /// One change of a tracked field.
@@ -143,8 +152,10 @@ public struct ListingMerge: Sendable {
         public var position: Int
         public var firstSeen: Date
         public var changed: Bool
-        /// The card's stored form (its JSON line), made once for its hash.
+        /// The card's stored form (its JSON line) and its hash, made once (empty when
+        /// unchanged).
         public var json: [UInt8]
+        public var fingerprint: String
     }
     public var changes: [CardChange] = []
     /// Ids marked gone now.
@@ -176,7 +187,7 @@ public struct ListingMerge: Sendable {
             let json = StoredCardForm.json(card)
             let print = StoredCardForm.fingerprint(json)
             guard let before = known[card.id] else {
-                writes.append(Write(position: position, firstSeen: listing.at, changed: true, json: json))
+                writes.append(Write(position: position, firstSeen: listing.at, changed: true, json: json, fingerprint: print))
                 movesVersion = true
                 continue
             }
@@ -191,7 +202,8 @@ public struct ListingMerge: Sendable {
             }
             let changed = print != before.fingerprint
             if changed || before.goneSince != nil { movesVersion = true }
-            writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed, json: changed ? json : []))
+            writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed, json: changed ? json : [],
+                                fingerprint: print))
         }
         guard listing.complete else { return }
         for (id, before) in known where before.goneSince == nil && !listed.contains(id) {
@@ -203,7 +215,7 @@ public struct ListingMerge: Sendable {
 
     /// The tracked values of `card` as JSON text, as stored beside it.
     public static func tracked(_ card: Card) -> [TrackedField: String] {
-        Dictionary(uniqueKeysWithValues: TrackedField.allCases.map { ($0, JSONLines.text(of: $0.value(of: card))) })
+        Dictionary(uniqueKeysWithValues: TrackedField.allCases.map { ($0, $0.text(of: card)) })
     }
 }
 

@@ -31,7 +31,7 @@ public actor InMemoryCardStore: CardStore {
                 let dates = KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at)
                 if write.changed {
                     rows[card.id] = Row(kept: KeptCard(card: card, dates: dates, position: write.position), tracked: ListingMerge.tracked(card),
-                                        fingerprint: StoredCardForm.fingerprint(write.json), bytes: write.json.count)
+                                        fingerprint: write.fingerprint, bytes: write.json.count)
                 } else {
                     rows[card.id]?.kept.dates = dates
                     rows[card.id]?.kept.position = write.position

@@ -72,7 +72,7 @@ public struct PostgresCardStore: CardStore {
                     let ids = cardsChanged.map(\.id)
                     let positions = changed.map(\.position)
                     let blobs = json.map { ByteBuffer(bytes: $0) }
-                    let prints = json.map(StoredCardForm.fingerprint)
+                    let prints = changed.map(\.fingerprint)
                     let tracked = cardsChanged.map { StoredCardForm.trackedText(ListingMerge.tracked($0)) }
                     let firstSeen = changed.map(\.firstSeen.timeIntervalSince1970)
                     _ = try await PostgresStateDatabase.rows("""

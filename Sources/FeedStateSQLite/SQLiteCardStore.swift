@@ -36,6 +36,9 @@ public struct SQLiteCardStore: CardStore {
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
+    /// Rows per INSERT statement (SQLite allows 32,766 parameters; 9 a row).
+    static let insertRows = 100
+
     private var database: any DatabaseWriter {
         get throws { try directory.cardDatabase(Self.schema) }
     }
@@ -44,12 +47,16 @@ public struct SQLiteCardStore: CardStore {
         guard !listings.isEmpty else { return }
         let user = StoreUser.default
         try await database.write { db in
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
-                ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
-                  fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL
-                """)
+            // Rows go in `insertRows` at a time: one statement per card was most of the time
+            // a first recording spent in SQLite.
+            func insert(rows count: Int) throws -> Statement {
+                try db.cachedStatement(sql: """
+                    INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", count: count).joined(separator: ", "))
+                    ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
+                      fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL
+                    """)
+            }
             let seen = try db.makeStatement(sql: """
                 UPDATE card SET position = ?, last_seen = ?, gone_since = NULL WHERE user_id = ? AND id = ?
                 """)
@@ -81,17 +88,22 @@ public struct SQLiteCardStore: CardStore {
                 }
                 let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
-                for write in merge.writes {
-                    let card = listing.cards[write.position]
-                    if write.changed {
-                        let json = write.json
-                        try insert.execute(arguments: [
-                            user, card.id, card.source, write.position, Data(json), StoredCardForm.fingerprint(json),
-                            StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
-                        ])
-                    } else {
-                        try seen.execute(arguments: [write.position, at, user, card.id])
+                let changed = merge.writes.filter(\.changed)
+                var start = 0
+                while start < changed.count {
+                    let chunk = changed[start..<min(start + Self.insertRows, changed.count)]
+                    var values: [(any DatabaseValueConvertible)?] = []
+                    values.reserveCapacity(chunk.count * 9)
+                    for write in chunk {
+                        let card = listing.cards[write.position]
+                        values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
+                                   StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at]
                     }
+                    try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
+                    start += chunk.count
+                }
+                for write in merge.writes where !write.changed {
+                    try seen.execute(arguments: [write.position, at, user, listing.cards[write.position].id])
                 }
                 for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
                 for row in merge.changes {
