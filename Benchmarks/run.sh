@@ -53,7 +53,8 @@ for scale in "${scales[@]}"; do
         python3 Benchmarks/measure.py "$runs" \
             "aggregate --all --sort price=$agg --state-dir \$(mktemp -d -p $work) --all --sort price" \
             "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
-            "curl + jq=bash Benchmarks/peers/merge-jq.sh $base"
+            "curl + jq=bash Benchmarks/peers/merge-jq.sh $base" \
+            "aggregate --all --sort price --no-record=$agg --state-dir \$(mktemp -d -p $work) --all --sort price --no-record"
         echo
         echo "### Warm, lists ${scale}-fold: every source fresh in the cache"
         echo
@@ -107,7 +108,17 @@ same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(w
     echo
     python3 Benchmarks/measure.py "$runs" \
         "aggregate --all --sort date=$feedagg --state-dir \$(mktemp -d -p $work)" \
-        "python3 peers/feeds.py (feedparser)=$work/venv/bin/python Benchmarks/peers/feeds.py $feedbase $feeds"
+        "python3 peers/feeds.py (feedparser)=$work/venv/bin/python Benchmarks/peers/feeds.py $feedbase $feeds" \
+        "aggregate refresh (into the card store)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)"
+    # A second refresh of the same state: every feed answers 304 (the store moves last_seen).
+    refreshed="$work/refreshed"
+    $bin/aggregate --config "$work/Feeds.yml" refresh --state-dir "$refreshed"
+    echo
+    echo "### Refresh into the card store: cold, then every feed unchanged (304)"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "aggregate refresh (cold)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)" \
+        "aggregate refresh --refresh (warm, 304)=$bin/aggregate --config $work/Feeds.yml refresh --refresh --state-dir $refreshed"
 } >> "$table"
 
 cat "$table"
