@@ -156,6 +156,9 @@ public struct ListingMerge: Sendable {
         /// unchanged).
         public var json: [UInt8]
         public var fingerprint: String
+        /// Unchanged, and listed where and as it was (not gone): only its last-seen time
+        /// moves, which a complete listing does for all such cards of the source at once.
+        public var onlySeen: Bool
     }
     public var changes: [CardChange] = []
     /// Ids marked gone now.
@@ -167,15 +170,18 @@ public struct ListingMerge: Sendable {
     public struct Known: Sendable {
         public var firstSeen: Date
         public var goneSince: Date?
+        /// Its place in the listing that last had it.
+        public var position: Int
         /// The tracked fields' values as stored, as JSON text (compared as text: no
         /// decoding on a refresh).
         public var tracked: [TrackedField: String]
         /// A hash of the stored card's JSON.
         public var fingerprint: String
 
-        public init(firstSeen: Date, goneSince: Date?, tracked: [TrackedField: String], fingerprint: String) {
+        public init(firstSeen: Date, goneSince: Date?, position: Int, tracked: [TrackedField: String], fingerprint: String) {
             self.firstSeen = firstSeen
             self.goneSince = goneSince
+            self.position = position
             self.tracked = tracked
             self.fingerprint = fingerprint
         }
@@ -187,23 +193,26 @@ public struct ListingMerge: Sendable {
             let json = StoredCardForm.json(card)
             let print = StoredCardForm.fingerprint(json)
             guard let before = known[card.id] else {
-                writes.append(Write(position: position, firstSeen: listing.at, changed: true, json: json, fingerprint: print))
+                writes.append(Write(position: position, firstSeen: listing.at, changed: true, json: json, fingerprint: print, onlySeen: false))
                 movesVersion = true
                 continue
             }
-            let now = Self.tracked(card)
-            for field in TrackedField.allCases {
-                let old = before.tracked[field] ?? "null"
-                let new = now[field] ?? "null"
-                if old != new {
-                    changes.append(CardChange(id: card.id, field: field, at: listing.at,
-                                              before: StoredCardForm.value(fromJSON: old), after: StoredCardForm.value(fromJSON: new)))
+            // The same JSON line has the same tracked values: only a changed card is compared.
+            let changed = print != before.fingerprint
+            if changed {
+                let now = Self.tracked(card)
+                for field in TrackedField.allCases {
+                    let old = before.tracked[field] ?? "null"
+                    let new = now[field] ?? "null"
+                    if old != new {
+                        changes.append(CardChange(id: card.id, field: field, at: listing.at,
+                                                  before: StoredCardForm.value(fromJSON: old), after: StoredCardForm.value(fromJSON: new)))
+                    }
                 }
             }
-            let changed = print != before.fingerprint
             if changed || before.goneSince != nil { movesVersion = true }
             writes.append(Write(position: position, firstSeen: before.firstSeen, changed: changed, json: changed ? json : [],
-                                fingerprint: print))
+                                fingerprint: print, onlySeen: !changed && before.goneSince == nil && before.position == position))
         }
         guard listing.complete else { return }
         for (id, before) in known where before.goneSince == nil && !listed.contains(id) {

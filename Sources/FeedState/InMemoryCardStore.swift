@@ -22,7 +22,7 @@ public actor InMemoryCardStore: CardStore {
     public func record(_ listings: [LiveListing]) {
         for listing in listings {
             let known = rows.filter { $0.value.kept.card.source == listing.source }.mapValues { row in
-                ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince,
+                ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince, position: row.kept.position,
                                    tracked: row.tracked, fingerprint: row.fingerprint)
             }
             let merge = ListingMerge(listing: listing, known: known)

@@ -50,17 +50,17 @@ public struct PostgresCardStore: CardStore {
                 // a partial one only the cards it lists.
                 let rows = listing.complete
                     ? try await PostgresStateDatabase.rows("""
-                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
+                        SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
                         FOR UPDATE
                         """, on: connection)
                     : try await PostgresStateDatabase.rows("""
-                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = \(user) AND id = ANY(\(listing.cards.map(\.id))::text[])
+                        SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND id = ANY(\(listing.cards.map(\.id))::text[])
                         FOR UPDATE
                         """, on: connection)
                 for row in rows {
-                    let (id, firstSeen, goneSince, tracked, fingerprint) = try row.decode((String, Double, Double?, String, String).self)
+                    let (id, firstSeen, goneSince, position, tracked, fingerprint) = try row.decode((String, Double, Double?, Int, String, String).self)
                     known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
-                                                   goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
+                                                   goneSince: goneSince.map(Date.init(timeIntervalSince1970:)), position: position,
                                                    tracked: StoredCardForm.tracked(fromText: tracked), fingerprint: fingerprint)
                 }
                 let merge = ListingMerge(listing: listing, known: known)

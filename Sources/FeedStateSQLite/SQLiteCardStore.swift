@@ -62,7 +62,7 @@ public struct SQLiteCardStore: CardStore {
                 """)
             let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ? WHERE user_id = ? AND id = ?")
             let lookup = try db.makeStatement(sql: """
-                SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND id = ?
+                SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND id = ?
                 """)
             let change = try db.makeStatement(sql: """
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
@@ -72,12 +72,12 @@ public struct SQLiteCardStore: CardStore {
                 func remember(_ row: Row) {
                     known[row["id"]] = ListingMerge.Known(
                         firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                        tracked: StoredCardForm.tracked(fromText: row["tracked"]), fingerprint: row["fingerprint"])
+                        position: row["position"], tracked: StoredCardForm.tracked(fromText: row["tracked"]), fingerprint: row["fingerprint"])
                 }
                 if listing.complete {
                     // Every card of the source: what the listing lacks is gone.
                     let rows = try Row.fetchCursor(db, sql: """
-                        SELECT id, first_seen, gone_since, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
+                        SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
                         """, arguments: [user, listing.source])
                     while let row = try rows.next() { remember(row) }
                 } else {
@@ -102,10 +102,16 @@ public struct SQLiteCardStore: CardStore {
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
                     start += chunk.count
                 }
-                for write in merge.writes where !write.changed {
+                for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
+                // A complete listing moves last_seen of every card it still has in one
+                // statement (what it lacks is gone by now); a partial one card by card.
+                if listing.complete {
+                    try db.execute(sql: "UPDATE card SET last_seen = ? WHERE user_id = ? AND source = ? AND gone_since IS NULL",
+                                   arguments: [at, user, listing.source])
+                }
+                for write in merge.writes where !write.changed && !(listing.complete && write.onlySeen) {
                     try seen.execute(arguments: [write.position, at, user, listing.cards[write.position].id])
                 }
-                for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
                 for row in merge.changes {
                     try change.execute(arguments: [user, row.id, at, row.field.rawValue, JSONLines.text(of: row.before), JSONLines.text(of: row.after)])
                 }
