@@ -116,4 +116,20 @@ import Testing
                     "\(run.stderr)")
         }
     }
+
+    /// `refresh` fails as the feed command does: the same stderr lines and exit code when a
+    /// source fails, and the others are recorded.
+    @Test func refreshExitsAsTheFeedCommandDoes() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify", "target")) { session in
+            session.server.control.set("cabify", [Fault(status: 404)])
+            let feed = try await session.run("--all", "--format", "jsonl", "--no-record", "--refresh")
+            session.server.control.set("cabify", [Fault(status: 404)])
+            let refresh = try await session.run("refresh", "--refresh")
+            #expect(feed.status == 3 && refresh.status == 3)
+            #expect(refresh.stdout == "")
+            #expect(refresh.stderrLines == feed.stderrLines && !refresh.stderrLines.isEmpty, "\(refresh.stderr)")
+            let stored = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
+            #expect(!stored.isEmpty && stored.allSatisfy { $0["source"] == "target" })
+        }
+    }
 }
