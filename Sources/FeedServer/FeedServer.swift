@@ -44,8 +44,7 @@ public struct FeedServer: Sendable {
         self.refresher = refresher.map { refresher in
             SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                            leases: state?.refreshLeases, cards: state?.cards, keep: { [config] in config.keepPolicy(for: $0) },
-                            say: accessLog, clock: clock)
+                            leases: state?.refreshLeases, clock: clock)
         }
         self.host = host
         self.port = port

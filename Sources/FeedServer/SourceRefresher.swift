@@ -29,12 +29,6 @@ struct SourceRefresher: Service {
     /// Taken for a refresh, so that of several replicas on one state one refreshes a
     /// source at a time; the others see the result through the shared cache.
     let leases: (any RefreshLeases)?
-    /// Where the holder of a source's lease records what it answered live.
-    let cards: (any CardStore)?
-    /// How long the card store keeps each source's cards.
-    let keep: @Sendable (String) -> KeepPolicy
-    /// A line for stderr (a failure to record).
-    let say: @Sendable (String) -> Void
     /// What the waits between refreshes are measured on.
     let clock: any Clock<Duration>
 
@@ -77,17 +71,6 @@ struct SourceRefresher: Service {
             let collected = try? await (leased ? runner : reader).collect([source.id])
             let (cards, outcomes) = (collected?.cards ?? [], collected?.outcomes ?? [])
             await runner.finishWrites()
-            if leased, let listings = collected?.listings, let store = self.cards {
-                // The store is a memory beside the answers: a failure to record changes
-                // nothing readers get, and the next refresh records again. Retention goes
-                // one small batch per refresh, so no reader waits behind a long purge.
-                do {
-                    try await store.record(listings)
-                    _ = try await store.purge(keep, now: Date(), limit: 500)
-                } catch {
-                    say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); readers are served as before")
-                }
-            }
             guard !Task.isCancelled else { return }
             let outcome = outcomes.first ?? SourceOutcome(id: source.id, url: source.url)
             let print = Self.fingerprint(cards, outcome)

@@ -24,8 +24,6 @@ import Testing
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify", "target"), extra: ["cabify": "    refresh: 5\n"],
                                        metrics: true) { served in
             await served.clock.untilSleeping(2)
-            // The first refresh recorded both sources in the card store.
-            #expect(try await served.state.cards.cards(of: ["cabify"]).map(\.card.id) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
             let paths = ["/feed.jsonl?source=cabify", "/feed.jsonl?source=target", "/feed.jsonl"]
             var tags: [String?] = []
             for path in paths { tags.append(try await served.get(path).header("etag")) }
@@ -41,8 +39,6 @@ import Testing
             #expect(cabify.header("etag") != tags[0])
             #expect(target.header("etag") == tags[1])
             #expect(merged.header("etag") != tags[2] && merged.text.contains("cabify:HOODIE"))
-            #expect(try await served.state.cards.card(id: "cabify:HOODIE")?.dates.goneSince == nil)
-            #expect(try await served.state.cards.versions()["cabify"] == 2)
             // Three renderings at first, then the cabify feed's and the merged feed's again.
             let metrics = try await served.get("/metrics").text
             #expect(metrics.split(separator: "\n").contains(#"aggregate_response_cache_total{result="miss"} 5"#), "\(metrics)")

@@ -26,8 +26,6 @@ struct ServedInProcess: Sendable {
     let clock: TestClock
     let fixture: FixtureServer
     let base: URL
-    /// The server's state: what its refresher recorded.
-    let state: EngineState
 
     /// Runs `body` against a server of `sources` (their fixture routes, `extra` YAML per
     /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
@@ -61,7 +59,7 @@ struct ServedInProcess: Sendable {
                                 logsRequests: false, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(.router) { client in
-                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, state: state))
+                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base))
             }
         } catch {
             await live.shutdown()
