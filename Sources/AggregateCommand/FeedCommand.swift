@@ -92,21 +92,13 @@ struct FeedCommand: ContextCommand {
 
     /// `--stored`: the same query over the card store, opened without the network.
     private func runStored(_ query: FeedQuery, in context: CommandContext) async throws {
-        let config = try common.loadConfig(context.registry)
-        guard let state = try await common.openState(config, required: true, connections: .one) else { throw ExitStatus.failed.code }
-        let (result, dates): (FeedResult, [String: KeptDates])
-        do {
-            let kept = try await state.cards.cards(of: try FeedRunner.select(query.sourceIDs, in: config).map(\.id))
-            (result, dates) = try FeedRunner.stored(kept, config: config, query: query)
-            await state.close()
-        } catch let usage as UsageError {
-            await state.close()
-            Terminal.writeError("aggregate: \(usage)")
-            throw ExitStatus.usage.code
-        } catch {
-            await state.close()
-            Terminal.writeError("aggregate: cannot read the card store: \(PlainWords.describe(error))")
-            throw ExitStatus.failed.code
+        let (result, dates, config) = try await common.withStore(context.registry) { store, config in
+            let kept = try await store.cards(of: try FeedRunner.select(query.sourceIDs, in: config).map(\.id))
+            let result = try FeedRunner.stored(kept, config: config, query: query)
+            var dates: [String: KeptDates] = [:]
+            let shown = Set(result.cards.map(\.id))
+            for card in kept where shown.contains(card.card.id) { dates[card.card.id] = card.dates }
+            return (result, dates, config)
         }
         output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)
         if result.cards.isEmpty {

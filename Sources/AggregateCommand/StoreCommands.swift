@@ -157,6 +157,10 @@ extension CommonOptions {
             let value = try await body(state.cards, config)
             await state.close()
             return value
+        } catch let usage as UsageError {
+            await state.close()
+            Terminal.writeError("aggregate: \(usage)")
+            throw ExitStatus.usage.code
         } catch {
             await state.close()
             Terminal.writeError("aggregate: cannot read the card store: \(PlainWords.describe(error))")

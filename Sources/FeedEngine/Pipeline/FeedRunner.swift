@@ -149,7 +149,7 @@ public struct FeedRunner: Sendable {
     /// `query` answered from the card store alone (`--stored`): the kept cards of the
     /// chosen sources, gone ones included, filtered, deduped, sorted and paged as ``run(_:)``
     /// does, each source's list in its last listing's order with its gone cards after.
-    public static func stored(_ kept: [KeptCard], config: FeedConfig, query: FeedQuery) throws(UsageError) -> (FeedResult, [String: KeptDates]) {
+    public static func stored(_ kept: [KeptCard], config: FeedConfig, query: FeedQuery) throws(UsageError) -> FeedResult {
         let sources = try select(query.sourceIDs, in: config)
         let bySource = Dictionary(grouping: kept, by: \.card.source)
         let lists = sources.map { source in (bySource[source.id] ?? []).map(\.card).filter { query.matches($0) } }
@@ -159,11 +159,8 @@ public struct FeedRunner: Sendable {
         let start = overflow || skip < 0 ? sorted.count : min(skip, sorted.count)
         let page = FeedCards(lists: lists, positions: Array(sorted[start..<min(start + query.perPage, sorted.count)]))
         let outcomes = sources.map { SourceOutcome(id: $0.id, url: $0.url) }
-        var dates: [String: KeptDates] = [:]
-        let wanted = Set(page.map(\.id))
-        for card in kept where wanted.contains(card.card.id) { dates[card.card.id] = card.dates }
-        return (FeedResult(cards: page, query: query, matched: unique.count, isComplete: true, duplicatesDropped: dropped,
-                           outcomes: outcomes), dates)
+        return FeedResult(cards: page, query: query, matched: unique.count, isComplete: true, duplicatesDropped: dropped,
+                          outcomes: outcomes)
     }
 
     /// Waits for the cache writes of the runs so far, which go on behind them.
