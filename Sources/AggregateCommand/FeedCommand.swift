@@ -94,7 +94,7 @@ struct FeedCommand: ContextCommand {
     private func runStored(_ query: FeedQuery, in context: CommandContext) async throws {
         let (result, dates, config) = try await common.withStore(context.registry) { store, config in
             let kept = try await store.cards(of: try FeedRunner.select(query.sourceIDs, in: config).map(\.id))
-            let result = try FeedRunner.stored(kept, config: config, query: query)
+            let result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)
             var dates: [String: KeptDates] = [:]
             let shown = Set(result.cards.map(\.id))
             for card in kept where shown.contains(card.card.id) { dates[card.card.id] = card.dates }

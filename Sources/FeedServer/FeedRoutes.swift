@@ -17,6 +17,10 @@ final class FeedRoutes: Sendable {
     let config: FeedConfig
     /// When each undated card was first seen (feed entries need a date that does not move).
     let firstSeenLog: (any FirstSeenLog)?
+    /// The card store the background refresh records in, which feeds and the reader are
+    /// answered from (nil without the refresh or a state: each reader's run fetches).
+    let store: (any CardStore)?
+    let refreshed: RefreshedSources?
     let health: SourceHealth
     /// Rendered feeds, kept as bytes while the sources they were built from are unchanged.
     let responses: any RenderedResponseCache
@@ -31,12 +35,15 @@ final class FeedRoutes: Sendable {
     /// One line per request on stderr (`--no-access-log` turns it off).
     let logsRequests: Bool
 
-    init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, health: SourceHealth,
+    init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
+         refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool) {
         self.runner = runner
         self.config = config
         self.firstSeenLog = firstSeenLog
+        self.store = store
+        self.refreshed = refreshed
         self.health = health
         self.responses = responses
         self.versions = versions
@@ -102,7 +109,7 @@ final class FeedRoutes: Sendable {
             let built = self.versions.snapshot(sources)
             let result: FeedResult
             do {
-                result = try await self.runner.run(query)
+                result = try await self.answer(query, sources: sources).result
             } catch {
                 return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
             }
@@ -113,6 +120,28 @@ final class FeedRoutes: Sendable {
             return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
                                     maxAge: self.maxAge(query), degraded: Self.degradedHeader(result.outcomes), versions: built)
         }
+    }
+
+    /// `query` answered: from the card store when the background refresh looks after every
+    /// source it reads (no upstream body decoded, no fetch beside the refresh), with the
+    /// first-seen times the store has of its undated cards; else by a run of the readers'
+    /// runner, as without a store.
+    private func answer(_ query: FeedQuery, sources: [String]) async throws(UsageError) -> (result: FeedResult, firstSeen: [String: Date]) {
+        if let store, let refreshed, refreshed.covers(sources) {
+            let entries = await refreshed.entries(sources)
+            let held = sources.filter { entries[$0] != nil && entries[$0]?.cards == nil }
+            // A store that cannot be read now: the readers' runner answers, from the cache.
+            if entries.count == sources.count, let kept = try? await store.cards(of: held) {
+                var cards = kept.map(\.card)
+                for source in sources { cards += entries[source]?.cards ?? [] }
+                var result = try FeedRunner.stored(cards, config: config, query: query)
+                result.outcomes = sources.compactMap { entries[$0]?.outcome }
+                var firstSeen: [String: Date] = [:]
+                for card in kept where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
+                return (result, firstSeen)
+            }
+        }
+        return (try await runner.run(query), [:])
     }
 
     /// The kept answer to `request`, else `render`'s, in a request slot, once for all who
@@ -179,8 +208,9 @@ final class FeedRoutes: Sendable {
         // The versions before reading: a change during the rendering retires this response.
         let built = versions.snapshot(sources)
         let result: FeedResult
+        var firstSeen: [String: Date]
         do {
-            result = try await runner.run(query)
+            (result, firstSeen) = try await answer(query, sources: sources)
         } catch {
             return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
         }
@@ -191,10 +221,10 @@ final class FeedRoutes: Sendable {
             return RenderedResponse(problem: Problem(title: "Bad Gateway", status: 502, detail: failures), versions: built)
         }
         let info = config.feed.narrowed(by: request.uri.query, selfURL: Self.selfURL(request))
-        var firstSeen: [String: Date] = [:]
-        if format.isFeed, let firstSeenLog {
+        let unknown = result.cards.filter { $0.published == nil && firstSeen[$0.id] == nil }
+        if format.isFeed, let firstSeenLog, !unknown.isEmpty {
             do {
-                firstSeen = try await firstSeenLog.firstSeen(undatedIn: result.cards)
+                firstSeen.merge(try await firstSeenLog.firstSeen(undatedIn: unknown)) { kept, _ in kept }
             } catch {
                 accessLog("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             }

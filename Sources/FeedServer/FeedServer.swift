@@ -38,13 +38,25 @@ public struct FeedServer: Sendable {
         self.accessLog = lines
         // Not an access-log line: said whether or not requests are logged.
         let ruleTimeouts = RuleTimeoutReporter(metrics: serveMetrics, log: accessLog)
-        routes = FeedRoutes(runner: runner, config: config, firstSeenLog: state?.firstSeen, health: health, responses: responses,
-                            versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts, slots: RequestSlots(count: limits.activeRequests),
-                            accessLog: { lines.append($0) }, logsRequests: logsRequests)
+        // Readers are answered from the store the background refresh records in; without
+        // the refresh, each reader's own run fetches, as a command-line run does.
+        let enabled = config.sources.filter(\.enabled)
+        let store = refresher == nil ? nil : state?.cards
+        let refreshed = store == nil ? nil : RefreshedSources(sources: enabled.map(\.id))
+        // What the readers' runner hands its sources to decode is counted: with the store,
+        // nothing but a card lookup should be.
+        let readers = FeedRunner(config: runner.config, registry: runner.registry,
+                                 transports: CountedBodies(base: runner.transports, count: { serveMetrics.bodyDecoded(by: "request") }))
+        routes = FeedRoutes(runner: readers, config: config, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
+                            health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
+                            slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests)
         self.refresher = refresher.map { refresher in
-            SourceRefresher(runner: refresher, reader: runner, sources: config.sources.filter(\.enabled), versions: versions,
-                            responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                            leases: state?.refreshLeases, clock: clock)
+            let counted = FeedRunner(config: refresher.config, registry: refresher.registry,
+                                     transports: CountedBodies(base: refresher.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }))
+            return SourceRefresher(runner: counted, reader: readers, sources: enabled, versions: versions,
+                                   responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
+                                   leases: state?.refreshLeases, store: store, refreshed: refreshed ?? RefreshedSources(sources: []),
+                                   keep: { [config] in config.keepPolicy(for: $0) }, say: accessLog, clock: clock)
         }
         self.host = host
         self.port = port

@@ -45,6 +45,13 @@ struct ServeMetrics: Sendable {
         Counter(label: "aggregate_upstream_refreshes_total", dimensions: [("source", source), ("outcome", result)], factory: factory).increment()
     }
 
+    /// An upstream response handed to a source to decode, `by` a reader's `request` or the
+    /// background `refresh`.
+    func bodyDecoded(by: String) {
+        guard let factory else { return }
+        Counter(label: "aggregate_upstream_bodies_decoded_total", dimensions: [("by", by)], factory: factory).increment()
+    }
+
     /// Cards on which a filter rule ran out of time, by the rule's place in Sources.yml.
     func ruleTimedOut(_ timeout: SourceOutcome.RuleTimeout) {
         guard let factory else { return }

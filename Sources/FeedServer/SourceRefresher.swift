@@ -7,18 +7,23 @@ import FeedSupport
 import Foundation
 import ServiceLifecycle
 
-/// Fetches every enabled source again before its copy goes stale, so readers are answered
-/// from the cache and never wait on an upstream while a copy exists (stale-while-
-/// revalidate). Each source on its own clock: its `refresh:` interval (default its
-/// `cache_ttl`, at least ``minimumInterval``), at 80–95 % of it so the copy is renewed
-/// before it expires, the jitter keeping sources and replicas apart. A source that fails
-/// is tried again after 10 s, then 20 s, 40 s… up to ``longestBackoff``, and meanwhile
-/// serves its fallback. When a refresh finds a source's cards or state changed, the
-/// source's version moves on and every rendered response built from it is dropped.
+/// Fetches every enabled source again before its copy goes stale, so readers never wait on
+/// an upstream while a copy exists (stale-while-revalidate). Each source on its own clock:
+/// its `refresh:` interval (default its `cache_ttl`, at least ``minimumInterval``), at
+/// 80–95 % of it so the copy is renewed before it expires, the jitter keeping sources and
+/// replicas apart. A source that fails is tried again after 10 s, then 20 s, 40 s… up to
+/// ``longestBackoff``, and meanwhile serves its fallback.
+///
+/// With a card store, what a refresh answered live is recorded there, and readers read the
+/// store (``RefreshedSources``); a source's version moves on when the store's change
+/// counter for it moves or its state (live, cache, snapshot, failed) changes, which
+/// retires every rendered response built from the old one. A source the store does not
+/// hold is versioned by a fingerprint of the cards its refresh got.
 struct SourceRefresher: Service {
     /// A runner whose transports revalidate every response (`refresh`).
     let runner: FeedRunner
-    /// The readers' runner (any cached copy): what a replica without the lease reads.
+    /// The readers' runner (any cached copy): what a replica without the lease reads of a
+    /// source the store does not hold.
     let reader: FeedRunner
     let sources: [SourceConfig]
     let versions: SourceVersions
@@ -27,20 +32,36 @@ struct SourceRefresher: Service {
     let metrics: ServeMetrics
     let ruleTimeouts: RuleTimeoutReporter
     /// Taken for a refresh, so that of several replicas on one state one refreshes a
-    /// source at a time; the others see the result through the shared cache.
+    /// source at a time; the others read what it recorded.
     let leases: (any RefreshLeases)?
+    /// Where the lease holder records what each refresh answered live, and readers read.
+    let store: (any CardStore)?
+    let refreshed: RefreshedSources
+    /// How long the store keeps each source's cards.
+    let keep: @Sendable (String) -> KeepPolicy
+    /// A line for stderr (a failure to record).
+    let say: @Sendable (String) -> Void
     /// What the waits between refreshes are measured on.
     let clock: any Clock<Duration>
 
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
     static let longestBackoff = 600.0
+    /// Cards purged after each recording refresh: small, so no reader waits behind a purge.
+    static let purgeBatch = 500
 
     static func interval(_ source: SourceConfig) -> Double {
         max(source.refresh ?? source.cacheTTL, minimumInterval)
     }
 
     func run() async throws {
+        // A source the store already holds is answered from it at once: a restart does not
+        // keep readers waiting on the first refresh.
+        if let store, let held = try? await store.versions() {
+            for source in sources where held[source.id] != nil {
+                refreshed.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
+            }
+        }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 for source in sources {
@@ -48,10 +69,18 @@ struct SourceRefresher: Service {
                 }
             }
         }
+        refreshed.stop()
+    }
+
+    /// What readers of a source are given, as far as retiring responses goes.
+    private struct Served: Equatable {
+        var status: String
+        var storeVersion: Int?
+        var fingerprint: UInt64?
     }
 
     private func loop(_ source: SourceConfig) async {
-        var fingerprint: UInt64?
+        var served: Served?
         var failures = 0
         let holder = UUID().uuidString
         while !Task.isCancelled {
@@ -67,15 +96,13 @@ struct SourceRefresher: Service {
                     leaseKnown = false
                 }
             }
-            // A replica without the lease reads what the holder fetched, from the shared cache.
-            let collected = try? await (leased ? runner : reader).collect([source.id])
-            let (cards, outcomes) = (collected?.cards ?? [], collected?.outcomes ?? [])
-            await runner.finishWrites()
+            let (cards, outcome, storeVersion) = await refresh(source, leased: leased)
             guard !Task.isCancelled else { return }
-            let outcome = outcomes.first ?? SourceOutcome(id: source.id, url: source.url)
-            let print = Self.fingerprint(cards, outcome)
-            if print != fingerprint {
-                fingerprint = print
+            let now = Served(status: "\(outcome.status)", storeVersion: storeVersion,
+                             fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
+            refreshed.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
+            if now != served {
+                served = now
                 versions.bump(source.id)
                 await responses.invalidate(source: source.id)
             }
@@ -86,10 +113,38 @@ struct SourceRefresher: Service {
                 : interval * Double.random(in: 0.8...0.95)
             if !leaseKnown { delay = max(delay, interval) }
             if leased { metrics.refreshed(source.id, outcome: outcome) }
-            ruleTimeouts.report(outcomes)
+            ruleTimeouts.report([outcome])
             await health.refreshed(outcome, next: Date().addingTimeInterval(delay))
             try? await clock.sleep(for: .seconds(delay))
         }
+    }
+
+    /// One refresh of `source`: its cards and outcome, and the store's change counter for
+    /// it after recording (nil when the store does not hold it). The lease holder fetches
+    /// and records; a replica without the lease reads the holder's records, or, for a
+    /// source the store does not hold, the shared cache.
+    private func refresh(_ source: SourceConfig, leased: Bool) async -> ([Card], SourceOutcome, Int?) {
+        let unknown = SourceOutcome(id: source.id, url: source.url)
+        if !leased, let store, let version = try? await store.versions()[source.id] {
+            return ([], unknown, version)
+        }
+        let collected = try? await (leased ? runner : reader).collect([source.id])
+        await runner.finishWrites()
+        let outcome = collected?.outcomes.first ?? unknown
+        guard let store else { return (collected?.cards ?? [], outcome, nil) }
+        if leased, let listings = collected?.listings, !listings.isEmpty {
+            // The store is a memory beside the answers: a failure to record changes nothing
+            // readers get (they are given this refresh's cards), and the next one records.
+            do {
+                try await store.record(listings)
+                _ = try await store.purge(keep, now: Date(), limit: Self.purgeBatch)
+            } catch {
+                say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
+                return (collected?.cards ?? [], outcome, nil)
+            }
+        }
+        let version = try? await store.versions()[source.id]
+        return (collected?.cards ?? [], outcome, version)
     }
 
     /// What the source gives now: its cards as printed, and where they came from.

@@ -146,13 +146,14 @@ public struct FeedRunner: Sendable {
         }
     }
 
-    /// `query` answered from the card store alone (`--stored`): the kept cards of the
-    /// chosen sources, gone ones included, filtered, deduped, sorted and paged as ``run(_:)``
-    /// does, each source's list in its last listing's order with its gone cards after.
-    public static func stored(_ kept: [KeptCard], config: FeedConfig, query: FeedQuery) throws(UsageError) -> FeedResult {
+    /// `query` answered from kept cards alone (`--stored`, `serve`'s readers): the cards of
+    /// the chosen sources, filtered, deduped, sorted and paged as ``run(_:)`` does, each
+    /// source's list in the order given (the card store's: its last listing's order, its
+    /// gone cards after).
+    public static func stored(_ kept: [Card], config: FeedConfig, query: FeedQuery) throws(UsageError) -> FeedResult {
         let sources = try select(query.sourceIDs, in: config)
-        let bySource = Dictionary(grouping: kept, by: \.card.source)
-        let lists = sources.map { source in (bySource[source.id] ?? []).map(\.card).filter { query.matches($0) } }
+        let bySource = Dictionary(grouping: kept, by: \.source)
+        let lists = sources.map { source in (bySource[source.id] ?? []).filter { query.matches($0) } }
         let (unique, dropped) = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists)
         let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
         let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)

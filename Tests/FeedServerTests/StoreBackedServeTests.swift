@@ -1,0 +1,73 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import HTTPTypes
+import Testing
+
+/// `serve` answers its readers from the card store its background refresh records in
+/// (issue 41): what upstream dropped is still served, no reader decodes an upstream body,
+/// and a cold reader waits for the refresh instead of fetching beside it.
+@Suite struct StoreBackedServeTests {
+    static let noVoucher = DataEdit.remove(list: "products", key: "code", match: "VOUCHER")
+
+    /// Upstream drops the voucher: every feed and the reader still have it after the
+    /// refresh, and the only bodies decoded were the refresh's.
+    @Test func aDroppedEntryIsStillServedAndNoReaderDecodesAnUpstreamBody() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"], metrics: true) { served in
+            await served.clock.untilSleeping(1)
+            let before = try await served.get("/feed.jsonl")
+            #expect(Self.ids(before.text) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
+            served.fixture.control.edit("cabify", Self.noVoucher)
+            await served.refresh(after: 5, sources: 1)
+            let after = try await served.get("/feed.jsonl")
+            // Gone cards come after the listed ones, in feed order.
+            #expect(Self.ids(after.text) == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
+            // The drop retired the kept response: the store's counter for cabify moved.
+            #expect(after.header("etag") != before.header("etag"))
+            let atom = try await served.get("/feed.atom")
+            #expect(atom.text.contains("cabify:VOUCHER"))
+            let page = try await served.get("/", headers: [.accept: "text/html"])
+            #expect(page.status == .ok)
+            #expect(page.text.contains("Voucher"))
+            let metrics = try await served.get("/metrics").text.split(separator: "\n").map(String.init)
+            // One page each: the first refresh and the second.
+            #expect(metrics.contains(#"aggregate_upstream_bodies_decoded_total{by="refresh"} 2"#), "\(metrics)")
+            #expect(!metrics.contains { $0.hasPrefix(#"aggregate_upstream_bodies_decoded_total{by="request"}"#) }, "\(metrics)")
+            #expect(served.upstreamRequests("cabify") == 2)
+        }
+    }
+
+    /// Fifty readers from the first moment, before any refresh has ended: they wait for
+    /// the refresh's recording, and the upstream is asked once.
+    @Test func coldReadersWaitForTheRefreshInsteadOfFetching() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            let statuses = try await withThrowingTaskGroup(of: Answer.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let answer = try await served.get("/feed.jsonl")
+                        return Answer(status: answer.status, ids: Self.ids(answer.text))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 50)
+            #expect(statuses.allSatisfy { $0.status == .ok && $0.ids == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"] })
+            await served.clock.untilSleeping(1)
+            #expect(served.upstreamRequests("cabify") == 1)
+        }
+    }
+
+    struct Answer: Sendable {
+        var status: HTTPTypes.HTTPResponse.Status
+        var ids: [String]
+    }
+
+    static func ids(_ jsonl: String) -> [String] {
+        jsonl.split(separator: "\n").compactMap { line in
+            guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)),
+                  case .string(let id)? = object["id"] else { return nil }
+            return id
+        }
+    }
+}
