@@ -158,4 +158,25 @@ extension Process {
         try run()
         return exited
     }
+
+    /// Sends SIGTERM and waits for `exited` at most `seconds`; a process still running then
+    /// is killed, and the answer is false (a hung shutdown fails its test, not the test run).
+    public func terminate(awaiting exited: AsyncStream<Void>, seconds: Int = 30) async -> Bool {
+        terminate()
+        let stopped = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in exited {}
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !stopped { kill(processIdentifier, SIGKILL) }
+        return stopped
+    }
 }
