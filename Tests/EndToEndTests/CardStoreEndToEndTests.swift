@@ -132,4 +132,30 @@ import Testing
             #expect(!stored.isEmpty && stored.allSatisfy { $0["source"] == "target" })
         }
     }
+
+    /// `serve` records what its background refresh gets and answers from the store: a
+    /// voucher upstream dropped is still in `/feed.atom` after the refresh that saw it go,
+    /// and `--stored` (the same state, after serve stopped) has it with `gone_since`.
+    @Test func serveKeepsServingWhatUpstreamDropped() async throws {
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"]) { session, served in
+            let before = try await ServeTests.get(served.base + "/feed.jsonl")
+            #expect(before.body.contains(#""id":"cabify:VOUCHER""#))
+            session.server.control.edit("cabify", Self.noVoucher)
+            // The next refresh sees it go, which moves the store's counter and so the ETag.
+            var after = before
+            for _ in 0..<200 where after.headers.first(name: "etag") == before.headers.first(name: "etag") {
+                try await Task.sleep(for: .milliseconds(50))
+                after = try await ServeTests.get(served.base + "/feed.jsonl")
+            }
+            #expect(after.headers.first(name: "etag") != before.headers.first(name: "etag"), "no refresh within 10 s: \(served.log)")
+            #expect(after.body.contains(#""id":"cabify:VOUCHER""#))
+            let atom = try await ServeTests.get(served.base + "/feed.atom")
+            #expect(atom.status == 200 && atom.body.contains("cabify:VOUCHER"))
+            #expect(session.server.control.requests(to: "cabify").count == 2)
+            await served.stop()
+            let stored = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
+            #expect(stored.map { $0["id"] } == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
+            #expect(stored.map { $0["gone_since"] != nil } == [false, false, true])
+        }
+    }
 }
