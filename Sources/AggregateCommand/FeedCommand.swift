@@ -93,7 +93,13 @@ struct FeedCommand: ContextCommand {
     /// `--stored`: the same query over the card store, opened without the network.
     private func runStored(_ query: FeedQuery, in context: CommandContext) async throws {
         let (result, dates, config) = try await common.withStore(context.registry) { store, config in
-            let kept = try await store.cards(of: try FeedRunner.select(query.sourceIDs, in: config).map(\.id))
+            let sources = try FeedRunner.select(query.sourceIDs, in: config)
+            // A page the store makes from its indexes costs a page, however many it keeps.
+            if let request = FeedRunner.storedPage(query, sources: sources.map(\.id)), let page = try await store.page(request) {
+                let dates = Dictionary(page.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
+                return (FeedRunner.stored(page, query: query, sources: sources), dates, config)
+            }
+            let kept = try await store.cards(of: sources.map(\.id))
             let result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)
             var dates: [String: KeptDates] = [:]
             let shown = Set(result.cards.map(\.id))

@@ -130,12 +130,22 @@ final class FeedRoutes: Sendable {
         if let store, let refreshed, refreshed.covers(sources) {
             let entries = await refreshed.entries(sources)
             let held = sources.filter { entries[$0] != nil && entries[$0]?.cards == nil }
+            let outcomes = sources.compactMap { entries[$0]?.outcome }
+            // Every source in the store: a page the store makes from its indexes.
+            if held.count == sources.count, let request = FeedRunner.storedPage(query, sources: sources),
+               let page = try? await store.page(request), let configs = try? runner.select(sources) {
+                var result = FeedRunner.stored(page, query: query, sources: configs)
+                result.outcomes = outcomes
+                var firstSeen: [String: Date] = [:]
+                for card in page.cards where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
+                return (result, firstSeen)
+            }
             // A store that cannot be read now: the readers' runner answers, from the cache.
             if entries.count == sources.count, let kept = try? await store.cards(of: held) {
                 var cards = kept.map(\.card)
                 for source in sources { cards += entries[source]?.cards ?? [] }
                 var result = try FeedRunner.stored(cards, config: config, query: query)
-                result.outcomes = sources.compactMap { entries[$0]?.outcome }
+                result.outcomes = outcomes
                 var firstSeen: [String: Date] = [:]
                 for card in kept where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
                 return (result, firstSeen)

@@ -17,6 +17,10 @@ public protocol CardStore: Sendable {
     /// The kept cards of `sources` (every source when nil), gone ones included: by source,
     /// each source's listed cards in its order, then its gone ones.
     func cards(of sources: [String]?) async throws -> [KeptCard]
+    /// One page of kept cards, ordered and cut by the store itself from its indexes, so a
+    /// page of a large store costs a page; nil when this store does not (the caller orders
+    /// ``cards(of:)``, which gives the same page).
+    func page(_ query: StoredPageQuery) async throws -> StoredPage?
     /// One kept card by its id.
     func card(id: String) async throws -> KeptCard?
     /// The tracked changes of one card, oldest first.
@@ -29,6 +33,45 @@ public protocol CardStore: Sendable {
     func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int
     /// Per source: cards kept, gone, history rows, and bytes (as stored).
     func summary() async throws -> [StoreSummary]
+}
+
+extension CardStore {
+    public func page(_ query: StoredPageQuery) async throws -> StoredPage? { nil }
+}
+
+/// A page a store makes itself: the kept cards of `sources` in feed order — each source's
+/// cards in the order ``CardStore/cards(of:)`` gives them, interleaved one of each source
+/// at a time in `sources`' order — or by price or date (cards without one last, feed order
+/// breaking ties), then `offset` cards skipped and `limit` given.
+public struct StoredPageQuery: Sendable, Equatable {
+    public enum Order: Sendable, Equatable {
+        case feed, price, published
+    }
+
+    public var sources: [String]
+    public var order: Order
+    public var descending: Bool
+    public var offset: Int
+    public var limit: Int
+
+    public init(sources: [String], order: Order, descending: Bool, offset: Int, limit: Int) {
+        self.sources = sources
+        self.order = order
+        self.descending = descending
+        self.offset = offset
+        self.limit = limit
+    }
+}
+
+/// What ``CardStore/page(_:)`` gives: the page's cards, and how many cards the sources hold.
+public struct StoredPage: Sendable, Equatable {
+    public var cards: [KeptCard]
+    public var total: Int
+
+    public init(cards: [KeptCard], total: Int) {
+        self.cards = cards
+        self.total = total
+    }
 }
 
 /// The user cards are kept for: one default user until accounts exist, so per-person

@@ -33,13 +33,69 @@ public struct SQLiteCardStore: CardStore {
                 CREATE TABLE card_source_version (source TEXT PRIMARY KEY, version INTEGER NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2: pages from indexes") { db in
+            // What a page is ordered by, beside each card: its rank in its source (feed
+            // order), its price in millionths, its date; and each source's card count.
+            try db.execute(sql: """
+                ALTER TABLE card ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE card ADD COLUMN price_key INTEGER;
+                ALTER TABLE card ADD COLUMN price_inexact INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE card ADD COLUMN published REAL;
+                ALTER TABLE card_source_version ADD COLUMN cards INTEGER NOT NULL DEFAULT 0;
+                DROP INDEX card_by_source;
+                CREATE INDEX card_by_source ON card (user_id, source, rank);
+                CREATE INDEX card_by_rank ON card (user_id, rank);
+                CREATE INDEX card_by_price ON card (user_id, price_key) WHERE price_key IS NOT NULL;
+                CREATE INDEX card_by_date ON card (user_id, published) WHERE published IS NOT NULL;
+                CREATE INDEX card_inexact_price ON card (user_id) WHERE price_inexact = 1;
+                """)
+            let update = try db.makeStatement(sql: "UPDATE card SET price_key = ?, price_inexact = ?, published = ? WHERE rowid = ?")
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, card FROM card")
+            while let row = try rows.next() {
+                guard let card = StoredCardForm.card(row["card"]) else { continue }
+                let keys = SortKeys(card)
+                try update.execute(arguments: [keys.price, keys.priceInexact, keys.published, row["rowid"] as Int64])
+            }
+            for source in try String.fetchAll(db, sql: "SELECT DISTINCT source FROM card") {
+                try rerank(db, source: source, user: StoreUser.default)
+            }
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
-    /// Rows per INSERT statement (SQLite allows 32,766 parameters; 9 a row).
+    /// What a page is ordered by, stored beside a card.
+    struct SortKeys {
+        var price: Int64?
+        /// The card has a price not in whole millionths: no page by price from the index.
+        var priceInexact: Bool
+        var published: Double?
+
+        init(_ card: Card) {
+            price = card.price.flatMap { PriceMicros.micros($0.amount) }
+            priceInexact = card.price != nil && price == nil
+            published = card.published?.timeIntervalSince1970
+        }
+    }
+
+    /// Numbers the cards of `source` 0, 1, 2… in the order ``cards(of:)`` gives them (listed
+    /// in their listing's order, then gone), which is the feed order's round, and counts
+    /// them. Run whenever a source's cards are added, moved, gone or removed.
+    static func rerank(_ db: Database, source: String, user: Int) throws {
+        try db.execute(sql: """
+            UPDATE card SET rank = ranked.n FROM (
+              SELECT id, row_number() OVER (ORDER BY gone_since IS NOT NULL, position, id) - 1 AS n
+              FROM card WHERE user_id = ?1 AND source = ?2) AS ranked
+            WHERE card.user_id = ?1 AND card.id = ranked.id AND card.rank <> ranked.n
+            """, arguments: [user, source])
+        try db.execute(sql: """
+            UPDATE card_source_version SET cards = (SELECT count(*) FROM card WHERE user_id = ?1 AND source = ?2) WHERE source = ?2
+            """, arguments: [user, source])
+    }
+
+    /// Rows per INSERT statement (SQLite allows 32,766 parameters; 12 a row).
     static let insertRows = 100
 
-    private var database: any DatabaseWriter {
+    var database: any DatabaseWriter {
         get throws { try directory.cardDatabase(Self.schema) }
     }
 
@@ -51,10 +107,12 @@ public struct SQLiteCardStore: CardStore {
             // a first recording spent in SQLite.
             func insert(rows count: Int) throws -> Statement {
                 try db.cachedStatement(sql: """
-                    INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
-                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", count: count).joined(separator: ", "))
+                    INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since,
+                                      price_key, price_inexact, published)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)", count: count).joined(separator: ", "))
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
-                      fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL
+                      fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL,
+                      price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
                     """)
             }
             let seen = try db.makeStatement(sql: """
@@ -93,11 +151,13 @@ public struct SQLiteCardStore: CardStore {
                 while start < changed.count {
                     let chunk = changed[start..<min(start + Self.insertRows, changed.count)]
                     var values: [(any DatabaseValueConvertible)?] = []
-                    values.reserveCapacity(chunk.count * 9)
+                    values.reserveCapacity(chunk.count * 12)
                     for write in chunk {
                         let card = listing.cards[write.position]
+                        let keys = SortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
-                                   StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at]
+                                   StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
+                                   keys.price, keys.priceInexact, keys.published]
                     }
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
                     start += chunk.count
@@ -121,6 +181,9 @@ public struct SQLiteCardStore: CardStore {
                         ON CONFLICT (source) DO UPDATE SET version = version + 1
                         """, arguments: [listing.source])
                 }
+                if merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
+                    try Self.rerank(db, source: listing.source, user: user)
+                }
             }
         }
     }
@@ -134,7 +197,7 @@ public struct SQLiteCardStore: CardStore {
                 sql += " AND source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
                 arguments += StatementArguments(sources)
             }
-            sql += " ORDER BY source, gone_since IS NOT NULL, position, id"
+            sql += " ORDER BY source, rank"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try Self.kept($0, path: path) }
         }
     }
@@ -148,7 +211,7 @@ public struct SQLiteCardStore: CardStore {
         }
     }
 
-    private static func kept(_ row: Row, path: String) throws -> KeptCard {
+    static func kept(_ row: Row, path: String) throws -> KeptCard {
         guard let card = StoredCardForm.card(row["card"]) else {
             throw SQLiteStateError.damagedCardStore(path: path, reason: "a stored card cannot be read")
         }
@@ -219,6 +282,7 @@ public struct SQLiteCardStore: CardStore {
                     INSERT INTO card_source_version (source, version) VALUES (?, 1)
                     ON CONFLICT (source) DO UPDATE SET version = version + 1
                     """, arguments: [source])
+                try Self.rerank(db, source: source, user: user)
             }
             return doomed.count
         }

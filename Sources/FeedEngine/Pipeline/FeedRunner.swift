@@ -164,6 +164,30 @@ public struct FeedRunner: Sendable {
                           outcomes: outcomes)
     }
 
+    /// `query` as a page the card store can make itself from its indexes (feed order, price
+    /// or date, no `--kind` or `--query`: a filter changes each source's rounds), over
+    /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
+    /// every kept card instead.
+    public static func storedPage(_ query: FeedQuery, sources: [String]) -> StoredPageQuery? {
+        guard !query.filters else { return nil }
+        let order: StoredPageQuery.Order
+        switch query.sort {
+        case .feed: order = .feed
+        case .price: order = .price
+        case .date: order = .published
+        case .title, .source: return nil
+        }
+        let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
+        return StoredPageQuery(sources: sources, order: order, descending: query.effectiveOrder == .descending,
+                               offset: overflow ? Int.max - query.perPage : max(skip, 0), limit: query.perPage)
+    }
+
+    /// The result of a page the card store made (``storedPage(_:sources:)``).
+    public static func stored(_ page: StoredPage, query: FeedQuery, sources: [SourceConfig]) -> FeedResult {
+        FeedResult(cards: FeedCards(page.cards.map(\.card)), query: query, matched: page.total, isComplete: true, duplicatesDropped: 0,
+                   outcomes: sources.map { SourceOutcome(id: $0.id, url: $0.url) })
+    }
+
     /// Waits for the cache writes of the runs so far, which go on behind them.
     public func finishWrites() async {
         await transports.finishWrites()

@@ -1,0 +1,117 @@
+import FeedState
+import Foundation
+import GRDB
+
+/// Pages made from the store's indexes: the page's place is found by rank, price or date
+/// (an index each), only the rows up to it are read as ids and keys, and only the page's
+/// cards are read whole. A page of a million-card store reads about a page of rows.
+extension SQLiteCardStore {
+    public func page(_ query: StoredPageQuery) async throws -> StoredPage? {
+        guard !query.sources.isEmpty, query.offset >= 0, query.limit > 0 else { return nil }
+        let path = directory.cardsPath
+        let user = StoreUser.default
+        return try await database.read { db -> StoredPage? in
+            let inSources = "source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
+            let sources = StatementArguments(query.sources)
+            let total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(cards), 0) FROM card_source_version WHERE \(inSources)",
+                                         arguments: sources) ?? 0
+            // A price the index cannot order exactly: the caller sorts the decimals.
+            if query.order == .price,
+               try Bool.fetchOne(db, sql: "SELECT 1 FROM card WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1",
+                                 arguments: [user] + sources) == true {
+                return nil
+            }
+            let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+            let needed = min(overflow ? total : end, total)
+            guard query.offset < needed else { return StoredPage(cards: [], total: total) }
+            let order = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            let rows: [Placed]
+            switch query.order {
+            case .feed:
+                rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, where: inSources, sources, order: order)
+            case .price, .published:
+                let column = query.order == .price ? "price_key" : "published"
+                var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending, where: inSources, sources, order: order)
+                if keyed.count < needed {
+                    // Cards without the key come last, in feed order.
+                    keyed += try Self.inFeedOrder(db, count: needed - keyed.count, descending: false,
+                                                  where: "\(column) IS NULL AND \(inSources)", sources, order: order)
+                }
+                rows = keyed
+            }
+            let ids = rows[query.offset..<min(needed, rows.count)].map(\.id)
+            return StoredPage(cards: try Self.cards(db, ids: ids, path: path), total: total)
+        }
+    }
+
+    /// A card's place: its id, source's place in the query, rank, and sort key.
+    private struct Placed {
+        var id: String
+        var source: Int
+        var rank: Int
+        var key: Double?
+    }
+
+    private static func placed(_ db: Database, sql: String, arguments: StatementArguments, order: [String: Int]) throws -> [Placed] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            Placed(id: row["id"], source: order[row["source"] as String] ?? Int.max, rank: row["rank"], key: row["key"])
+        }
+    }
+
+    /// The first `count` cards in feed order (rank, then the source's place), or its
+    /// reverse: the rank of the `count`th card from the rank index, then every card up to
+    /// that rank (its round may hold a card of every source), ordered here.
+    private static func inFeedOrder(_ db: Database, count: Int, descending: Bool, where filter: String, _ sources: StatementArguments,
+                                    order: [String: Int]) throws -> [Placed] {
+        let user = StoreUser.default
+        let direction = descending ? "DESC" : "ASC"
+        let edge = try Int.fetchOne(db, sql: """
+            SELECT rank FROM card WHERE user_id = ? AND \(filter) ORDER BY rank \(direction) LIMIT 1 OFFSET ?
+            """, arguments: [user] + sources + [count - 1])
+        var sql = "SELECT id, source, rank, NULL AS key FROM card WHERE user_id = ? AND \(filter)"
+        var arguments: StatementArguments = [user] + sources
+        if let edge {
+            sql += " AND rank \(descending ? ">=" : "<=") ?"
+            arguments += [edge]
+        }
+        var rows = try placed(db, sql: sql, arguments: arguments, order: order)
+        rows.sort { ($0.rank, $0.source) < ($1.rank, $1.source) }
+        if descending { rows.reverse() }
+        return Array(rows.prefix(count))
+    }
+
+    /// Up to `count` cards that have `column`, by it (feed order breaking ties): the key of
+    /// the `count`th from the column's index, then every card up to that key (ties too).
+    private static func byKey(_ db: Database, column: String, count: Int, descending: Bool, where filter: String,
+                              _ sources: StatementArguments, order: [String: Int]) throws -> [Placed] {
+        let user = StoreUser.default
+        let direction = descending ? "DESC" : "ASC"
+        let edge = try Double.fetchOne(db, sql: """
+            SELECT \(column) FROM card WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter) ORDER BY \(column) \(direction) LIMIT 1 OFFSET ?
+            """, arguments: [user] + sources + [count - 1])
+        var sql = "SELECT id, source, rank, \(column) AS key FROM card WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
+        var arguments: StatementArguments = [user] + sources
+        if let edge {
+            sql += " AND \(column) \(descending ? ">=" : "<=") ?"
+            arguments += [edge]
+        }
+        var rows = try placed(db, sql: sql, arguments: arguments, order: order)
+        rows.sort { a, b in
+            if a.key != b.key, let x = a.key, let y = b.key { return descending ? x > y : x < y }
+            return (a.rank, a.source) < (b.rank, b.source)
+        }
+        return Array(rows.prefix(count))
+    }
+
+    /// The kept cards of `ids`, in that order.
+    private static func cards(_ db: Database, ids: [String], path: String) throws -> [KeptCard] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, card, position, first_seen, last_seen, gone_since FROM card
+            WHERE user_id = ? AND id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
+            """, arguments: [StoreUser.default] + StatementArguments(ids))
+        var byID: [String: KeptCard] = [:]
+        for row in rows { byID[row["id"]] = try kept(row, path: path) }
+        return ids.compactMap { byID[$0] }
+    }
+}
