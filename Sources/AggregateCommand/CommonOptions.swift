@@ -131,10 +131,11 @@ struct CommonOptions: ParsableArguments {
     /// Opens the state. A directory that cannot be used leaves the run uncached (it says
     /// so), unless `required`; a database that cannot be reached ends the run with exit 1:
     /// whoever names a shared store relies on it.
-    func openState(_ config: FeedConfig, required: Bool, connections: StateConnections) async throws -> EngineState? {
+    func openState(_ config: FeedConfig, required: Bool, connections: StateConnections, cardStoreOnly: Bool = false) async throws -> EngineState? {
         let location = try stateLocation(config)
         do {
-            let state = try await EngineState.open(location, connections: connections)
+            let state = cardStoreOnly ? try await EngineState.openForCardStore(location)
+                : try await EngineState.open(location, connections: connections)
             state.notices.forEach(Terminal.writeError)
             return state
         } catch {

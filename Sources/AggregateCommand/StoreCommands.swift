@@ -152,7 +152,7 @@ extension CommonOptions {
     /// Runs `body` with the card store of the state, opened without the network.
     func withStore<T>(_ registry: SourceRegistry, _ body: (any CardStore, FeedConfig) async throws -> T) async throws -> T {
         let config = try loadConfig(registry)
-        guard let state = try await openState(config, required: true, connections: .one) else { throw ExitStatus.failed.code }
+        guard let state = try await openState(config, required: true, connections: .one, cardStoreOnly: true) else { throw ExitStatus.failed.code }
         do {
             let value = try await body(state.cards, config)
             await state.close()

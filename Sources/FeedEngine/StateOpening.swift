@@ -15,4 +15,13 @@ extension EngineState {
         }
         return await opened(backend, at: location)
     }
+
+    /// The state at `location` for a command that uses only its card store.
+    public static func openForCardStore(_ location: StateLocation) async throws(StateOpenError) -> EngineState {
+        let backend: any StateBackend = switch location {
+        case .directory(let url): try SQLiteState(directory: url, connections: .one)
+        case .postgres(let postgres): try await PostgresState(postgres)
+        }
+        return openedForCardStore(backend, at: location)
+    }
 }

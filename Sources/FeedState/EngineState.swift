@@ -61,6 +61,13 @@ public struct EngineState: Sendable {
                            notices: backend.notices + [notice].compactMap { $0 })
     }
 
+    /// The state of an opened `backend` for a command that reads or writes only the card
+    /// store (`--stored`, `history`, `store`): nothing is fetched or cached, so the cache's
+    /// secret is not read (opening the cache was a third of `--stored --page 1`).
+    public static func openedForCardStore(_ backend: any StateBackend, at location: StateLocation?) -> EngineState {
+        EngineState(location: location, backend: backend, identity: .random(), notices: backend.notices)
+    }
+
     /// State that lives as long as the process (tests, and runs that keep nothing).
     public static func inMemory() -> EngineState {
         EngineState(location: nil, backend: InMemoryState(), identity: .random(), notices: [])

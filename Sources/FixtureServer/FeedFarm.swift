@@ -3,7 +3,7 @@ import FixtureKit
 import Foundation
 
 /// `--feeds N`: N made-up feeds on `/feeds/<n>.xml` for the feed benchmark, Atom and RSS
-/// 2.0 by turns, 50 entries each with the parts real feeds have (HTML summaries with
+/// 2.0 by turns, 50 entries each (or `entries`) with the parts real feeds have (HTML summaries with
 /// entities, categories, an image, RFC 822 or RFC 3339 dates): about 64 KB a feed. The
 /// same `n` always gives the same bytes.
 ///
@@ -16,8 +16,8 @@ public struct FeedFarm: FixtureUpstream {
     public static let entriesPerFeed = 50
     private let documents: [Data]
 
-    public init(count: Int) {
-        documents = (0..<count).map { Data(Self.feed($0).utf8) }
+    public init(count: Int, entries: Int = entriesPerFeed) {
+        documents = (0..<count).map { Data(Self.feed($0, entries: entries).utf8) }
     }
 
     public func respond(to request: FixtureRequest) -> FixtureResponse? {
@@ -35,8 +35,8 @@ public struct FeedFarm: FixtureUpstream {
         (0..<count).map { String(words[(seed &* 31 &+ $0 &* 17) % words.count]) }.joined(separator: " ")
     }
 
-    static func feed(_ number: Int) -> String {
-        number % 2 == 0 ? atom(number) : rss(number)
+    static func feed(_ number: Int, entries: Int = entriesPerFeed) -> String {
+        number % 2 == 0 ? atom(number, entries: entries) : rss(number, entries: entries)
     }
 
     /// Entry `index` of feed `number`: a minute-spaced date going back from 2026-11-01.
@@ -44,10 +44,10 @@ public struct FeedFarm: FixtureUpstream {
         1_793_491_200 - (index * 500 + number) * 60
     }
 
-    static func rss(_ number: Int) -> String {
+    static func rss(_ number: Int, entries: Int = entriesPerFeed) -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>"#
         out += "<title>Feed \(number)</title><link>https://site\(number).example.org/</link><description>Feed number \(number)</description>\n"
-        for index in 0..<entriesPerFeed {
+        for index in 0..<entries {
             let date = Date(timeIntervalSince1970: Double(seconds(number, index)))
             out += "<item><title>\(sentence(number + index, words: 7).capitalized) &amp; more</title>"
             out += "<link>https://site\(number).example.org/posts/\(index)</link><guid>https://site\(number).example.org/posts/\(index)</guid>"
@@ -58,11 +58,11 @@ public struct FeedFarm: FixtureUpstream {
         return out + "</channel></rss>\n"
     }
 
-    static func atom(_ number: Int) -> String {
+    static func atom(_ number: Int, entries: Int = entriesPerFeed) -> String {
         var out = #"<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">"#
         out += "<title>Feed \(number)</title><id>urn:feed:\(number)</id><updated>2026-11-01T00:00:00Z</updated>"
         out += "<author><name>Writer \(number)</name></author>\n"
-        for index in 0..<entriesPerFeed {
+        for index in 0..<entries {
             let date = Date(timeIntervalSince1970: Double(seconds(number, index)))
             out += "<entry><title type=\"html\">\(sentence(number + index, words: 7).capitalized) &amp;amp; more</title>"
             out += #"<link rel="alternate" type="text/html" href="https://site\#(number).example.org/posts/\#(index)"/>"#

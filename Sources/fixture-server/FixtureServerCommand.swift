@@ -36,9 +36,13 @@ struct FixtureServerCommand: AsyncParsableCommand {
                                valueName: "N"))
     var feeds = 0
 
+    @Option(help: ArgumentHelp("Entries in each made-up feed of --feeds (for the card store's million-card benchmark).", valueName: "N"))
+    var feedEntries = FeedFarm.entriesPerFeed
+
     func validate() throws {
         guard (1...100_000).contains(scale) else { throw ValidationError("--scale must be between 1 and 100000, got \(scale)") }
         guard (0...100_000).contains(feeds) else { throw ValidationError("--feeds must be between 0 and 100000, got \(feeds)") }
+        guard (1...100_000).contains(feedEntries) else { throw ValidationError("--feed-entries must be between 1 and 100000, got \(feedEntries)") }
     }
 
     func run() async throws {
@@ -62,7 +66,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         let standard = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
                                               options: FixtureOptions(requiredKeys: keys), scale: scale)
         let server = feeds == 0 ? standard
-            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds)], control: standard.control, scale: scale)
+            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds, entries: feedEntries)], control: standard.control, scale: scale)
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The card store at a million cards (issue 41; docs/performance.md, "The card store at a
+# million cards"). Builds the store the way a user's grows — 500 made-up feeds of 2,000
+# entries on the fixture server, recorded by `aggregate refresh` — then measures on it:
+#   - its size on disk per card;
+#   - `aggregate --stored --page 1` (feed order, and by price): p50 and p99 of 50 runs;
+#   - `serve`'s reader, uncached: 100 distinct pages, p50 and p99;
+#   - 32 readers (wrk) loading reader and feed pages while a purge removes 100,000 gone
+#     cards, beside the same load without a purge.
+#   bash Benchmarks/store.sh     (wrk from Debian's packages when missing; about 10 minutes)
+# Prints its table, and writes it into docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${BENCH_BIN:-.build/release}
+if [ -z "${BENCH_BIN:-}" ]; then
+    swift build -c release --product aggregate >&2
+    swift build -c release --product fixture-server >&2
+fi
+if ! command -v wrk > /dev/null; then
+    apt-get update -q > /dev/null && apt-get install -y -q wrk > /dev/null
+fi
+feeds=${BENCH_FEEDS:-500}
+entries=${BENCH_ENTRIES:-2000}
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+table="$work/table.md"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+upstream_port=$(free_port)
+
+# The fixture server's feeds with N entries each, on the same port every time.
+start_feeds() {
+    "$bin/fixture-server" --port "$upstream_port" --feeds "$feeds" --feed-entries "$1" > "$work/feeds.log" &
+    feeds_pid=$!
+    pids+=("$feeds_pid")
+    until grep -q listening "$work/feeds.log" 2>/dev/null; do sleep 0.1; done
+}
+stop_feeds() { kill "$feeds_pid"; wait "$feeds_pid" 2>/dev/null || true; }
+
+# Sources.yml of every feed; $1 is the top-level keep: line (or nothing).
+write_sources() {
+    {
+        echo "$1"
+        echo "sources:"
+        for ((n = 0; n < feeds; n++)); do
+            echo "  - {id: f$n, plugin: feed, url: http://127.0.0.1:$upstream_port/feeds/$n.xml, fallback: none, max_items: 100000, refresh: 86400}"
+        done
+    }
+}
+write_sources "" > "$work/Sources.yml"
+write_sources "keep: {gone_for: 1s}" > "$work/Purge.yml"
+run() { "$bin/aggregate" --config "$work/Sources.yml" --state "$work/state" "$@"; }
+
+# Records every feed, 50 at a time (one run holds the cards of the sources it records).
+refresh_all() {
+    for ((first = 0; first < feeds; first += 50)); do
+        args=()
+        for ((n = first; n < first + 50 && n < feeds; n++)); do args+=(--source "f$n"); done
+        run refresh --refresh "${args[@]}"
+    done
+}
+
+start_feeds "$entries"
+start=$(date +%s.%N)
+refresh_all
+built=$(python3 -c "print(f'{$(date +%s.%N) - $start:.0f}')")
+stop_feeds
+cards=$(run store | awk 'NR > 1 && $1 != "total" { n += $2 } END { print n }')
+bytes=$(stat -c %s "$work/state/cards.sqlite")
+per_card=$((bytes / cards))
+
+# p50 and p99 of RUNS runs of a command, in ms.
+timed() {
+    python3 - "$@" <<'PY'
+import subprocess, sys, time
+runs, command = int(sys.argv[1]), sys.argv[2:]
+times = []
+for _ in range(runs):
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+    times.append((time.perf_counter() - start) * 1000)
+times.sort()
+print(f"{times[len(times) // 2]:.1f} {times[min(len(times) - 1, int(len(times) * 0.99))]:.1f}")
+PY
+}
+stored=$(timed 50 "$bin/aggregate" --config "$work/Sources.yml" --state "$work/state" --stored --page 1)
+by_price=$(timed 50 "$bin/aggregate" --config "$work/Sources.yml" --state "$work/state" --stored --page 1 --sort price)
+version=$(timed 50 "$bin/aggregate" --version)
+
+# serve on the store, its upstreams down (each refresh fails at once and backs off):
+# readers are answered from what the store holds.
+serve_port=$(free_port)
+"$bin/aggregate" serve --config "$work/Sources.yml" --state "$work/state" --port "$serve_port" --no-access-log > "$work/serve.log" 2>&1 &
+serve_pid=$!
+pids+=("$serve_pid")
+until grep -q "serving" "$work/serve.log" 2>/dev/null; do sleep 0.1; done
+base="http://127.0.0.1:$serve_port"
+curl -sf -o /dev/null "$base/feed.atom?per_page=50"
+reader=$(python3 - "$base" <<'PY'
+import sys, time, urllib.request
+base, times = sys.argv[1], []
+for page in range(2, 102):
+    start = time.perf_counter()
+    urllib.request.urlopen(f"{base}/?page={page}&sort=price", timeout=30).read()
+    times.append((time.perf_counter() - start) * 1000)
+times.sort()
+print(f"{times[len(times) // 2]:.1f} {times[98]:.1f}")
+PY
+)
+cat > "$work/pages.lua" <<'LUA'
+-- Reader and feed pages 1 to 20, by feed order and by price: the purge retires them all.
+request = function()
+    local page = math.random(1, 20)
+    local paths = {"/?page=" .. page, "/?sort=price&page=" .. page, "/feed.atom?per_page=50&page=" .. page}
+    return wrk.format("GET", paths[math.random(1, 3)])
+end
+LUA
+load() { wrk --latency -t2 -c32 -d"$1" -s "$work/pages.lua" "$base/" > "$work/wrk.out" 2>&1; python3 Benchmarks/wrk-summary.py "$work/wrk.out"; }
+quiet=$(load 10s)
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+
+# 100,000 cards gone: every feed now lists 200 fewer entries.
+start_feeds $((entries - 200))
+refresh_all
+stop_feeds
+gone=$(run store | awk 'NR > 1 && $1 != "total" { n += $3 } END { print n }')
+"$bin/aggregate" serve --config "$work/Sources.yml" --state "$work/state" --port "$serve_port" --no-access-log > "$work/serve.log" 2>&1 &
+serve_pid=$!
+pids+=("$serve_pid")
+until grep -q "serving" "$work/serve.log" 2>/dev/null; do sleep 0.1; done
+load 40s > "$work/purging.txt" &
+load_pid=$!
+sleep 5
+# A refresh that reaches nothing (offline) and applies keep: {gone_for: 1s}: the purge alone.
+start=$(date +%s.%N)
+"$bin/aggregate" --config "$work/Purge.yml" --state "$work/state" refresh --offline --source f0 2> /dev/null || true
+purge=$(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
+wait "$load_pid"
+purging=$(cat "$work/purging.txt")
+left=$(run store | awk 'NR > 1 && $1 != "total" { n += $3 } END { print n }')
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+
+row() { echo "| $1 | $2 | $3 |" >> "$table"; }
+{
+    echo "Measured $(date -u +%Y-%m-%d) at commit $(git rev-parse --short HEAD) on $(nproc) cores ($(uname -m)): $feeds feeds of"
+    echo "$entries entries recorded by \`aggregate refresh\` in $built s; $cards cards, $bytes bytes on disk ($per_card bytes a card)."
+    echo
+    echo "| job | p50 / p99 ms | note |"
+    echo "|---|---:|---|"
+} > "$table"
+row "\`aggregate --version\` (a process starting)" "$(echo "$version" | tr ' ' /)" "50 runs"
+row "\`aggregate --stored --page 1\`" "$(echo "$stored" | tr ' ' /)" "50 runs"
+row "\`aggregate --stored --page 1 --sort price\`" "$(echo "$by_price" | tr ' ' /)" "50 runs"
+row "serve: reader pages 2–101 by price, each uncached" "$(echo "$reader" | tr ' ' /)" "one reader"
+read -r rps p99 requests errors <<< "$quiet"
+row "serve: 32 readers, pages 1–20 of the reader and /feed.atom" "– / $p99" "$rps requests/s, $errors errors"
+read -r rps p99 requests errors <<< "$purging"
+row "the same, while a purge removes $gone gone cards" "– / $p99" "$rps requests/s, $errors errors; the purge took $purge s, $left gone left"
+cat "$table"
+python3 Benchmarks/write-table.py docs/performance.md "store" "$table"
+echo "wrote the table into docs/performance.md" >&2
