@@ -133,6 +133,8 @@ struct DigestCommand: ContextCommand {
         job.dryRun = dryRun
         job.always = always
         job.now = now
+        job.cards = state?.cards
+        job.recordsCards = !noRecord
         do {
             let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
             let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
@@ -140,7 +142,6 @@ struct DigestCommand: ContextCommand {
                                            targets: digest.deliver.map { $0.target(digest: digest.name, identity: identity) }) { text in
                 try stdout.deliver(text)
             }
-            if !noRecord { await common.record(result.listings, in: state) }
             result.messages.forEach { Terminal.writeError($0) }
             result.failedDeliveries.forEach { Terminal.writeError("aggregate: \($0)") }
             if !result.failedDeliveries.isEmpty { return .failed }

@@ -2,6 +2,7 @@ import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedState
+import FeedSupport
 import Foundation
 
 /// One run of one digest: fetch, compare with the digest's memory, render, deliver and
@@ -30,18 +31,23 @@ public struct DigestJob: Sendable {
         /// One line per `deliver:` target that did not take its reports (they wait for
         /// the next run), naming the target and why.
         public var failedDeliveries: [String] = []
-        /// What the sources answered live, for the card store.
-        public var listings: [LiveListing] = []
     }
+
+    /// Where the cards are kept (nil: nowhere, each row of the digest keeps its own copy),
+    /// and whether this run records what it fetched there (`--no-record` does not).
+    public var cards: (any CardStore)?
+    public var recordsCards = true
 
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case busy(String)
         case delivery(String)
+        /// The card store, which holds the digest's cards, could not be read.
+        case cardStore(String)
 
         public var description: String {
             switch self {
             case .busy(let name): "digest '\(name)' is already running"
-            case .delivery(let reason): reason
+            case .delivery(let reason), .cardStore(let reason): reason
             }
         }
     }
@@ -132,11 +138,11 @@ public struct DigestJob: Sendable {
 
         let collected = try await runner.collect(digest.sources)
         let (cards, outcomes) = (collected.cards, collected.outcomes)
-        let listings = dryRun ? [] : collected.listings
         // The fetch's cache writes land before the commit: whatever they say on stderr
         // comes before what the digest says.
         await runner.finishWrites()
         var messages: [String] = []
+        let kept = try await keptCards(collected.listings, sources: try runner.select(digest.sources).map(\.id), messages: &messages)
         var unavailable: [(source: String, reason: String)] = []
         for outcome in outcomes {
             switch outcome.status {
@@ -151,9 +157,10 @@ public struct DigestJob: Sendable {
         let available = outcomes.map(\.id).filter { id in !unavailable.contains { $0.source == id } }
         messages += unavailable.map { "\($0.source): not checked: \($0.reason)" }
 
-        let memory = try await store.memory(of: digest.name)
-        let plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
+        let memory = try await store.memory(of: digest.name, cards: kept)
+        var plan = DigestPlan.make(memory: memory.entries, cards: cards, available: available,
                                    knownSources: memory.knownSources, options: options, conditions: digest.when, now: now)
+        plan.cardStoreHolds = Set(plan.writes.map(\.cardID).filter { kept[$0] != nil })
         if available.isEmpty && !outcomes.isEmpty {
             messages.append("digest '\(digest.name)': no source could be checked, so nothing was compared and no baseline was recorded; run it again with the network (recorded snapshots are never news)")
         }
@@ -173,7 +180,7 @@ public struct DigestJob: Sendable {
                 targets.map { OutgoingReport(target: $0.key, reportID: reportID, created: now, payload: $0.payload(for: report, text: text)) }
             } ?? []
             try await store.commit(plan, under: lock, now: now, outbox: outbox)
-            return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty, listings: listings)
+            return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
         }
         switch (output, text) {
         case (.file(let path), let text?) where !dryRun:
@@ -200,7 +207,29 @@ public struct DigestJob: Sendable {
         case (_, nil):
             if !dryRun { try await store.commit(plan, under: lock, now: now, outbox: []) }
         }
-        return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty, listings: listings)
+        return Result(reported: report.items.count, messages: messages, partial: !unavailable.isEmpty)
+    }
+
+    /// Records what this run answered live in the card store, then reads the cards it keeps
+    /// of the digest's sources: the digest's own rows hold no copy of those. A store that
+    /// cannot be read fails the run before anything is compared (its rows would be missing
+    /// their cards, and come back as new); one that cannot be written is said, and read.
+    private func keptCards(_ listings: [LiveListing], sources: [String], messages: inout [String]) async throws -> [String: Card] {
+        guard let cards else { return [:] }
+        if recordsCards, !dryRun, !listings.isEmpty {
+            do {
+                try await cards.record(listings)
+            } catch {
+                messages.append("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); the digest compares as before")
+            }
+        }
+        do {
+            var kept: [String: Card] = [:]
+            for card in try await cards.cards(of: sources) { kept[card.card.id] = card.card }
+            return kept
+        } catch {
+            throw Failure.cardStore("digest '\(digest.name)': cannot read the card store (\(PlainWords.describe(error))); nothing was compared or committed, the next run tries again")
+        }
     }
 
     /// Delivers a file report an earlier run committed and did not finish: to its file unless
@@ -242,6 +271,6 @@ public struct DigestJob: Sendable {
     }
 
     public static func lastSuccess(of name: String, in store: any DigestStore) async throws -> Date? {
-        try await store.memory(of: name).lastSuccess
+        try await store.memory(of: name, cards: [:]).lastSuccess
     }
 }

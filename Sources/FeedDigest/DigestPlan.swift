@@ -95,6 +95,9 @@ public struct DigestPlan: Sendable {
     public var baselineCount: Int
     /// Changes left for the next run by `max_items`.
     public var deferred: Int
+    /// Cards the card store keeps: their rows hold no copy of the card (set by the job,
+    /// which read them from the store).
+    public var cardStoreHolds: Set<String> = []
 
     /// Compares `cards` of the `available` sources with `memory`. Sources not available
     /// (failed, or served from a recorded snapshot) change nothing: their cards are neither

@@ -16,8 +16,11 @@ public protocol DigestStore: Sendable {
     /// ``DigestJob/Failure/busy(_:)`` when another run held it for `wait` seconds. The
     /// lock is handed to `body`: commits go through it.
     func withLock<T>(digest: String, wait: Double, _ body: (DigestLock) async throws -> T) async throws -> T
-    /// What `digest` remembers (empty on its first run).
-    func memory(of digest: String) async throws -> DigestMemory
+    /// What `digest` remembers (empty on its first run). An entry whose card the card
+    /// store keeps (its row holds no copy, ``DigestPlan/cardStoreHolds``) takes it from
+    /// `cards`, the card store's cards of the digest's sources; one it cannot find there
+    /// (retention removed it) is forgotten, as a damaged row is: seen as new once more.
+    func memory(of digest: String, cards: [String: Card]) async throws -> DigestMemory
     /// Writes the plan's state of the locked digest in one transaction: all of it or, on
     /// any error, none; every report of `outbox` (owed to a `deliver:` target or to the file
     /// of `--output`) is recorded in that same transaction. Where
@@ -101,6 +104,19 @@ public struct DigestMemory: Sendable, Equatable {
 
 /// The card of a stored entry as text, and back: the same JSON in every store.
 enum StoredCard {
+    /// What a row holds for a card the card store keeps: no copy.
+    static let keptInCardStore = ""
+
+    /// The text a row of `plan` holds for `entry`: nothing when the card store keeps its card.
+    static func text(_ entry: DigestEntry, of plan: DigestPlan) throws -> String {
+        plan.cardStoreHolds.contains(entry.cardID) ? keptInCardStore : try text(entry.card)
+    }
+
+    /// The card of a row: its own copy, else the card store's.
+    static func card(_ text: String, id: String, cards: [String: Card]) -> Card? {
+        text == keptInCardStore ? cards[id] : card(text)
+    }
+
     static func text(_ card: Card) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

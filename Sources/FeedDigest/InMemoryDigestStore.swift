@@ -5,6 +5,8 @@ import Foundation
 /// within this process only).
 public actor InMemoryDigestStore: DigestStore {
     private var memories: [String: DigestMemory] = [:]
+    /// Per digest, the cards whose copy it does not keep (the card store holds them).
+    private var held: [String: Set<String>] = [:]
     private var outboxes: [String: [OutgoingReport]] = [:]
     private var locked: Set<String> = []
 
@@ -34,8 +36,17 @@ public actor InMemoryDigestStore: DigestStore {
         locked.remove(digest)
     }
 
-    public func memory(of digest: String) -> DigestMemory {
-        memories[digest] ?? DigestMemory()
+    public func memory(of digest: String, cards: [String: Card]) -> DigestMemory {
+        var memory = memories[digest] ?? DigestMemory()
+        // As a database keeps it: no copy of a card the card store holds.
+        for (id, entry) in memory.entries where held[digest]?.contains(id) == true {
+            memory.entries[id] = cards[id].map { card in
+                var entry = entry
+                entry.card = card
+                return entry
+            }
+        }
+        return memory
     }
 
     public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) {
@@ -43,6 +54,11 @@ public actor InMemoryDigestStore: DigestStore {
         outboxes[digest, default: []] += outbox
         var memory = memories[digest] ?? DigestMemory()
         for entry in plan.writes {
+            if plan.cardStoreHolds.contains(entry.cardID) {
+                held[digest, default: []].insert(entry.cardID)
+            } else {
+                held[digest]?.remove(entry.cardID)
+            }
             var stored = entry
             stored.reported = entry.reported || memory.entries[entry.cardID]?.reported == true
             stored.firstSeen = memory.entries[entry.cardID]?.firstSeen ?? entry.firstSeen

@@ -85,16 +85,16 @@ public struct PostgresDigestStore: DigestStore {
         }
     }
 
-    public func memory(of digest: String) async throws -> DigestMemory {
+    public func memory(of digest: String, cards: [String: Card]) async throws -> DigestMemory {
         let database = try await migrated()
         var memory = DigestMemory()
         let items = try await database.query("""
-            SELECT first_seen, last_seen, price, reported, present, card, holding FROM digest_item WHERE digest = \(digest)
+            SELECT first_seen, last_seen, price, reported, present, card, holding, card_id FROM digest_item WHERE digest = \(digest)
             """)
         for row in items {
-            let (firstSeen, lastSeen, price, reported, present, text, holding) =
-                try row.decode((Double, Double, String?, Bool, Bool, String, String).self)
-            guard let card = StoredCard.card(text) else { continue }
+            let (firstSeen, lastSeen, price, reported, present, text, holding, id) =
+                try row.decode((Double, Double, String?, Bool, Bool, String, String, String).self)
+            guard let card = StoredCard.card(text, id: id, cards: cards) else { continue }
             memory.entries[card.id] = DigestEntry(
                 card: card, firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
                 price: StoredCard.price(price), reported: reported, present: present, holding: StoredCard.holding(holding))
@@ -108,7 +108,7 @@ public struct PostgresDigestStore: DigestStore {
     }
 
     public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) async throws {
-        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
+        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry, of: plan)) }
         let sources = plan.newlyKnownSources
         let at = now.timeIntervalSince1970
         let digest = lock.digest

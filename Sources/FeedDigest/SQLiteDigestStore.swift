@@ -102,7 +102,7 @@ public struct SQLiteDigestStore: DigestStore {
         return try await body(DigestLock(digest: digest))
     }
 
-    public func memory(of digest: String) async throws -> DigestMemory {
+    public func memory(of digest: String, cards: [String: Card]) async throws -> DigestMemory {
         let path = directory.statePath
         return try await database.read { db in
             var memory = DigestMemory()
@@ -110,7 +110,8 @@ public struct SQLiteDigestStore: DigestStore {
                 // Values of the wrong type are damage, said as such (GRDB's subscripts would
                 // stop the process on them).
                 do {
-                    guard let card = StoredCard.card(try row.decode(String.self, forColumn: "card")) else { continue }
+                    guard let card = StoredCard.card(try row.decode(String.self, forColumn: "card"),
+                                                     id: try row.decode(String.self, forColumn: "card_id"), cards: cards) else { continue }
                     memory.entries[card.id] = DigestEntry(
                         card: card, firstSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "first_seen")),
                         lastSeen: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "last_seen")),
@@ -130,7 +131,7 @@ public struct SQLiteDigestStore: DigestStore {
 
     public func commit(_ plan: DigestPlan, under lock: DigestLock, now: Date, outbox: [OutgoingReport]) async throws {
         let digest = lock.digest
-        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry.card)) }
+        let rows = try plan.writes.map { entry in (entry, try StoredCard.text(entry, of: plan)) }
         try await database.write { db in
             for (entry, card) in rows {
                 try db.execute(sql: """

@@ -25,16 +25,22 @@ extension SQLiteCardStore {
             let needed = min(overflow ? total : end, total)
             guard query.offset < needed else { return StoredPage(cards: [], total: total) }
             let order = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            // Which index walks to the page: one source's own (its cards, by rank), or for
+            // several the order's index, read in order and filtered by source; left to
+            // itself SQLite seeks every source and sorts all their cards.
+            func index(_ name: String) -> String { query.sources.count == 1 ? "card_by_source" : name }
             let rows: [Placed]
             switch query.order {
             case .feed:
-                rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, where: inSources, sources, order: order)
+                rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, index: index("card_by_rank"), where: inSources, sources,
+                                            order: order)
             case .price, .published:
                 let column = query.order == .price ? "price_key" : "published"
-                var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending, where: inSources, sources, order: order)
+                var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending,
+                                           index: index(query.order == .price ? "card_by_price" : "card_by_date"), where: inSources, sources, order: order)
                 if keyed.count < needed {
                     // Cards without the key come last, in feed order.
-                    keyed += try Self.inFeedOrder(db, count: needed - keyed.count, descending: false,
+                    keyed += try Self.inFeedOrder(db, count: needed - keyed.count, descending: false, index: index("card_by_rank"),
                                                   where: "\(column) IS NULL AND \(inSources)", sources, order: order)
                 }
                 rows = keyed
@@ -61,14 +67,14 @@ extension SQLiteCardStore {
     /// The first `count` cards in feed order (rank, then the source's place), or its
     /// reverse: the rank of the `count`th card from the rank index, then every card up to
     /// that rank (its round may hold a card of every source), ordered here.
-    private static func inFeedOrder(_ db: Database, count: Int, descending: Bool, where filter: String, _ sources: StatementArguments,
+    private static func inFeedOrder(_ db: Database, count: Int, descending: Bool, index: String, where filter: String, _ sources: StatementArguments,
                                     order: [String: Int]) throws -> [Placed] {
         let user = StoreUser.default
         let direction = descending ? "DESC" : "ASC"
         let edge = try Int.fetchOne(db, sql: """
-            SELECT rank FROM card WHERE user_id = ? AND \(filter) ORDER BY rank \(direction) LIMIT 1 OFFSET ?
+            SELECT rank FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter) ORDER BY rank \(direction) LIMIT 1 OFFSET ?
             """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT id, source, rank, NULL AS key FROM card WHERE user_id = ? AND \(filter)"
+        var sql = "SELECT id, source, rank, NULL AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
         var arguments: StatementArguments = [user] + sources
         if let edge {
             sql += " AND rank \(descending ? ">=" : "<=") ?"
@@ -82,14 +88,15 @@ extension SQLiteCardStore {
 
     /// Up to `count` cards that have `column`, by it (feed order breaking ties): the key of
     /// the `count`th from the column's index, then every card up to that key (ties too).
-    private static func byKey(_ db: Database, column: String, count: Int, descending: Bool, where filter: String,
+    private static func byKey(_ db: Database, column: String, count: Int, descending: Bool, index: String, where filter: String,
                               _ sources: StatementArguments, order: [String: Int]) throws -> [Placed] {
         let user = StoreUser.default
         let direction = descending ? "DESC" : "ASC"
         let edge = try Double.fetchOne(db, sql: """
-            SELECT \(column) FROM card WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter) ORDER BY \(column) \(direction) LIMIT 1 OFFSET ?
+            SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)
+            ORDER BY \(column) \(direction) LIMIT 1 OFFSET ?
             """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT id, source, rank, \(column) AS key FROM card WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
+        var sql = "SELECT id, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
         var arguments: StatementArguments = [user] + sources
         if let edge {
             sql += " AND \(column) \(descending ? ">=" : "<=") ?"

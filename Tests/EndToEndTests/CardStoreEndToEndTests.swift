@@ -158,4 +158,21 @@ import Testing
             #expect(stored.map { $0["gone_since"] != nil } == [false, false, true])
         }
     }
+
+    /// A digest records what it fetched in the card store and takes the cards of its
+    /// memory from there: a card upstream dropped is reported removed, with its title.
+    @Test(arguments: StateKind.all) func aDigestReportsARemovalWithTheCardTheStoreKeeps(_ state: StateKind) async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), state: state) { session in
+            let baseline = try await session.run("digest", "--name", "daily", "--date", "2026-11-22T08:00:00Z")
+            #expect(baseline.status == 0 && baseline.stdout == "", "\(baseline.stderr)")
+            #expect(objects(try await session.run("--stored", "--all", "--format", "jsonl")).count == 3)
+            session.server.control.edit("cabify", Self.noVoucher)
+            let removed = try await session.run("digest", "--name", "daily", "--date", "2026-11-22T08:00:00Z", "--include-removed",
+                                                "--format", "jsonl", "--refresh")
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stdoutLines == [
+                #"{"change":"removed","details":{"offer":"2 for 1"},"id":"cabify:VOUCHER","kind":"item","price":{"amount":5,"currency":"EUR"},"source":"cabify","tags":["2 for 1"],"title":"Cabify Voucher","v":1}"#,
+            ], "\(removed.stdout)")
+        }
+    }
 }

@@ -175,22 +175,43 @@ import Testing
              price: Decimal(string: price).map { Price(amount: $0, currency: "EUR") })
     }
 
+    /// A row whose card the card store keeps holds no copy: the digest's memory has it
+    /// only with the card store's cards, and one the card store no longer has is forgotten.
+    @Test(arguments: Backend.all) func aDigestKeepsNoCopyOfACardTheCardStoreHolds(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = try #require(state.digestStore)
+            let kept = card("kept", "10"), own = card("own", "5")
+            try await store.withLock(digest: "daily", wait: 0) { lock in
+                var plan = DigestPlan.make(memory: [:], cards: [kept, own], available: ["shop"], knownSources: [], options: DigestOptions(), now: t1)
+                plan.cardStoreHolds = [kept.id]
+                try await store.commit(plan, under: lock, now: t1, outbox: [])
+            }
+            #expect(try await store.memory(of: "daily", cards: [:]).entries.keys.sorted() == [own.id])
+            var renamed = kept
+            renamed.title = "Renamed in the card store"
+            let memory = try await store.memory(of: "daily", cards: [kept.id: renamed])
+            #expect(memory.entries.keys.sorted() == [kept.id, own.id])
+            #expect(memory.entries[kept.id]?.card == renamed)
+            #expect(memory.entries[own.id]?.card == own)
+        }
+    }
+
     @Test(arguments: Backend.all) func aDigestRemembersWhatItCommitted(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = try #require(state.digestStore)
-            #expect(try await store.memory(of: "daily") == DigestMemory())
+            #expect(try await store.memory(of: "daily", cards: [:]) == DigestMemory())
             let cards = [card("1", "7.50"), card("2", "0.1")]
             let baseline = DigestPlan.make(memory: [:], cards: cards, available: ["shop"], knownSources: [],
                                            options: DigestOptions(), now: t1)
             try await store.commitLocked(baseline, digest: "daily", now: t1, outbox: [])
-            let memory = try await store.memory(of: "daily")
+            let memory = try await store.memory(of: "daily", cards: [:])
             #expect(memory.knownSources == ["shop"])
             #expect(memory.lastSuccess == t1)
             #expect(memory.entries.keys.sorted() == ["shop:1", "shop:2"])
             #expect(memory.entries["shop:1"]?.price == Decimal(string: "7.50"))
             #expect(memory.entries["shop:2"]?.card == cards[1])
             #expect(memory.entries["shop:1"]?.firstSeen == t1)
-            #expect(try await store.memory(of: "weekly") == DigestMemory())
+            #expect(try await store.memory(of: "weekly", cards: [:]) == DigestMemory())
 
             // A drop, reported and delivered: the first sighting stays, the price moves.
             let cheaper = [card("1", "6"), cards[1]]
@@ -200,7 +221,7 @@ import Testing
             let file = OutgoingReport(target: FileTarget.key(path: "/tmp/digest.md"), reportID: "r1", created: t2,
                                       payload: DeliveryPayload(body: "# daily\n"))
             try await store.commitLocked(drop, digest: "daily", now: t2, outbox: [file])
-            let after = try await store.memory(of: "daily")
+            let after = try await store.memory(of: "daily", cards: [:])
             #expect(after.entries["shop:1"]?.price == 6)
             #expect(after.entries["shop:1"]?.reported == true)
             #expect(after.entries["shop:1"]?.firstSeen == t1)
@@ -226,7 +247,7 @@ import Testing
             try await store.commitLocked(plan, digest: "alerts", now: t1, outbox: [sameTime])
             let later = OutgoingReport(target: "webhook ${HOOK}", reportID: "r2", created: t2, payload: DeliveryPayload(body: "2"))
             try await store.commitLocked(plan, digest: "alerts", now: t2, outbox: [later])
-            #expect(try await store.memory(of: "alerts").entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
+            #expect(try await store.memory(of: "alerts", cards: [:]).entries["shop:1"]?.holding == ["{price_below: 6}", "out_of_stock"])
             #expect(try await store.owed(by: "alerts") == [first, second, sameTime, later])
             #expect(try await store.owed(by: "daily").isEmpty)
             try await store.delivered(first, digest: "alerts")
@@ -255,9 +276,9 @@ import Testing
                     try await store.commit(plan, under: lock, now: t1, outbox: [])
                 }
             }
-            #expect(try await store.memory(of: "daily") == DigestMemory())
+            #expect(try await store.memory(of: "daily", cards: [:]) == DigestMemory())
             try await store.commitLocked(plan, digest: "daily", now: t2, outbox: [])
-            let memory = try await store.memory(of: "daily")
+            let memory = try await store.memory(of: "daily", cards: [:])
             #expect(memory.entries.keys.sorted() == ["shop:1", "shop:2"])
             #expect(memory.lastSuccess == t2)
         }
