@@ -48,6 +48,7 @@ public struct SQLiteCardStore: CardStore {
                 CREATE INDEX card_by_price ON card (user_id, price_key) WHERE price_key IS NOT NULL;
                 CREATE INDEX card_by_date ON card (user_id, published) WHERE published IS NOT NULL;
                 CREATE INDEX card_inexact_price ON card (user_id) WHERE price_inexact = 1;
+                CREATE INDEX card_gone ON card (user_id, gone_since, source, id) WHERE gone_since IS NOT NULL;
                 """)
             let update = try db.makeStatement(sql: "UPDATE card SET price_key = ?, price_inexact = ?, published = ? WHERE rowid = ?")
             let rows = try Row.fetchCursor(db, sql: "SELECT rowid, card FROM card")
@@ -247,31 +248,42 @@ public struct SQLiteCardStore: CardStore {
         let user = StoreUser.default
         return try await database.write { db in
             var doomed: [(id: String, source: String)] = []
-            // One pass over the source index says which sources hold anything to remove;
-            // only those are looked at card by card.
-            let sources = try Row.fetchAll(db, sql: """
-                SELECT source, count(*) AS cards, min(gone_since) AS oldest FROM card WHERE user_id = ? GROUP BY source ORDER BY source
-                """, arguments: [user])
-            for row in sources where doomed.count < limit {
+            // Each source's count (kept by rerank) says which hold more than they may.
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT source, cards FROM card_source_version") { counts[row["source"]] = row["cards"] }
+            var policies: [String: KeepPolicy] = [:]
+            func keep(_ source: String) -> KeepPolicy {
+                if let known = policies[source] { return known }
+                let found = policy(source)
+                policies[source] = found
+                return found
+            }
+            // Gone too long: the gone index from the oldest, each card against its source's
+            // own limit, up to the latest any source allows.
+            let latest = counts.keys.map { now.timeIntervalSince1970 - keep($0).goneFor }.max() ?? 0
+            let expired = try Row.fetchCursor(db, sql: """
+                SELECT id, source, gone_since FROM card INDEXED BY card_gone
+                WHERE user_id = ? AND gone_since IS NOT NULL AND gone_since < ? ORDER BY gone_since, source, id
+                """, arguments: [user, latest])
+            var expiredBySource: [String: Int] = [:]
+            while doomed.count < limit, let row = try expired.next() {
                 let source: String = row["source"]
-                let keep = policy(source)
+                guard (row["gone_since"] as Double) < now.timeIntervalSince1970 - keep(source).goneFor else { continue }
+                doomed.append((row["id"], source))
+                expiredBySource[source, default: 0] += 1
+            }
+            for (source, cards) in counts.sorted(by: { $0.key < $1.key }) where doomed.count < limit {
+                let keep = keep(source)
+                let over = cards - (expiredBySource[source] ?? 0) - keep.maxCards
+                guard over > 0 else { continue }
+                // Gone ones first, then the least recently seen (CardRetention).
                 let cutoff = now.timeIntervalSince1970 - keep.goneFor
-                let cards: Int = row["cards"]
-                guard cards > keep.maxCards || (row["oldest"] as Double?).map({ $0 < cutoff }) == true else { continue }
-                let expired = try String.fetchAll(db, sql: """
-                    SELECT id FROM card INDEXED BY card_by_source WHERE user_id = ? AND source = ? AND gone_since < ? LIMIT ?
-                    """, arguments: [user, source, cutoff, limit - doomed.count]).sorted()
-                doomed += expired.map { ($0, source) }
-                let over = cards - expired.count - keep.maxCards
-                if over > 0, doomed.count < limit {
-                    // Gone ones first, then the least recently seen (CardRetention).
-                    let oldest = try String.fetchAll(db, sql: """
-                        SELECT id FROM card INDEXED BY card_by_source
-                        WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
-                        ORDER BY gone_since IS NULL, last_seen, id LIMIT ?
-                        """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
-                    doomed += oldest.map { ($0, source) }
-                }
+                let oldest = try String.fetchAll(db, sql: """
+                    SELECT id FROM card INDEXED BY card_by_source
+                    WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
+                    ORDER BY gone_since IS NULL, last_seen, id LIMIT ?
+                    """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
+                doomed += oldest.map { ($0, source) }
             }
             for (id, _) in doomed {
                 try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
