@@ -5,7 +5,8 @@
 #   bash Benchmarks/run.sh [RUNS] [SCALE ...]     (defaults: 5 runs, scales 250 and 500)
 # Needs the release build (built or brought up to date here; BENCH_BIN=.build/debug tries
 # the script quickly on a debug build, and then writes no table), jq, curl and python3 (the
-# feed job installs feedparser from PyPI into a throw-away venv; BENCH_FEEDS=N for N feeds).
+# feed job installs feedparser and lemon24's reader from PyPI into a throw-away venv, and
+# newsboat from Debian's packages; BENCH_FEEDS=N for N feeds).
 # Quote ratios from one run, not absolute times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,7 +87,11 @@ slowagg="$bin/aggregate --config $work/Slow.yml --state-dir $work/slow-state"
 # Feeds: 500 made-up feeds of 50 entries (Atom and RSS by turns, about 25 MB) on loopback,
 # every entry of all of them newest first, against feedparser with a thread pool.
 feeds=${BENCH_FEEDS:-500}
-python3 -m venv "$work/venv" && "$work/venv/bin/pip" install --quiet feedparser
+python3 -m venv "$work/venv" && "$work/venv/bin/pip" install --quiet feedparser reader
+# newsboat, the peer a terminal user would pick for "fetch my feeds into a local database".
+if ! command -v newsboat > /dev/null; then
+    apt-get update -q > /dev/null && apt-get install -y -q newsboat > /dev/null
+fi
 "$bin/fixture-server" --port 0 --feeds "$feeds" > "$work/feeds.log" &
 servers+=($!)
 until grep -q listening "$work/feeds.log" 2>/dev/null; do sleep 0.1; done
@@ -113,12 +118,21 @@ same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(w
     # A second refresh of the same state: every feed answers 304 (the store moves last_seen).
     refreshed="$work/refreshed"
     $bin/aggregate --config "$work/Feeds.yml" refresh --state-dir "$refreshed"
+    # The peers a user would pick to fetch feeds into a local database, each into a new one.
+    for ((n = 0; n < feeds; n++)); do echo "$feedbase/feeds/$n.xml"; done > "$work/urls"
+    echo "reload-threads 8" > "$work/newsboat.conf"
+    newsboat -x reload -u "$work/urls" -c "$work/newsboat-check.db" -C "$work/newsboat.conf" > /dev/null 2>&1
+    in_newsboat=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM rss_item').fetchone()[0])" "$work/newsboat-check.db")
+    in_reader=$("$work/venv/bin/python" Benchmarks/peers/reader_refresh.py "$feedbase" "$feeds" "$work/reader-check.sqlite")
+    in_store=$($bin/aggregate --config "$work/Feeds.yml" store --state-dir "$refreshed" | awk '$1 == "total" { print $2 }')
     echo
-    echo "### Refresh into the card store: cold, then every feed unchanged (304)"
+    echo "### Refresh into a local database: cold, then every feed unchanged (304); entries kept: aggregate $in_store, newsboat $in_newsboat, reader $in_reader"
     echo
     python3 Benchmarks/measure.py "$runs" \
         "aggregate refresh (cold)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)" \
-        "aggregate refresh --refresh (warm, 304)=$bin/aggregate --config $work/Feeds.yml refresh --refresh --state-dir $refreshed"
+        "aggregate refresh --refresh (warm, 304)=$bin/aggregate --config $work/Feeds.yml refresh --refresh --state-dir $refreshed" \
+        "newsboat -x reload, 8 threads (cold)=newsboat -x reload -u $work/urls -c \$(mktemp -u -p $work).db -C $work/newsboat.conf" \
+        "reader update_feeds(workers=8) (cold)=$work/venv/bin/python Benchmarks/peers/reader_refresh.py $feedbase $feeds \$(mktemp -u -p $work).sqlite"
 } >> "$table"
 
 cat "$table"

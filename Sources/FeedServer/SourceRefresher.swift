@@ -96,8 +96,14 @@ struct SourceRefresher: Service {
                     leaseKnown = false
                 }
             }
-            let (cards, outcome, storeVersion) = await refresh(source, leased: leased)
+            let (cards, fetched, storeVersion) = await refresh(source, leased: leased)
             guard !Task.isCancelled else { return }
+            var outcome = fetched
+            // A failed refresh of a source the store holds: readers are served what it
+            // kept, the last good copy and older, as a cache fallback would serve its copy.
+            if storeVersion != nil, case .failed(let message, _) = outcome.status {
+                outcome.status = .fallback(.cache, liveFailure: message, servedBy: "the cards kept in the card store")
+            }
             let now = Served(status: "\(outcome.status)", storeVersion: storeVersion,
                              fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
             refreshed.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))

@@ -17,7 +17,7 @@ extension SQLiteCardStore {
                                          arguments: sources) ?? 0
             // A price the index cannot order exactly: the caller sorts the decimals.
             if query.order == .price,
-               try Bool.fetchOne(db, sql: "SELECT 1 FROM card WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1",
+               try Bool.fetchOne(db, sql: "SELECT 1 FROM card INDEXED BY card_inexact_price WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1",
                                  arguments: [user] + sources) == true {
                 return nil
             }

@@ -35,7 +35,9 @@ public struct SQLiteCardStore: CardStore {
         }
         migrator.registerMigration("v2: pages from indexes") { db in
             // What a page is ordered by, beside each card: its rank in its source (feed
-            // order), its price in millionths, its date; and each source's card count.
+            // order), its price in millionths, its date; and each source's card count. The
+            // indexes hold the id and source too, so the rows up to a page are read from the
+            // index alone.
             try db.execute(sql: """
                 ALTER TABLE card ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE card ADD COLUMN price_key INTEGER;
@@ -43,10 +45,10 @@ public struct SQLiteCardStore: CardStore {
                 ALTER TABLE card ADD COLUMN published REAL;
                 ALTER TABLE card_source_version ADD COLUMN cards INTEGER NOT NULL DEFAULT 0;
                 DROP INDEX card_by_source;
-                CREATE INDEX card_by_source ON card (user_id, source, rank);
-                CREATE INDEX card_by_rank ON card (user_id, rank);
-                CREATE INDEX card_by_price ON card (user_id, price_key) WHERE price_key IS NOT NULL;
-                CREATE INDEX card_by_date ON card (user_id, published) WHERE published IS NOT NULL;
+                CREATE INDEX card_by_source ON card (user_id, source, rank, id);
+                CREATE INDEX card_by_rank ON card (user_id, rank, source, id);
+                CREATE INDEX card_by_price ON card (user_id, price_key, rank, source, id) WHERE price_key IS NOT NULL;
+                CREATE INDEX card_by_date ON card (user_id, published, rank, source, id) WHERE published IS NOT NULL;
                 CREATE INDEX card_inexact_price ON card (user_id) WHERE price_inexact = 1;
                 CREATE INDEX card_gone ON card (user_id, gone_since, source, id) WHERE gone_since IS NOT NULL;
                 """)
