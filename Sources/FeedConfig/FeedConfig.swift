@@ -8,7 +8,12 @@ public struct FeedConfig: Sendable {
     /// The file as named in messages (`Sources.yml`, `/etc/aggregate/Sources.yml`).
     public var file: String
     /// Every configured source, in file order (the order `feed` interleaves them in).
-    public var sources: [SourceConfig]
+    public var sources: [SourceConfig] {
+        didSet { places = Self.places(sources) }
+    }
+    /// Each source's place in ``sources`` by id: a lookup per source of a request was
+    /// quadratic in a Sources.yml of 500 feeds.
+    private var places: [String: Int]
     /// Declared digests (`digests:`).
     public var digests: [DigestConfig]
     /// The optional `feed:` block: what feed readers see as the feed's title, link and id.
@@ -30,6 +35,7 @@ public struct FeedConfig: Sendable {
         self.filters = filters
         self.file = file
         self.sources = sources
+        places = Self.places(sources)
         self.digests = digests
         self.feed = feed
         self.state = state
@@ -45,7 +51,14 @@ public struct FeedConfig: Sendable {
     }
 
     public func source(id: String) -> SourceConfig? {
-        sources.first { $0.id == id }
+        places[id].map { sources[$0] }
+    }
+
+    /// The first place of each id (validation rejects a second).
+    private static func places(_ sources: [SourceConfig]) -> [String: Int] {
+        var places: [String: Int] = [:]
+        for (place, source) in sources.enumerated() where places[source.id] == nil { places[source.id] = place }
+        return places
     }
 }
 

@@ -180,7 +180,8 @@ final class FeedRoutes: Sendable {
 
     /// The sources a page should name as not live, and what they are served from.
     private func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: SourceHealth.Status] {
-        var states = await health.failing.filter { sources.contains($0.key) }
+        let named = Set(sources)
+        var states = await health.failing.filter { named.contains($0.key) }
         for outcome in outcomes {
             switch outcome.status {
             case .live: break
@@ -244,12 +245,13 @@ final class FeedRoutes: Sendable {
         format.init().write(document, to: &out)
         // A source whose refresh fails is served from its last copy: say so, as a fallback would.
         var degraded = Self.degradedHeader(result.outcomes)
-        let failing = await health.failing.filter { failing in
-            sources.contains(failing.key) && result.outcomes.first { $0.id == failing.key }?.failure == nil
-        }
+        let named = Set(sources)
+        let failed = Set(result.outcomes.filter { $0.failure != nil }.map(\.id))
+        let failing = await health.failing.filter { named.contains($0.key) && !failed.contains($0.key) }
         if !failing.isEmpty {
-            let named = failing.keys.sorted().filter { degraded?.contains("\($0)=") != true }.map { "\($0)=cache" }
-            degraded = ([degraded].compactMap { $0 } + named).joined(separator: ", ")
+            let said = Set(result.outcomes.filter { $0.status != .live }.map(\.id))
+            let added = failing.keys.sorted().filter { !said.contains($0) }.map { "\($0)=cache" }
+            degraded = ([degraded].compactMap { $0 } + added).joined(separator: ", ")
         }
         return RenderedResponse(body: out.finish(), contentType: format.mediaType,
                                 lastModified: Self.lastModified(result.cards, firstSeen: firstSeen), maxAge: maxAge(query),

@@ -60,7 +60,11 @@ final class RefreshedSources: Sendable {
                 }
             }
         }
-        return state.withLock { state in state.entries.filter { sources.contains($0.key) } }
+        return state.withLock { state in
+            var found: [String: Entry] = [:]
+            for source in sources { found[source] = state.entries[source] }
+            return found
+        }
     }
 
     /// Sets `source`'s entry, and lets the readers waiting on it go.

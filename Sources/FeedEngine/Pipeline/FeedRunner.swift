@@ -57,7 +57,8 @@ public struct FeedRunner: Sendable {
             return enabled
         }
         var selected: [SourceConfig] = []
-        for id in ids where !selected.contains(where: { $0.id == id }) {
+        var named = Set<String>()
+        for id in ids where named.insert(id).inserted {
             guard let source = config.source(id: id) else {
                 throw UsageError("unknown source \"\(id)\" in \(config.file) (known: \(config.sources.map(\.id).joined(separator: ", ")))")
             }
