@@ -41,13 +41,11 @@ public struct DigestJob: Sendable {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case busy(String)
         case delivery(String)
-        /// The card store, which holds the digest's cards, could not be read.
-        case cardStore(String)
 
         public var description: String {
             switch self {
             case .busy(let name): "digest '\(name)' is already running"
-            case .delivery(let reason), .cardStore(let reason): reason
+            case .delivery(let reason): reason
             }
         }
     }
@@ -212,8 +210,9 @@ public struct DigestJob: Sendable {
 
     /// Records what this run answered live in the card store, then reads the cards it keeps
     /// of the digest's sources: the digest's own rows hold no copy of those. A store that
-    /// cannot be read fails the run before anything is compared (its rows would be missing
-    /// their cards, and come back as new); one that cannot be written is said, and read.
+    /// cannot be read fails the run before anything is compared or committed (its rows
+    /// would be missing their cards, and come back as new); one that cannot be written is
+    /// said, and read.
     private func keptCards(_ listings: [LiveListing], sources: [String], messages: inout [String]) async throws -> [String: Card] {
         guard let cards else { return [:] }
         if recordsCards, !dryRun, !listings.isEmpty {
@@ -223,13 +222,9 @@ public struct DigestJob: Sendable {
                 messages.append("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); the digest compares as before")
             }
         }
-        do {
-            var kept: [String: Card] = [:]
-            for card in try await cards.cards(of: sources) { kept[card.card.id] = card.card }
-            return kept
-        } catch {
-            throw Failure.cardStore("digest '\(digest.name)': cannot read the card store (\(PlainWords.describe(error))); nothing was compared or committed, the next run tries again")
-        }
+        var kept: [String: Card] = [:]
+        for card in try await cards.cards(of: sources) { kept[card.card.id] = card.card }
+        return kept
     }
 
     /// Delivers a file report an earlier run committed and did not finish: to its file unless

@@ -215,17 +215,19 @@ public struct ListingMerge: Sendable {
         public var goneSince: Date?
         /// Its place in the listing that last had it.
         public var position: Int
-        /// The tracked fields' values as stored, as JSON text (compared as text: no
-        /// decoding on a refresh).
-        public var tracked: [TrackedField: String]
+        /// The tracked fields' values as stored (``StoredCardForm/trackedText(_:)``), read
+        /// only for a card whose hash changed: most of a refresh reads none.
+        public var trackedText: String
+        /// The tracked fields' values as JSON text (compared as text: no decoding).
+        public var tracked: [TrackedField: String] { StoredCardForm.tracked(fromText: trackedText) }
         /// A hash of the stored card's JSON.
         public var fingerprint: String
 
-        public init(firstSeen: Date, goneSince: Date?, position: Int, tracked: [TrackedField: String], fingerprint: String) {
+        public init(firstSeen: Date, goneSince: Date?, position: Int, trackedText: String, fingerprint: String) {
             self.firstSeen = firstSeen
             self.goneSince = goneSince
             self.position = position
-            self.tracked = tracked
+            self.trackedText = trackedText
             self.fingerprint = fingerprint
         }
     }
@@ -244,8 +246,9 @@ public struct ListingMerge: Sendable {
             let changed = print != before.fingerprint
             if changed {
                 let now = Self.tracked(card)
+                let stored = before.tracked
                 for field in TrackedField.allCases {
-                    let old = before.tracked[field] ?? "null"
+                    let old = stored[field] ?? "null"
                     let new = now[field] ?? "null"
                     if old != new {
                         changes.append(CardChange(id: card.id, field: field, at: listing.at,

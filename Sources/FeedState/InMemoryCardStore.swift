@@ -23,7 +23,7 @@ public actor InMemoryCardStore: CardStore {
         for listing in listings {
             let known = rows.filter { $0.value.kept.card.source == listing.source }.mapValues { row in
                 ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince, position: row.kept.position,
-                                   tracked: row.tracked, fingerprint: row.fingerprint)
+                                   trackedText: StoredCardForm.trackedText(row.tracked), fingerprint: row.fingerprint)
             }
             let merge = ListingMerge(listing: listing, known: known)
             for write in merge.writes {

@@ -61,7 +61,7 @@ public struct PostgresCardStore: CardStore {
                     let (id, firstSeen, goneSince, position, tracked, fingerprint) = try row.decode((String, Double, Double?, Int, String, String).self)
                     known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
                                                    goneSince: goneSince.map(Date.init(timeIntervalSince1970:)), position: position,
-                                                   tracked: StoredCardForm.tracked(fromText: tracked), fingerprint: fingerprint)
+                                                   trackedText: tracked, fingerprint: fingerprint)
                 }
                 let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970

@@ -45,14 +45,14 @@ extension SQLiteCardStore {
                 }
                 rows = keyed
             }
-            let ids = rows[query.offset..<min(needed, rows.count)].map(\.id)
-            return StoredPage(cards: try Self.cards(db, ids: ids, path: path), total: total)
+            let rowids = rows[query.offset..<min(needed, rows.count)].map(\.rowid)
+            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path), total: total)
         }
     }
 
-    /// A card's place: its id, source's place in the query, rank, and sort key.
+    /// A card's place: its row, source's place in the query, rank, and sort key.
     private struct Placed {
-        var id: String
+        var rowid: Int64
         var source: Int
         var rank: Int
         var key: Double?
@@ -60,7 +60,7 @@ extension SQLiteCardStore {
 
     private static func placed(_ db: Database, sql: String, arguments: StatementArguments, order: [String: Int]) throws -> [Placed] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            Placed(id: row["id"], source: order[row["source"] as String] ?? Int.max, rank: row["rank"], key: row["key"])
+            Placed(rowid: row["rowid"], source: order[row["source"] as String] ?? Int.max, rank: row["rank"], key: row["key"])
         }
     }
 
@@ -74,7 +74,7 @@ extension SQLiteCardStore {
         let edge = try Int.fetchOne(db, sql: """
             SELECT rank FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter) ORDER BY rank \(direction) LIMIT 1 OFFSET ?
             """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT id, source, rank, NULL AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
+        var sql = "SELECT rowid, source, rank, NULL AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
         var arguments: StatementArguments = [user] + sources
         if let edge {
             sql += " AND rank \(descending ? ">=" : "<=") ?"
@@ -96,7 +96,7 @@ extension SQLiteCardStore {
             SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)
             ORDER BY \(column) \(direction) LIMIT 1 OFFSET ?
             """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT id, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
+        var sql = "SELECT rowid, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
         var arguments: StatementArguments = [user] + sources
         if let edge {
             sql += " AND \(column) \(descending ? ">=" : "<=") ?"
@@ -110,15 +110,15 @@ extension SQLiteCardStore {
         return Array(rows.prefix(count))
     }
 
-    /// The kept cards of `ids`, in that order.
-    private static func cards(_ db: Database, ids: [String], path: String) throws -> [KeptCard] {
-        guard !ids.isEmpty else { return [] }
+    /// The kept cards of `rowids`, in that order.
+    private static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
+        guard !rowids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT id, card, position, first_seen, last_seen, gone_since FROM card
-            WHERE user_id = ? AND id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
-            """, arguments: [StoreUser.default] + StatementArguments(ids))
-        var byID: [String: KeptCard] = [:]
-        for row in rows { byID[row["id"]] = try kept(row, path: path) }
-        return ids.compactMap { byID[$0] }
+            SELECT rowid, card, position, first_seen, last_seen, gone_since FROM card
+            WHERE rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
+            """, arguments: StatementArguments(rowids))
+        var byRow: [Int64: KeptCard] = [:]
+        for row in rows { byRow[row["rowid"]] = try kept(row, path: path) }
+        return rowids.compactMap { byRow[$0] }
     }
 }

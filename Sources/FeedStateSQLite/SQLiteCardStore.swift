@@ -36,8 +36,8 @@ public struct SQLiteCardStore: CardStore {
         migrator.registerMigration("v2: pages from indexes") { db in
             // What a page is ordered by, beside each card: its rank in its source (feed
             // order), its price in millionths, its date; and each source's card count. The
-            // indexes hold the id and source too, so the rows up to a page are read from the
-            // index alone.
+            // indexes hold the source too (and, as every index, the row's id), so the rows up
+            // to a page are read from an index alone.
             try db.execute(sql: """
                 ALTER TABLE card ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE card ADD COLUMN price_key INTEGER;
@@ -45,12 +45,12 @@ public struct SQLiteCardStore: CardStore {
                 ALTER TABLE card ADD COLUMN published REAL;
                 ALTER TABLE card_source_version ADD COLUMN cards INTEGER NOT NULL DEFAULT 0;
                 DROP INDEX card_by_source;
-                CREATE INDEX card_by_source ON card (user_id, source, rank, id);
-                CREATE INDEX card_by_rank ON card (user_id, rank, source, id);
-                CREATE INDEX card_by_price ON card (user_id, price_key, rank, source, id) WHERE price_key IS NOT NULL;
-                CREATE INDEX card_by_date ON card (user_id, published, rank, source, id) WHERE published IS NOT NULL;
+                CREATE INDEX card_by_source ON card (user_id, source, rank);
+                CREATE INDEX card_by_rank ON card (user_id, rank, source);
+                CREATE INDEX card_by_price ON card (user_id, price_key, rank, source) WHERE price_key IS NOT NULL;
+                CREATE INDEX card_by_date ON card (user_id, published, rank, source) WHERE published IS NOT NULL;
                 CREATE INDEX card_inexact_price ON card (user_id) WHERE price_inexact = 1;
-                CREATE INDEX card_gone ON card (user_id, gone_since, source, id) WHERE gone_since IS NOT NULL;
+                CREATE INDEX card_gone ON card (user_id, gone_since, source) WHERE gone_since IS NOT NULL;
                 """)
             let update = try db.makeStatement(sql: "UPDATE card SET price_key = ?, price_inexact = ?, published = ? WHERE rowid = ?")
             let rows = try Row.fetchCursor(db, sql: "SELECT rowid, card FROM card")
@@ -111,8 +111,8 @@ public struct SQLiteCardStore: CardStore {
             func insert(rows count: Int) throws -> Statement {
                 try db.cachedStatement(sql: """
                     INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since,
-                                      price_key, price_inexact, published)
-                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)", count: count).joined(separator: ", "))
+                                      price_key, price_inexact, published, rank)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)", count: count).joined(separator: ", "))
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
                       fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL,
                       price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
@@ -133,7 +133,7 @@ public struct SQLiteCardStore: CardStore {
                 func remember(_ row: Row) {
                     known[row["id"]] = ListingMerge.Known(
                         firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                        position: row["position"], tracked: StoredCardForm.tracked(fromText: row["tracked"]), fingerprint: row["fingerprint"])
+                        position: row["position"], trackedText: row["tracked"], fingerprint: row["fingerprint"])
                 }
                 if listing.complete {
                     // Every card of the source: what the listing lacks is gone.
@@ -149,18 +149,24 @@ public struct SQLiteCardStore: CardStore {
                 }
                 let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
+                // A source's first complete listing: its cards' ranks are their places in it,
+                // written with them (renumbering every new row cost a cold refresh of 500
+                // feeds as much as recording them).
+                let fresh = listing.complete && known.isEmpty
+                var ranks: [Int: Int] = [:]
+                if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
                 let changed = merge.writes.filter(\.changed)
                 var start = 0
                 while start < changed.count {
                     let chunk = changed[start..<min(start + Self.insertRows, changed.count)]
                     var values: [(any DatabaseValueConvertible)?] = []
-                    values.reserveCapacity(chunk.count * 12)
+                    values.reserveCapacity(chunk.count * 13)
                     for write in chunk {
                         let card = listing.cards[write.position]
                         let keys = SortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
-                                   keys.price, keys.priceInexact, keys.published]
+                                   keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position]
                     }
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
                     start += chunk.count
@@ -180,11 +186,11 @@ public struct SQLiteCardStore: CardStore {
                 }
                 if merge.movesVersion {
                     try db.execute(sql: """
-                        INSERT INTO card_source_version (source, version) VALUES (?, 1)
+                        INSERT INTO card_source_version (source, version, cards) VALUES (?, 1, ?)
                         ON CONFLICT (source) DO UPDATE SET version = version + 1
-                        """, arguments: [listing.source])
+                        """, arguments: [listing.source, merge.writes.count])
                 }
-                if merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
+                if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
                     try Self.rerank(db, source: listing.source, user: user)
                 }
             }
@@ -265,7 +271,7 @@ public struct SQLiteCardStore: CardStore {
             let latest = counts.keys.map { now.timeIntervalSince1970 - keep($0).goneFor }.max() ?? 0
             let expired = try Row.fetchCursor(db, sql: """
                 SELECT id, source, gone_since FROM card INDEXED BY card_gone
-                WHERE user_id = ? AND gone_since IS NOT NULL AND gone_since < ? ORDER BY gone_since, source, id
+                WHERE user_id = ? AND gone_since IS NOT NULL AND gone_since < ? ORDER BY gone_since, source, rowid
                 """, arguments: [user, latest])
             var expiredBySource: [String: Int] = [:]
             while doomed.count < limit, let row = try expired.next() {
