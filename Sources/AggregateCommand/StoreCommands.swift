@@ -27,13 +27,15 @@ struct RefreshCommand: ContextCommand {
 
     func run(in context: CommandContext) async throws {
         let outcomes = try await common.withRunner(context.registry, stateRequired: true) { runner, config, state in
-            let collected = try await runner.collect(sources)
-            // Recorded while the cache's writes go on behind (another file, another core).
-            await common.record(collected.listings, in: state)
+            // Each source is recorded as soon as it is read, while the others are fetched:
+            // recording after the last one made a cold refresh of 500 feeds take 1.7× `--all`.
+            let recorder = ListingRecorder(store: state?.cards)
+            let collected = try await runner.collect(sources) { await recorder.record($0) }
+            await recorder.finish()
             if let state { await common.purge(state.cards, config: config) }
             if common.verbose {
-                let recorded = collected.listings.map(\.cards.count).reduce(0, +)
-                Terminal.writeError("aggregate: recorded \(recorded) cards of \(collected.listings.count) of \(collected.outcomes.count) sources")
+                let (cards, listings) = await recorder.recorded
+                Terminal.writeError("aggregate: recorded \(cards) cards of \(listings) of \(collected.outcomes.count) sources")
             }
             return collected.outcomes
         }
@@ -183,4 +185,47 @@ extension CommonOptions {
     }
 
     static let purgeBatch = 500
+}
+
+/// Records listings as a refresh reads them, on a task of its own: each write takes every
+/// listing that arrived while the last one was written (one transaction per source cost
+/// more than it saved). After a failure it records no more and says so once (the run's
+/// output and exit code stay the feed command's).
+actor ListingRecorder {
+    let store: (any CardStore)?
+    private var pending: [LiveListing] = []
+    private var writer: Task<Void, Never>?
+    private var failed = false
+    private(set) var recorded = (cards: 0, listings: 0)
+
+    init(store: (any CardStore)?) {
+        self.store = store
+    }
+
+    /// Queues `listing`; returns at once.
+    func record(_ listing: LiveListing) {
+        guard store != nil, !failed else { return }
+        pending.append(listing)
+        if writer == nil { writer = Task { await self.drain() } }
+    }
+
+    /// Waits until every queued listing is written.
+    func finish() async {
+        await writer?.value
+    }
+
+    private func drain() async {
+        while let store, !pending.isEmpty, !failed {
+            let batch = pending
+            pending = []
+            do {
+                try await store.record(batch)
+                recorded = (recorded.cards + batch.map(\.cards.count).reduce(0, +), recorded.listings + batch.count)
+            } catch {
+                failed = true
+                Terminal.writeError("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); what was printed is unchanged")
+            }
+        }
+        writer = nil
+    }
 }

@@ -111,13 +111,27 @@ public struct FeedRunner: Sendable {
     /// with how each source fared and what each answered live: what a digest compares
     /// against its state, and what `refresh` records.
     public func collect(_ sourceIDs: [String]) async throws(UsageError) -> Collected {
+        try await collect(sourceIDs, eachRead: nil)
+    }
+
+    /// ``collect(_:)``, handing each source's live listing to `eachRead` as soon as that
+    /// source is read, so that recording it overlaps fetching the others (`refresh`); the
+    /// result's ``Collected/listings`` is then empty.
+    public func collect(_ sourceIDs: [String], eachRead: (@Sendable (LiveListing) async -> Void)?) async throws(UsageError) -> Collected {
         let query = FeedQuery(sourceIDs: sourceIDs)
         var feeds = try select(sourceIDs).map { makePager($0, query: query) }
-        feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
+        var finished: (@Sendable (SourcePager) async -> Void)?
+        if let eachRead {
+            finished = { feed in
+                guard let listing = Self.listings([feed], filtered: false, at: Self.wholeSecond()).first else { return }
+                await eachRead(listing)
+            }
+        }
+        feeds = await fetch(feeds, only: Array(feeds.indices), finished: finished) { await $0.fetchAll() }
         let lists = feeds.map(\.cards)
         let merged = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists).positions
         return Collected(cards: lists.cards(at: merged), outcomes: feeds.map(\.outcome),
-                         listings: Self.listings(feeds, filtered: false, at: Self.wholeSecond()))
+                         listings: eachRead == nil ? Self.listings(feeds, filtered: false, at: Self.wholeSecond()) : [])
     }
 
     /// Now, to the second: the card store's times are printed in RFC 3339 without a fraction.
@@ -201,9 +215,11 @@ public struct FeedRunner: Sendable {
         return FeedOrdering.interleave(feeds.map(\.cards), rounds: open.min())
     }
 
-    /// Runs `step` on the chosen feeds concurrently, one child task each.
+    /// Runs `step` on the chosen feeds concurrently, one child task each; `finished` is
+    /// given each feed as its step ends.
     private func fetch(
-        _ feeds: [SourcePager], only indices: [Int], step: @escaping @Sendable (inout SourcePager) async -> Void
+        _ feeds: [SourcePager], only indices: [Int], finished: (@Sendable (SourcePager) async -> Void)? = nil,
+        step: @escaping @Sendable (inout SourcePager) async -> Void
     ) async -> [SourcePager] {
         var feeds = feeds
         await withTaskGroup(of: (Int, SourcePager).self) { group in
@@ -217,6 +233,7 @@ public struct FeedRunner: Sendable {
             }
             for await (index, feed) in group {
                 feeds[index] = feed
+                await finished?(feed)
             }
         }
         return feeds
