@@ -65,49 +65,44 @@ extension SQLiteCardStore {
     }
 
     /// The first `count` cards in feed order (rank, then the source's place), or its
-    /// reverse: the rank of the `count`th card from the rank index, then every card up to
-    /// that rank (its round may hold a card of every source), ordered here.
+    /// reverse; the rank index finds where they end.
     private static func inFeedOrder(_ db: Database, count: Int, descending: Bool, index: String, where filter: String, _ sources: StatementArguments,
                                     order: [String: Int]) throws -> [Placed] {
-        let user = StoreUser.default
-        let direction = descending ? "DESC" : "ASC"
-        let edge = try Int.fetchOne(db, sql: """
-            SELECT rank FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter) ORDER BY rank \(direction) LIMIT 1 OFFSET ?
-            """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT rowid, source, rank, NULL AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
-        var arguments: StatementArguments = [user] + sources
-        if let edge {
-            sql += " AND rank \(descending ? ">=" : "<=") ?"
-            arguments += [edge]
-        }
-        var rows = try placed(db, sql: sql, arguments: arguments, order: order)
+        var rows = try upTo(count, by: "rank", descending: descending, index: index, where: filter, sources, order: order, in: db)
         rows.sort { ($0.rank, $0.source) < ($1.rank, $1.source) }
         if descending { rows.reverse() }
         return Array(rows.prefix(count))
     }
 
-    /// Up to `count` cards that have `column`, by it (feed order breaking ties): the key of
-    /// the `count`th from the column's index, then every card up to that key (ties too).
+    /// Up to `count` cards that have `column`, by it (feed order breaking ties).
     private static func byKey(_ db: Database, column: String, count: Int, descending: Bool, index: String, where filter: String,
                               _ sources: StatementArguments, order: [String: Int]) throws -> [Placed] {
-        let user = StoreUser.default
-        let direction = descending ? "DESC" : "ASC"
-        let edge = try Double.fetchOne(db, sql: """
-            SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)
-            ORDER BY \(column) \(direction) LIMIT 1 OFFSET ?
-            """, arguments: [user] + sources + [count - 1])
-        var sql = "SELECT rowid, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(column) IS NOT NULL AND \(filter)"
-        var arguments: StatementArguments = [user] + sources
-        if let edge {
-            sql += " AND \(column) \(descending ? ">=" : "<=") ?"
-            arguments += [edge]
-        }
-        var rows = try placed(db, sql: sql, arguments: arguments, order: order)
+        var rows = try upTo(count, by: column, descending: descending, index: index, where: "\(column) IS NOT NULL AND \(filter)", sources,
+                            order: order, in: db)
         rows.sort { a, b in
             if a.key != b.key, let x = a.key, let y = b.key { return descending ? x > y : x < y }
             return (a.rank, a.source) < (b.rank, b.source)
         }
         return Array(rows.prefix(count))
+    }
+
+    /// Every card up to the `count`th by `column` in `index`, the ones tied with it too (a
+    /// round of the feed order may hold a card of every source), unordered: the `count`th's
+    /// value from the index, then the rows up to it.
+    private static func upTo(_ count: Int, by column: String, descending: Bool, index: String, where filter: String,
+                             _ sources: StatementArguments, order: [String: Int], in db: Database) throws -> [Placed] {
+        let user = StoreUser.default
+        let edge = try Double.fetchOne(db, sql: """
+            SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)
+            ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT 1 OFFSET ?
+            """, arguments: [user] + sources + [count - 1])
+        var sql = "SELECT rowid, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
+        var arguments: StatementArguments = [user] + sources
+        if let edge {
+            sql += " AND \(column) \(descending ? ">=" : "<=") ?"
+            arguments += [edge]
+        }
+        return try placed(db, sql: sql, arguments: arguments, order: order)
     }
 
     /// The kept cards of `rowids`, in that order.

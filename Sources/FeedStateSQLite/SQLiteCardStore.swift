@@ -173,8 +173,9 @@ public struct SQLiteCardStore: CardStore {
                 }
                 for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
                 // A complete listing moves last_seen of every card it still has in one
-                // statement (what it lacks is gone by now); a partial one card by card.
-                if listing.complete {
+                // statement (what it lacks is gone by now), unless it wrote them all just
+                // now; a partial one card by card.
+                if listing.complete, !fresh {
                     try db.execute(sql: "UPDATE card SET last_seen = ? WHERE user_id = ? AND source = ? AND gone_since IS NULL",
                                    arguments: [at, user, listing.source])
                 }
