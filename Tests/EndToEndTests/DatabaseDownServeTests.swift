@@ -36,6 +36,7 @@ struct DatabaseDownServeTests {
             try await cluster.pause()
             session.server.control.clearLog()
             let start = ContinuousClock.now
+            let wallStart = Date()
             for _ in 0 ..< 20 {
                 let answer = try await ServeTests.get(served + "/cards/cabify:MUG")
                 #expect(answer.status == 200)
@@ -43,8 +44,14 @@ struct DatabaseDownServeTests {
             }
             // Six seconds of a 5 s refresh interval: at most two refreshes, no lookup.
             try await Task.sleep(until: start + .seconds(6))
-            let asked = session.server.control.requests(to: "cabify").count
-            #expect(asked <= 2, "\(asked) upstream requests in 6 s with the database down")
+            let requests = session.server.control.requests(to: "cabify")
+            // Which requests, when and how (a refresh revalidates; a lookup does not), for
+            // the failure message: CI once saw 3 under load, never reproduced here.
+            let seen = requests.map { request in
+                let offset = request.arrival.timeIntervalSince(wallStart)
+                return "\(request.path) at \(String(format: "%.2f", offset)) s\(request.headers["if-none-match"] != nil || request.headers["if-modified-since"] != nil ? " (conditional)" : "")"
+            }
+            #expect(requests.count <= 2, "\(requests.count) upstream requests in 6 s with the database down: \(seen); serve said: \(log())")
             try await cluster.resume()
             #expect(await process.terminate(awaiting: exited), "serve did not stop within 30 s of SIGTERM: \(log())")
         }
