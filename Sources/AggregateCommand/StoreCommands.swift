@@ -170,13 +170,13 @@ extension CommonOptions {
         }
     }
 
-    /// Applies retention (`keep:`) in batches of ``purgeBatch``, so that a reader waits
+    /// Applies retention (`keep:`) in batches of ``CardRetention/batch``, so that a reader waits
     /// for one small transaction at most.
     func purge(_ store: any CardStore, config: FeedConfig, now: Date = Date()) async {
         let policies = Dictionary(uniqueKeysWithValues: config.sources.map { ($0.id, $0.keep) })
         let fallback = config.keep
         do {
-            while try await store.purge({ policies[$0] ?? fallback }, now: now, limit: Self.purgeBatch) == Self.purgeBatch {
+            while try await store.purge({ policies[$0] ?? fallback }, now: now, limit: CardRetention.batch) == CardRetention.batch {
                 await Task.yield()
             }
         } catch {
@@ -184,7 +184,6 @@ extension CommonOptions {
         }
     }
 
-    static let purgeBatch = 500
 }
 
 /// Records listings as a refresh reads them, on a task of its own: each write takes every

@@ -136,22 +136,27 @@ final class FeedRoutes: Sendable {
                let page = try? await store.page(request), let configs = try? runner.select(sources) {
                 var result = FeedRunner.stored(page, query: query, sources: configs)
                 result.outcomes = outcomes
-                var firstSeen: [String: Date] = [:]
-                for card in page.cards where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
-                return (result, firstSeen)
+                return (result, Self.firstSeen(undatedIn: page.cards))
             }
-            // A store that cannot be read now: the readers' runner answers, from the cache.
+            // Else every kept card is ordered here, with the cards of the sources the store
+            // does not hold (their latest refresh's).
             if entries.count == sources.count, let kept = try? await store.cards(of: held) {
                 var cards = kept.map(\.card)
                 for source in sources { cards += entries[source]?.cards ?? [] }
                 var result = try FeedRunner.stored(cards, config: config, query: query)
                 result.outcomes = outcomes
-                var firstSeen: [String: Date] = [:]
-                for card in kept where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
-                return (result, firstSeen)
+                return (result, Self.firstSeen(undatedIn: kept))
             }
         }
+        // No store, or one that cannot be read now: the readers' runner answers, from the cache.
         return (try await runner.run(query), [:])
+    }
+
+    /// When the store first saw each of `kept` that carries no date of its own.
+    private static func firstSeen(undatedIn kept: [KeptCard]) -> [String: Date] {
+        var firstSeen: [String: Date] = [:]
+        for card in kept where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
+        return firstSeen
     }
 
     /// The kept answer to `request`, else `render`'s, in a request slot, once for all who

@@ -55,7 +55,7 @@ public struct FeedServer: Sendable {
                                      transports: CountedBodies(base: refresher.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }))
             return SourceRefresher(runner: counted, reader: readers, sources: enabled, versions: versions,
                                    responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                                   leases: state?.refreshLeases, store: store, refreshed: refreshed ?? RefreshedSources(sources: []),
+                                   leases: state?.refreshLeases, store: store, refreshed: refreshed,
                                    keep: { [config] in config.keepPolicy(for: $0) }, say: accessLog, clock: clock)
         }
         self.host = host

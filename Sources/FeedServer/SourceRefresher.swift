@@ -36,7 +36,8 @@ struct SourceRefresher: Service {
     let leases: (any RefreshLeases)?
     /// Where the lease holder records what each refresh answered live, and readers read.
     let store: (any CardStore)?
-    let refreshed: RefreshedSources
+    /// Where readers learn what to read of each source (nil without a store).
+    let refreshed: RefreshedSources?
     /// How long the store keeps each source's cards.
     let keep: @Sendable (String) -> KeepPolicy
     /// A line for stderr (a failure to record).
@@ -47,8 +48,6 @@ struct SourceRefresher: Service {
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
     static let longestBackoff = 600.0
-    /// Cards purged after each recording refresh: small, so no reader waits behind a purge.
-    static let purgeBatch = 500
 
     static func interval(_ source: SourceConfig) -> Double {
         max(source.refresh ?? source.cacheTTL, minimumInterval)
@@ -59,7 +58,7 @@ struct SourceRefresher: Service {
         // keep readers waiting on the first refresh.
         if let store, let held = try? await store.versions() {
             for source in sources where held[source.id] != nil {
-                refreshed.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
+                refreshed?.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
             }
         }
         await cancelWhenGracefulShutdown {
@@ -69,7 +68,7 @@ struct SourceRefresher: Service {
                 }
             }
         }
-        refreshed.stop()
+        refreshed?.stop()
     }
 
     /// What readers of a source are given, as far as retiring responses goes.
@@ -106,7 +105,7 @@ struct SourceRefresher: Service {
             }
             let now = Served(status: "\(outcome.status)", storeVersion: storeVersion,
                              fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
-            refreshed.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
+            refreshed?.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
             if now != served {
                 served = now
                 versions.bump(source.id)
@@ -143,7 +142,7 @@ struct SourceRefresher: Service {
             // readers get (they are given this refresh's cards), and the next one records.
             do {
                 try await store.record(listings)
-                _ = try await store.purge(keep, now: Date(), limit: Self.purgeBatch)
+                _ = try await store.purge(keep, now: Date(), limit: CardRetention.batch)
             } catch {
                 say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
                 return (collected?.cards ?? [], outcome, nil)

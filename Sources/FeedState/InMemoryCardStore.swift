@@ -85,6 +85,10 @@ public actor InMemoryCardStore: CardStore {
 /// source, gone ones first and then the least recently seen. The SQL stores say the same
 /// in their queries; this is their specification and the in-memory store's code.
 public enum CardRetention {
+    /// Cards removed per purge transaction (``CardStore/purge(_:now:limit:)``): small, so
+    /// that a reader waits for one small batch at most.
+    public static let batch = 500
+
     public static func doomed(_ cards: [KeptCard], policy: (String) -> KeepPolicy, now: Date) -> [String] {
         var doomed: [String] = []
         for (source, kept) in Dictionary(grouping: cards, by: \.card.source).sorted(by: { $0.key < $1.key }) {
