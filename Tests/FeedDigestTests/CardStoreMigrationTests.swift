@@ -1,0 +1,44 @@
+import FeedCore
+import FeedFormats
+import FeedState
+@testable import FeedStateSQLite
+import Foundation
+import GRDB
+import Testing
+
+/// A card store written by the version before pages came from indexes (`v1`) is migrated:
+/// its cards get their rank, price key and date, its sources their counts, and pages are
+/// made from them.
+@Suite struct CardStoreMigrationTests {
+    @Test func aV1StoreGetsRanksAndSortKeys() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cards-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cheap = Card(source: "shop", upstreamID: "cheap", kind: .item, title: "Cheap", price: Price(amount: 5, currency: "EUR"))
+        let dear = Card(source: "shop", upstreamID: "dear", kind: .item, title: "Dear", price: Price(amount: Decimal(string: "10.5")!, currency: "EUR"))
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("cards.sqlite").path)
+        try SQLiteCardStore.schema.migrator.migrate(queue, upTo: "v1: card store")
+        try await queue.write { db in
+            // The dear card inserted first, listed second.
+            for (card, position) in [(dear, 1), (cheap, 0)] {
+                let json = StoredCardForm.json(card)
+                try db.execute(sql: """
+                    INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
+                    VALUES (0, ?, 'shop', ?, ?, ?, ?, 1000, 1000, NULL)
+                    """, arguments: [card.id, position, Data(json), StoredCardForm.fingerprint(json),
+                                     StoredCardForm.trackedText(ListingMerge.tracked(card))])
+            }
+            try db.execute(sql: "INSERT INTO card_source_version (source, version) VALUES ('shop', 1)")
+        }
+        try queue.close()
+
+        let state = try await EngineState.open(.directory(directory), connections: .one)
+        let store = state.cards
+        let feed = try #require(try await store.page(StoredPageQuery(sources: ["shop"], order: .feed, descending: false, offset: 0, limit: 10)))
+        #expect(feed.cards.map(\.card.id) == [cheap.id, dear.id])
+        #expect(feed.total == 2)
+        let byPrice = try #require(try await store.page(StoredPageQuery(sources: ["shop"], order: .price, descending: true, offset: 0, limit: 10)))
+        #expect(byPrice.cards.map(\.card) == [dear, cheap])
+        #expect(try await store.versions() == ["shop": 1])
+    }
+}
