@@ -30,12 +30,15 @@ struct RefreshCommand: ContextCommand {
             // Each source is recorded as soon as it is read, while the others are fetched:
             // recording after the last one made a cold refresh of 500 feeds take 1.7× `--all`.
             let recorder = ListingRecorder(store: state?.cards)
-            let collected = try await runner.collect(sources) { await recorder.record($0) }
+            // A source whose upstream confirms what the store merged last is not read again.
+            let storedTags = (try? await state?.cards.listingTags()) ?? [:]
+            let collected = try await runner.collect(sources, storedTags: storedTags) { await recorder.record($0) }
             await recorder.finish()
             if let state { await common.purge(state.cards, config: config) }
             if common.verbose {
-                let (cards, listings) = await recorder.recorded
-                Terminal.writeError("aggregate: recorded \(cards) cards of \(listings) of \(collected.outcomes.count) sources")
+                let (cards, listings, unchanged) = await recorder.recorded
+                Terminal.writeError("aggregate: recorded \(cards) cards of \(listings) of \(collected.outcomes.count) sources"
+                    + (unchanged > 0 ? " (\(unchanged) unchanged since the last refresh: their cards seen again)" : ""))
             }
             return collected.outcomes
         }
@@ -195,7 +198,8 @@ actor ListingRecorder {
     private var pending: [LiveListing] = []
     private var writer: Task<Void, Never>?
     private var failed = false
-    private(set) var recorded = (cards: 0, listings: 0)
+    /// Cards and listings written; of those listings, how many were unchanged (no cards).
+    private(set) var recorded = (cards: 0, listings: 0, unchanged: 0)
 
     init(store: (any CardStore)?) {
         self.store = store
@@ -219,7 +223,8 @@ actor ListingRecorder {
             pending = []
             do {
                 try await store.record(batch)
-                recorded = (recorded.cards + batch.map(\.cards.count).reduce(0, +), recorded.listings + batch.count)
+                recorded = (recorded.cards + batch.map(\.cards.count).reduce(0, +), recorded.listings + batch.count,
+                            recorded.unchanged + batch.filter(\.unchanged).count)
             } catch {
                 failed = true
                 Terminal.writeError("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); what was printed is unchanged")

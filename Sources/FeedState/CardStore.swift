@@ -33,6 +33,9 @@ public protocol CardStore: Sendable {
     func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int
     /// Per source: cards kept, gone, history rows, and bytes (as stored).
     func summary() async throws -> [StoreSummary]
+    /// Per source, the ``LiveListing/tag`` of the complete listing it last merged, while
+    /// nothing else changed the source's cards since (a purge that removes one forgets it).
+    func listingTags() async throws -> [String: String]
 }
 
 extension CardStore {
@@ -89,13 +92,35 @@ public struct LiveListing: Sendable {
     /// cut): what is missing is gone.
     public var complete: Bool
     public var at: Date
+    /// Names what the listing was read from — the source's code and settings, and the
+    /// stored body behind each of its pages — when every page was read from a stored body:
+    /// two complete listings with one tag are the same listing.
+    public var tag: String?
+    /// The cards were not read again: the upstream confirmed every body the store's last
+    /// complete listing of the source was read from (``CardStore/listingTags()`` gave this
+    /// ``tag``), so only the last-seen times of its listed cards move. A store whose tag
+    /// for the source has changed meanwhile records nothing of it.
+    public var unchanged: Bool
 
-    public init(source: String, cards: [Card], complete: Bool, at: Date) {
+    public init(source: String, cards: [Card], complete: Bool, at: Date, tag: String? = nil) {
         self.source = source
         self.cards = cards
         self.complete = complete
         self.at = at
+        self.tag = tag
+        self.unchanged = false
     }
+
+    /// The listing of a source whose stored listing `tag` the upstream confirmed.
+    public static func unchanged(source: String, tag: String, at: Date) -> LiveListing {
+        var listing = LiveListing(source: source, cards: [], complete: true, at: at, tag: tag)
+        listing.unchanged = true
+        return listing
+    }
+
+    /// The tag a store keeps for the source after recording this listing: only a complete
+    /// listing's (what a partial one lists says nothing of the rest).
+    public var tagToKeep: String? { complete ? tag : nil }
 }
 
 /// A card as the store keeps it.

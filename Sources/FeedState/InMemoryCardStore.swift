@@ -16,11 +16,20 @@ public actor InMemoryCardStore: CardStore {
     private var rows: [String: Row] = [:]
     private var changes: [CardChange] = []
     private var counters: [String: Int] = [:]
+    private var tags: [String: String] = [:]
 
     public init() {}
 
     public func record(_ listings: [LiveListing]) {
         for listing in listings {
+            if listing.unchanged {
+                guard let tag = listing.tag, tags[listing.source] == tag else { continue }
+                for (id, row) in rows where row.kept.card.source == listing.source && row.kept.dates.goneSince == nil {
+                    rows[id]?.kept.dates.lastSeen = listing.at
+                }
+                continue
+            }
+            tags[listing.source] = listing.tagToKeep
             let known = rows.filter { $0.value.kept.card.source == listing.source }.mapValues { row in
                 ListingMerge.Known(firstSeen: row.kept.dates.firstSeen, goneSince: row.kept.dates.goneSince, position: row.kept.position,
                                    trackedText: StoredCardForm.trackedText(row.tracked), fingerprint: row.fingerprint)
@@ -65,11 +74,18 @@ public actor InMemoryCardStore: CardStore {
     public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) -> Int {
         let doomed = Array(CardRetention.doomed(rows.values.map(\.kept), policy: policy, now: now).prefix(limit))
         for id in doomed {
-            if let source = rows[id]?.kept.card.source { counters[source, default: 0] += 1 }
+            if let source = rows[id]?.kept.card.source {
+                counters[source, default: 0] += 1
+                tags[source] = nil
+            }
             rows[id] = nil
         }
         changes.removeAll { doomed.contains($0.id) }
         return doomed.count
+    }
+
+    public func listingTags() -> [String: String] {
+        tags
     }
 
     public func summary() -> [StoreSummary] {

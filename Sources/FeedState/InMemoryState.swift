@@ -25,9 +25,7 @@ public actor InMemoryResponseCache: ResponseCache {
     }
 
     public func stamp(key: String) -> CacheStamp? {
-        responses[key].map {
-            CacheStamp(storedAt: $0.storedAt.timeIntervalSince1970, fetchedAt: $0.fetchedAt.timeIntervalSince1970, maxAge: $0.maxAge)
-        }
+        responses[key].map(CacheStamp.init)
     }
 
     public func identitySecret() -> Data {

@@ -42,14 +42,51 @@ package struct PageMemo: Sendable {
         "\(fingerprint) \(cursor.map { "after \($0)" } ?? "first")"
     }
 
-    /// The remembered page after `cursor`, when it is still valid, opened for reading.
-    package func lookup(cursor: String?) async -> RememberedPage? {
-        guard let memo = try? await store.page(forKey: key(cursor: cursor)), !memo.responses.isEmpty else { return nil }
-        for (responseKey, storedAt) in memo.responses {
-            guard let stamp = try? await responses.stamp(key: responseKey), stamp.storedAt == storedAt,
-                  stamp.isFresh(ttl: ttl) else { return nil }
+    /// The remembered page after `cursor`: ``Remembered/fresh`` when every response it was
+    /// read from is still the stored body and still fresh (it is served without a request);
+    /// else, when it was read from one stored body, valid once a 304 confirms that body.
+    /// Without `readingPage`, only what it was read from is read (``page(cursor:)`` reads
+    /// the page when needed).
+    package func lookup(cursor: String?, servesFresh: Bool = true, readingPage: Bool = true) async -> Remembered? {
+        let key = key(cursor: cursor)
+        var page: RememberedPage?
+        let responses: [String: Double]
+        if readingPage {
+            guard let memo = try? await store.page(forKey: key), let opened = try? MappedPageCoding.open(memo.page) else { return nil }
+            (page, responses) = (opened, memo.responses)
+        } else {
+            guard let read = try? await store.responses(forKey: key) else { return nil }
+            responses = read
         }
+        guard !responses.isEmpty else { return nil }
+        if servesFresh, await isFresh(responses) { return Remembered(fresh: true, readFrom: responses, page: page) }
+        guard responses.count == 1 else { return nil }
+        return Remembered(fresh: false, readFrom: responses, page: page)
+    }
+
+    /// The remembered page after `cursor`, whatever its validity, opened for reading.
+    package func page(cursor: String?) async -> RememberedPage? {
+        guard let memo = try? await store.page(forKey: key(cursor: cursor)) else { return nil }
         return try? MappedPageCoding.open(memo.page)
+    }
+
+    private func isFresh(_ responses: [String: Double]) async -> Bool {
+        for (responseKey, storedAt) in responses {
+            guard let stamp = try? await self.responses.stamp(key: responseKey), stamp.storedAt == storedAt,
+                  stamp.isFresh(ttl: ttl) else { return false }
+        }
+        return true
+    }
+
+    /// What ``lookup(cursor:servesFresh:readingPage:)`` found.
+    package struct Remembered: Sendable {
+        /// Valid as it is; else valid once the upstream confirms that the one stored body
+        /// it was read from is still its answer (mapping the same bytes again gives this page).
+        package var fresh: Bool
+        /// The stored bodies it was mapped from, by cache key, with their `storedAt` stamps.
+        package var readFrom: [String: Double]
+        /// Opened for reading; nil when not read.
+        package var page: RememberedPage?
     }
 
     /// Remembers `page`, mapped from `readFrom` (the stored bodies its call read, with

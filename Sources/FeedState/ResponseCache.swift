@@ -14,7 +14,8 @@ public protocol ResponseCache: Sendable {
     func touch(key: String, fetchedAt: Date, maxAge: Double?) async throws
     /// Drops the stored response (its body no longer parses).
     func forget(key: String) async throws
-    /// When the body under `key` was stored and last confirmed, without reading the body.
+    /// When the body under `key` was stored and last confirmed, and its validators,
+    /// without reading the body.
     func stamp(key: String) async throws -> CacheStamp?
     /// The random secret this cache's keys are hashed with (``RequestIdentity``): made by
     /// the first process that asks, the same for every process sharing the cache after.
@@ -60,6 +61,9 @@ extension ResponseCache {
 public protocol PageMemoStore: Sendable {
     /// The remembered page under `key`, if any; one that cannot be read back is a miss.
     func page(forKey key: String) async throws -> MappedPageRecord?
+    /// What the page under `key` was read from (``MappedPageRecord/responses``), without
+    /// reading the page.
+    func responses(forKey key: String) async throws -> [String: Double]?
     /// Remembers a page, and drops pages not rewritten for ``MappedPageRecord/lifetime``
     /// (those of an old build or a source no longer configured would otherwise stay).
     func put(_ page: MappedPageRecord) async throws
@@ -69,6 +73,11 @@ public protocol PageMemoStore: Sendable {
 }
 
 extension PageMemoStore {
+    /// Read with the page, where the store cannot read one without the other.
+    public func responses(forKey key: String) async throws -> [String: Double]? {
+        try await page(forKey: key)?.responses
+    }
+
     /// One page after another.
     public func put(_ pages: [MappedPageRecord]) async throws {
         for page in pages { try await put(page) }
@@ -126,17 +135,22 @@ public struct CacheStamp: Sendable, Equatable {
     public var storedAt: Double
     public var fetchedAt: Double
     public var maxAge: Double?
+    /// The validators to revalidate the body with.
+    public var etag: String?
+    public var lastModified: String?
 
-    public init(storedAt: Double, fetchedAt: Double, maxAge: Double?) {
+    public init(storedAt: Double, fetchedAt: Double, maxAge: Double?, etag: String? = nil, lastModified: String? = nil) {
         self.storedAt = storedAt
         self.fetchedAt = fetchedAt
         self.maxAge = maxAge
+        self.etag = etag
+        self.lastModified = lastModified
     }
 
     /// The stamp of `response`.
     public init(_ response: CachedResponse) {
         self.init(storedAt: response.storedAt.timeIntervalSince1970, fetchedAt: response.fetchedAt.timeIntervalSince1970,
-                  maxAge: response.maxAge)
+                  maxAge: response.maxAge, etag: response.etag, lastModified: response.lastModified)
     }
 
     /// Whether the body may still be served without asking the upstream: younger than the

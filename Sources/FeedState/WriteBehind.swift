@@ -58,6 +58,16 @@ public final class WriteBehind: Sendable {
         enqueue(response: .touch(key: response.key, fetchedAt: response.fetchedAt, maxAge: response.maxAge))
     }
 
+    /// ``confirm(_:)`` without the body at hand: the stored response under `key` is fresh
+    /// as of `fetchedAt`.
+    package func touch(key: String, fetchedAt: Date, maxAge: Double?) {
+        storing.withLock { storing in
+            storing[key]?.fetchedAt = fetchedAt
+            storing[key]?.maxAge = maxAge
+        }
+        enqueue(response: .touch(key: key, fetchedAt: fetchedAt, maxAge: maxAge))
+    }
+
     /// Queues dropping the stored response under `key`.
     package func forget(key: String) {
         enqueue(response: .forget(key: key))

@@ -33,6 +33,8 @@ public struct PostgresCardStore: CardStore {
             "CREATE INDEX card_change_by_card ON card_change (user_id, id, at)",
             "CREATE TABLE card_source_version (source text PRIMARY KEY, version bigint NOT NULL)",
         ]),
+        // What each source's last complete listing was read from (LiveListing.tag).
+        .init("2: listing tags", ["ALTER TABLE card_source_version ADD COLUMN listing_tag text"]),
     ])
 
     private func migrated() async throws -> PostgresStateDatabase {
@@ -45,6 +47,18 @@ public struct PostgresCardStore: CardStore {
         let user = StoreUser.default
         try await migrated().withTransaction { connection in
             for listing in listings {
+                if listing.unchanged {
+                    // Confirmed: the cards it listed are seen again, nothing else moves.
+                    let stored = try await PostgresStateDatabase.rows("""
+                        SELECT listing_tag FROM card_source_version WHERE source = \(listing.source) FOR UPDATE
+                        """, on: connection).first?.decode(String?.self)
+                    guard let tag = stored ?? nil, tag == listing.tag else { continue }
+                    _ = try await PostgresStateDatabase.rows("""
+                        UPDATE card SET last_seen = \(listing.at.timeIntervalSince1970)
+                        WHERE user_id = \(user) AND source = \(listing.source) AND gone_since IS NULL
+                        """, on: connection)
+                    continue
+                }
                 var known: [String: ListingMerge.Known] = [:]
                 // A complete listing needs every card of the source (what it lacks is gone);
                 // a partial one only the cards it lists.
@@ -115,6 +129,9 @@ public struct PostgresCardStore: CardStore {
                         ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1
                         """, on: connection)
                 }
+                _ = try await PostgresStateDatabase.rows("""
+                    UPDATE card_source_version SET listing_tag = \(listing.tagToKeep) WHERE source = \(listing.source)
+                    """, on: connection)
             }
         }
     }
@@ -156,6 +173,15 @@ public struct PostgresCardStore: CardStore {
             return CardChange(id: id, field: field, at: Date(timeIntervalSince1970: at),
                               before: StoredCardForm.value(fromJSON: before), after: StoredCardForm.value(fromJSON: after))
         }
+    }
+
+    public func listingTags() async throws -> [String: String] {
+        var tags: [String: String] = [:]
+        for row in try await migrated().query("SELECT source, listing_tag FROM card_source_version WHERE listing_tag IS NOT NULL") {
+            let (source, tag) = try row.decode((String, String).self)
+            tags[source] = tag
+        }
+        return tags
     }
 
     public func versions() async throws -> [String: Int] {
@@ -200,7 +226,7 @@ public struct PostgresCardStore: CardStore {
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
-                    ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1
+                    ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL
                     """, on: connection)
                 return doomed.count
             }

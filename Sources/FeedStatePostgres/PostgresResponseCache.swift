@@ -100,10 +100,10 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
     }
 
     public func stamp(key: String) async throws -> CacheStamp? {
-        let rows = try await database.query("SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = \(key)")
+        let rows = try await database.query("SELECT stored_at, fetched_at, max_age, etag, last_modified FROM http_cache WHERE key = \(key)")
         guard let row = rows.first else { return nil }
-        let (storedAt, fetchedAt, maxAge) = try row.decode((Double, Double, Double?).self)
-        return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge)
+        let (storedAt, fetchedAt, maxAge, etag, lastModified) = try row.decode((Double, Double, Double?, String?, String?).self)
+        return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge, etag: etag, lastModified: lastModified)
     }
 
     public func identitySecret() async throws -> Data {

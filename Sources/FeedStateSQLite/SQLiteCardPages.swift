@@ -109,7 +109,7 @@ extension SQLiteCardStore {
     private static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT rowid, card, position, first_seen, last_seen, gone_since FROM card
+            SELECT rowid, card, position, first_seen, \(SQLiteCardStore.lastSeen), gone_since FROM card
             WHERE rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
             """, arguments: StatementArguments(rowids))
         var byRow: [Int64: KeptCard] = [:]

@@ -63,8 +63,26 @@ public struct SQLiteCardStore: CardStore {
                 try rerank(db, source: source, user: StoreUser.default)
             }
         }
+        migrator.registerMigration("v3: listings seen per source") { db in
+            // What each source's last complete listing was read from (LiveListing.tag), and
+            // when it was last listed (see lastSeen).
+            try db.execute(sql: """
+                ALTER TABLE card_source_version ADD COLUMN listing_tag TEXT;
+                ALTER TABLE card_source_version ADD COLUMN listed_at REAL;
+                """)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
+
+    /// A card's last-seen time as a column expression over `card`. A complete listing
+    /// moves its source's `listed_at`, not each card's `last_seen`: every card it does not
+    /// mark gone is in it, so a listed card was last seen at the later of the two (writing
+    /// 25,000 rows for a refresh of 500 unchanged feeds was most of its time). A card
+    /// marked gone takes the listing time into its own row first.
+    static let lastSeen = """
+        CASE WHEN card.gone_since IS NULL THEN max(card.last_seen, coalesce(
+          (SELECT listed_at FROM card_source_version v WHERE v.source = card.source), 0)) ELSE card.last_seen END AS last_seen
+        """
 
     /// What a page is ordered by, stored beside a card.
     struct SortKeys {
@@ -121,7 +139,7 @@ public struct SQLiteCardStore: CardStore {
             let seen = try db.makeStatement(sql: """
                 UPDATE card SET position = ?, last_seen = ?, gone_since = NULL WHERE user_id = ? AND id = ?
                 """)
-            let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ? WHERE user_id = ? AND id = ?")
+            let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ?, last_seen = max(last_seen, ?) WHERE user_id = ? AND id = ?")
             let lookup = try db.makeStatement(sql: """
                 SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND id = ?
                 """)
@@ -129,6 +147,12 @@ public struct SQLiteCardStore: CardStore {
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for listing in listings {
+                if listing.unchanged {
+                    // Confirmed: the cards it listed are seen again, nothing else moves.
+                    try db.execute(sql: "UPDATE card_source_version SET listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ? AND listing_tag = ?",
+                                   arguments: [listing.at.timeIntervalSince1970, listing.source, listing.tag])
+                    continue
+                }
                 var known: [String: ListingMerge.Known] = [:]
                 func remember(_ row: Row) {
                     known[row["id"]] = ListingMerge.Known(
@@ -171,14 +195,12 @@ public struct SQLiteCardStore: CardStore {
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
                     start += chunk.count
                 }
-                for id in merge.gone { try gone.execute(arguments: [at, user, id]) }
-                // A complete listing moves last_seen of every card it still has in one
-                // statement (what it lacks is gone by now), unless it wrote them all just
-                // now; a partial one card by card.
-                if listing.complete, !fresh {
-                    try db.execute(sql: "UPDATE card SET last_seen = ? WHERE user_id = ? AND source = ? AND gone_since IS NULL",
-                                   arguments: [at, user, listing.source])
-                }
+                // A card now gone was last seen when its source was last listed (lastSeen).
+                let listedAt = try Double.fetchOne(db, sql: "SELECT listed_at FROM card_source_version WHERE source = ?",
+                                                   arguments: [listing.source]) ?? 0
+                for id in merge.gone { try gone.execute(arguments: [at, listedAt, user, id]) }
+                // A complete listing moves its source's listed_at (lastSeen) for every card it
+                // still has; a partial one moves each card's own.
                 for write in merge.writes where !write.changed && !(listing.complete && write.onlySeen) {
                     try seen.execute(arguments: [write.position, at, user, listing.cards[write.position].id])
                 }
@@ -194,6 +216,12 @@ public struct SQLiteCardStore: CardStore {
                 if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
                     try Self.rerank(db, source: listing.source, user: user)
                 }
+                if listing.complete {
+                    try db.execute(sql: "UPDATE card_source_version SET listing_tag = ?, listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ?",
+                                   arguments: [listing.tag, at, listing.source])
+                } else {
+                    try db.execute(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?", arguments: [listing.source])
+                }
             }
         }
     }
@@ -201,7 +229,7 @@ public struct SQLiteCardStore: CardStore {
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
         let path = directory.cardsPath
         return try await database.read { db in
-            var sql = "SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ?"
+            var sql = "SELECT card, position, first_seen, \(Self.lastSeen), gone_since FROM card WHERE user_id = ?"
             var arguments: StatementArguments = [StoreUser.default]
             if let sources {
                 sql += " AND source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
@@ -216,7 +244,7 @@ public struct SQLiteCardStore: CardStore {
         let path = directory.cardsPath
         return try await database.read { db in
             try Row.fetchOne(db, sql: """
-                SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = ? AND id = ?
+                SELECT card, position, first_seen, \(Self.lastSeen), gone_since FROM card WHERE user_id = ? AND id = ?
                 """, arguments: [StoreUser.default, id]).map { try Self.kept($0, path: path) }
         }
     }
@@ -239,6 +267,16 @@ public struct SQLiteCardStore: CardStore {
                 return CardChange(id: id, field: field, at: Date(timeIntervalSince1970: row["at"]),
                                   before: StoredCardForm.value(fromJSON: row["before"]), after: StoredCardForm.value(fromJSON: row["after"]))
             }
+        }
+    }
+
+    public func listingTags() async throws -> [String: String] {
+        try await database.read { db in
+            var tags: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT source, listing_tag FROM card_source_version WHERE listing_tag IS NOT NULL") {
+                tags[row["source"]] = row["listing_tag"]
+            }
+            return tags
         }
     }
 
@@ -290,7 +328,7 @@ public struct SQLiteCardStore: CardStore {
                 let oldest = try String.fetchAll(db, sql: """
                     SELECT id FROM card INDEXED BY card_by_source
                     WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
-                    ORDER BY gone_since IS NULL, last_seen, id LIMIT ?
+                    ORDER BY gone_since IS NULL, \(Self.lastSeen.replacingOccurrences(of: " AS last_seen", with: "")), id LIMIT ?
                     """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
                 doomed += oldest.map { ($0, source) }
             }
@@ -301,7 +339,7 @@ public struct SQLiteCardStore: CardStore {
             for source in Set(doomed.map(\.source)) {
                 try db.execute(sql: """
                     INSERT INTO card_source_version (source, version) VALUES (?, 1)
-                    ON CONFLICT (source) DO UPDATE SET version = version + 1
+                    ON CONFLICT (source) DO UPDATE SET version = version + 1, listing_tag = NULL
                     """, arguments: [source])
                 try Self.rerank(db, source: source, user: user)
             }

@@ -187,12 +187,15 @@ public struct SQLiteResponseCache: ResponseCache {
 
     public func stamp(key: String) async throws -> CacheStamp? {
         try await pool.unsafeRead { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT stored_at, fetched_at, max_age FROM http_cache WHERE key = ?"),
-                                             arguments: [key]) else { return nil }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT stored_at, fetched_at, max_age, etag, last_modified FROM http_cache WHERE key = ?
+                """), arguments: [key]) else { return nil }
             do {
                 let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
                 return CacheStamp(storedAt: try row.decode(Double?.self, forColumn: "stored_at") ?? fetchedAt, fetchedAt: fetchedAt,
-                                  maxAge: try row.decode(Double?.self, forColumn: "max_age"))
+                                  maxAge: try row.decode(Double?.self, forColumn: "max_age"),
+                                  etag: try row.decode(String?.self, forColumn: "etag"),
+                                  lastModified: try row.decode(String?.self, forColumn: "last_modified"))
             } catch is RowDecodingError {
                 return nil
             }
@@ -245,6 +248,13 @@ public struct SQLitePageMemoStore: PageMemoStore {
             record.page = page
         }
         return record
+    }
+
+    public func responses(forKey key: String) async throws -> [String: Double]? {
+        try await pool.unsafeRead { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT responses FROM mapped_page WHERE key = ?"), arguments: [key])
+                .flatMap(MappedPageRecord.responses(fromText:))
+        }
     }
 
     public func put(_ page: MappedPageRecord) async throws {

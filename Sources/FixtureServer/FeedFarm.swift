@@ -15,15 +15,23 @@ public struct FeedFarm: FixtureUpstream {
     public var count: Int { documents.count }
     public static let entriesPerFeed = 50
     private let documents: [Data]
+    private let entries: Int
 
     public init(count: Int, entries: Int = entriesPerFeed) {
         documents = (0..<count).map { Data(Self.feed($0, entries: entries).utf8) }
+        self.entries = entries
     }
 
+    /// Each document with an `ETag`, answered 304 when the request names it, as a web
+    /// server serves a static file (the same `n` and entry count are the same bytes).
     public func respond(to request: FixtureRequest) -> FixtureResponse? {
         guard request.path.hasPrefix("/"), request.path.hasSuffix(".xml"),
               let number = Int(request.path.dropFirst().dropLast(4)), documents.indices.contains(number) else { return nil }
-        return FixtureResponse(status: 200, contentType: "application/xml", body: documents[number])
+        let etag = "\"feed-\(number)-\(entries)\""
+        if request.headers["if-none-match"] == etag {
+            return FixtureResponse(status: 304, contentType: "application/xml", body: Data(), headers: ["ETag": etag])
+        }
+        return FixtureResponse(status: 200, contentType: "application/xml", body: documents[number], headers: ["ETag": etag])
     }
 
     static let words = """

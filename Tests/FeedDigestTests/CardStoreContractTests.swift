@@ -53,6 +53,50 @@ extension StoreContractTests {
         }
     }
 
+    @Test(arguments: Backend.all) func anUnchangedListingMovesLastSeenOfWhatTheStoredOneListed(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            let a = card("a", "10"), b = card("b", "5")
+            var first = listing([a, b], at: at(0))
+            first.tag = "t1"
+            try await store.record([first])
+            #expect(try await store.listingTags() == ["shop": "t1"])
+
+            // The upstream confirmed that listing: its cards are seen again, nothing else moves.
+            try await store.record([.unchanged(source: "shop", tag: "t1", at: at(1))])
+            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1)),
+                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1))])
+            #expect(try await store.versions() == ["shop": 1])
+
+            // Not the listing the store has (another tag): nothing moves.
+            try await store.record([.unchanged(source: "shop", tag: "t0", at: at(2))])
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1)))
+
+            // b is gone from the next listing: it was last seen when that one was confirmed.
+            var second = listing([a], at: at(3))
+            second.tag = "t2"
+            try await store.record([second])
+            try await store.record([.unchanged(source: "shop", tag: "t2", at: at(4))])
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4)))
+            #expect(try await store.card(id: b.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), goneSince: at(3)))
+            #expect(try await store.versions() == ["shop": 2])
+
+            // A partial listing says nothing of the rest: the tag is forgotten.
+            var partial = listing([a], complete: false, at: at(5))
+            partial.tag = "t3"
+            try await store.record([partial])
+            #expect(try await store.listingTags().isEmpty)
+            try await store.record([.unchanged(source: "shop", tag: "t2", at: at(6))])
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(5)))
+
+            // A purge that removes a card of the source forgets it too.
+            try await store.record([second])
+            #expect(try await store.listingTags() == ["shop": "t2"])
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 60, maxCards: 10) }, now: at(10), limit: 10) == 1)
+            #expect(try await store.listingTags().isEmpty)
+        }
+    }
+
     @Test(arguments: Backend.all) func historyHasARowPerChangeOfATrackedValue(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards

@@ -60,7 +60,8 @@ import Testing
             touched.maxAge = nil
             #expect(try await cache.response(forKey: response.key) == touched)
             #expect(try await cache.stamp(key: response.key) == CacheStamp(storedAt: t1.timeIntervalSince1970,
-                                                                           fetchedAt: t2.timeIntervalSince1970, maxAge: nil))
+                                                                           fetchedAt: t2.timeIntervalSince1970, maxAge: nil,
+                                                                           etag: "\"v1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"))
             try await cache.forget(key: response.key)
             #expect(try await cache.response(forKey: response.key) == nil)
             #expect(try await cache.stamp(key: response.key) == nil)

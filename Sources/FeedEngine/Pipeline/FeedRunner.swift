@@ -117,9 +117,17 @@ public struct FeedRunner: Sendable {
     /// ``collect(_:)``, handing each source's live listing to `eachRead` as soon as that
     /// source is read, so that recording it overlaps fetching the others (`refresh`); the
     /// result's ``Collected/listings`` is then empty.
-    public func collect(_ sourceIDs: [String], eachRead: (@Sendable (LiveListing) async -> Void)?) async throws(UsageError) -> Collected {
+    /// `storedTags` are the card store's ``CardStore/listingTags()``: a source whose listing
+    /// is still the one the store merged is given as ``LiveListing/unchanged(source:tag:at:)``,
+    /// without its cards (nor are they in the result's cards).
+    public func collect(_ sourceIDs: [String], storedTags: [String: String] = [:],
+                        eachRead: (@Sendable (LiveListing) async -> Void)?) async throws(UsageError) -> Collected {
         let query = FeedQuery(sourceIDs: sourceIDs)
-        var feeds = try select(sourceIDs).map { makePager($0, query: query) }
+        var feeds = try select(sourceIDs).map { source in
+            var pager = makePager(source, query: query)
+            pager.storedTag = storedTags[source.id]
+            return pager
+        }
         var finished: (@Sendable (SourcePager) async -> Void)?
         if let eachRead {
             finished = { feed in
@@ -153,11 +161,12 @@ public struct FeedRunner: Sendable {
     static func listings(_ feeds: [SourcePager], filtered: Bool, at: Date) -> [LiveListing] {
         feeds.compactMap { feed in
             guard feed.config.record else { return nil }
+            if feed.isUnchanged, let tag = feed.listingTag { return .unchanged(source: feed.config.id, tag: tag, at: at) }
             let live = feed.cards.filter { $0.origin == nil }
             guard !live.isEmpty || feed.outcome.status == .live && feed.exhausted else { return nil }
             let complete = !filtered && feed.exhausted && feed.outcome.status == .live && feed.outcome.budgetNote == nil
                 && live.count == feed.cards.count && feed.outcome.skipped.isEmpty
-            return LiveListing(source: feed.config.id, cards: live, complete: complete, at: at)
+            return LiveListing(source: feed.config.id, cards: live, complete: complete, at: at, tag: feed.listingTag)
         }
     }
 

@@ -39,6 +39,9 @@ public struct SourceOutcome: Sendable {
     public var detail: Detail?
     public var skipped: [SkippedRecord] = []
     public var notes: [String] = []
+    /// The source lists what the card store merged from it last (`refresh`): its upstream
+    /// confirmed every body that listing was read from, and its cards were not read again.
+    public var unchanged = false
     /// Set when max_pages or max_items ended the walk.
     public var budgetNote: String?
     /// Cards the filter rules left out, by why (`dropped by drop rule {…} (Sources.yml:4:9)`).
@@ -130,7 +133,11 @@ public struct SourceOutcome: Sendable {
             var served = ""
             if case .fallback(_, _, let servedBy) = status { served = " (\(servedBy))" }
             let total = upstreamTotal.map { $0 > produced ? " (the upstream has \($0))" : "" } ?? ""
-            lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)\(total)")
+            if unchanged {
+                lines.append("\(id): unchanged since the last refresh (the upstream confirmed it); its cards are seen again")
+            } else {
+                lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)\(total)")
+            }
         }
         return lines
     }

@@ -14,6 +14,14 @@ struct SourcePager: Sendable {
         var describe: @Sendable () -> String
         var settle: @Sendable (Bool) async -> [String: Double]
         var memo: PageMemo?
+        var cache: CachingTransport?
+    }
+
+    /// What the tiers answered a call with.
+    private enum TierAnswer<T: Sendable> {
+        case answered(T, origin: Card.Origin?, read: [String: Double])
+        /// The upstream confirmed the body the expected remembered page was mapped from.
+        case unchanged
     }
 
     let config: SourceConfig
@@ -32,6 +40,18 @@ struct SourcePager: Sendable {
     /// The remembered page being read, until its last card is taken.
     private var remembered: RememberedPage?
 
+    /// For `refresh`: the store's ``LiveListing/tag`` for this source's last complete
+    /// listing. A one-page listing whose page is remembered and whose tag is this one is
+    /// not read at all (``isUnchanged``).
+    var storedTag: String?
+    /// What this walk has read from so far, hashed into ``listingTag``: the memo's
+    /// fingerprint (code and settings), the budgets, and per page the stored bodies it
+    /// was mapped from; nil once a page came from anything else (or with filter rules,
+    /// whose verdicts may change with time).
+    private var tagText: String?
+    /// The listing is the one the store merged last (``storedTag``); ``cards`` is empty.
+    private(set) var isUnchanged = false
+
     private(set) var cards: [Card] = []
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
@@ -47,7 +67,7 @@ struct SourcePager: Sendable {
             self.tiers = try tiers.map { tier in
                 let tracker = RequestTracker(tier.transport)
                 return Tier(origin: tier.origin, source: try type.init(settings: config.settings, http: tracker),
-                            tracker: tracker, describe: tier.describe, settle: tier.settle, memo: tier.memo)
+                            tracker: tracker, describe: tier.describe, settle: tier.settle, memo: tier.memo, cache: tier.cache)
             }
         } catch {
             fail("cannot start: \(PlainWords.describe(error))")
@@ -55,6 +75,22 @@ struct SourcePager: Sendable {
         if self.tiers.isEmpty && !exhausted {
             fail("no way to reach it (offline, and no recorded snapshot)")
         }
+        if let memo = self.tiers.first?.memo, judge.isEmpty {
+            tagText = "\(memo.fingerprint) \(config.maxItems) \(config.maxPages)\n"
+        }
+    }
+
+    /// Names what the listing was read from (``LiveListing/tag``), when every page so far
+    /// was read from stored bodies.
+    var listingTag: String? {
+        tagText.map { String(FNV1a.hash($0), radix: 16) }
+    }
+
+    /// Adds a page, read from `bodies`, to ``tagText``.
+    private mutating func tag(page cursor: String?, readFrom bodies: [String: Double], origin: Card.Origin?) {
+        guard tagText != nil else { return }
+        guard origin == nil, !bodies.isEmpty else { return tagText = nil }
+        tagText? += "\(cursor ?? "")\t" + bodies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\t") + "\n"
     }
 
     private mutating func fail(_ message: String) {
@@ -91,14 +127,25 @@ struct SourcePager: Sendable {
     private mutating func withTiers<T: Sendable>(
         unusable: (T) -> String? = { _ in nil },
         _ body: @escaping @Sendable (any FeedSource) async throws -> T
-    ) async -> (value: T, origin: Card.Origin?, read: [String: Double])? {
+    ) async -> TierAnswer<T>? {
         var retriedPastCache = false
         while tierIndex < tiers.count {
             let tier = tiers[tierIndex]
             do {
                 // Only the network is bounded by the deadline; fallbacks are local and fast.
                 let source = tier.source
-                let value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
+                let value: T
+                do {
+                    value = tier.origin == nil ? try await deadline.run { try await body(source) } : try await body(source)
+                } catch where tier.cache?.takeConfirmation() == true {
+                    _ = await tier.settle(true)
+                    return .unchanged
+                }
+                if tier.cache?.takeConfirmation() == true {
+                    // The source went on past the confirmation; its answer is not needed.
+                    _ = await tier.settle(true)
+                    return .unchanged
+                }
                 // What the source read but could make nothing of counts as unreadable: it is
                 // not stored, and the next tier (the last good copy) is tried.
                 if let reason = unusable(value) { throw SourceError.failed(reason) }
@@ -106,7 +153,7 @@ struct SourcePager: Sendable {
                 if let origin = tier.origin {
                     outcome.status = .fallback(origin, liveFailure: liveFailure, servedBy: tier.describe())
                 }
-                return (value, tier.origin, read)
+                return .answered(value, origin: tier.origin, read: read)
             } catch SourceError.noDetailEndpoint {
                 _ = await tier.settle(true)
                 outcome.detail = .noEndpoint
@@ -147,15 +194,61 @@ struct SourcePager: Sendable {
             return
         }
         let cursor = trail.current
-        // The live tier's remembered page while it is fresh.
-        if tierIndex == 0, let memo = tiers.first?.memo, let page = await memo.lookup(cursor: cursor) {
-            count(pageWith: page.skipped, notes: page.notes, total: page.total)
-            remembered = page
-            return await takeRemembered()
+        var expected: PageMemo.Remembered?
+        if tierIndex == 0, let memo = tiers.first?.memo {
+            // A listing that may be the stored one is decided on what it was read from:
+            // its page is read only if it is not.
+            let mayBeStored = storedTag != nil && cursor == nil
+            let found = await memo.lookup(cursor: cursor, servesFresh: tiers.first?.cache?.refresh != true, readingPage: !mayBeStored)
+            if let found, found.fresh {
+                // The live tier's remembered page while it is fresh.
+                return await takeRemembered(found, cursor: cursor)
+            }
+            if let found, let (key, storedAt) = found.readFrom.first {
+                // Asked again; when the upstream confirms the body (304), the page mapped from it is served.
+                tiers.first?.cache?.expectUnchanged(key: key, storedAt: storedAt)
+                expected = found
+            }
         }
-        guard let (page, origin) = await readPage(after: cursor) else { return }
+        switch await readPage(after: cursor) {
+        case .read(let page, let origin, let bodies)?:
+            tag(page: cursor, readFrom: bodies, origin: origin)
+            count(pageWith: page.skipped, notes: page.notes, total: page.total)
+            if await accept(page.cards, origin: origin) { advance(to: page.next) }
+        case .unchanged?:
+            guard let expected else { return fail("the cache confirmed a page it was not asked about") }
+            await takeRemembered(expected, cursor: cursor)
+        case nil:
+            return
+        }
+    }
+
+    /// Starts reading a remembered page; or, when it is the whole listing and that listing
+    /// is the one the store merged last, reads nothing.
+    private mutating func takeRemembered(_ found: PageMemo.Remembered, cursor: String?) async {
+        tag(page: cursor, readFrom: found.readFrom, origin: nil)
+        // The stored tag is a complete listing's: equal after the first page, that page was
+        // the whole listing, read to its end within the budgets, nothing skipped.
+        if cursor == nil, let storedTag, storedTag == listingTag {
+            outcome.pages = 1
+            outcome.unchanged = true
+            isUnchanged = true
+            exhausted = true
+            return
+        }
+        var page = found.page
+        if page == nil { page = await tiers.first?.memo?.page(cursor: cursor) }
+        guard let page else {
+            // Gone since it was looked up: read from the cached body (or the upstream).
+            tagText = nil
+            guard case .read(let live, let origin, _)? = await readPage(after: cursor) else { return }
+            count(pageWith: live.skipped, notes: live.notes, total: live.total)
+            if await accept(live.cards, origin: origin) { advance(to: live.next) }
+            return
+        }
         count(pageWith: page.skipped, notes: page.notes, total: page.total)
-        if await accept(page.cards, origin: origin) { advance(to: page.next) }
+        remembered = page
+        await takeRemembered()
     }
 
     /// The next cards of the remembered page. A page damaged past its first cards is read
@@ -170,21 +263,35 @@ struct SourcePager: Sendable {
         } catch {
             remembered = nil
             let cursor = trail.current
-            guard let (live, origin) = await readPage(after: cursor) else { return }
+            tagText = nil
+            guard case .read(let live, let origin, _)? = await readPage(after: cursor) else { return }
             if await accept(Array(live.cards.dropFirst(page.taken)), origin: origin) { advance(to: live.next) }
         }
     }
 
     /// The page after `cursor` from the first tier that can serve it, remembered when the
     /// live tier served it.
-    private mutating func readPage(after cursor: String?) async -> (page: SourcePage, origin: Card.Origin?)? {
+    private mutating func readPage(after cursor: String?) async -> PageAnswer? {
         let unusable = { (page: SourcePage) -> String? in
             guard page.cards.isEmpty, let first = page.skipped.first else { return nil }
             return "no record could be read (\(page.skipped.count) skipped; the first, \(first.path): \(first.reason))"
         }
-        guard let (page, origin, read) = await withTiers(unusable: unusable, { try await $0.page(after: cursor) }) else { return nil }
-        if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor, readFrom: read) }
-        return (page, origin)
+        switch await withTiers(unusable: unusable, { try await $0.page(after: cursor) }) {
+        case .answered(let page, let origin, let read)?:
+            if origin == nil, tierIndex == 0, let memo = tiers.first?.memo { memo.remember(page, cursor: cursor, readFrom: read) }
+            return .read(page, origin: origin, readFrom: read)
+        case .unchanged?:
+            return .unchanged
+        case nil:
+            return nil
+        }
+    }
+
+    private enum PageAnswer {
+        /// The page, and the stored bodies it was read from.
+        case read(SourcePage, origin: Card.Origin?, readFrom: [String: Double])
+        /// The upstream confirmed the body of the remembered page expected for this cursor.
+        case unchanged
     }
 
     /// How many cards of a remembered page one step reads: a first page needs a few per
@@ -259,7 +366,7 @@ struct SourcePager: Sendable {
 
     mutating func detail(id: String) async -> Card? {
         let cardID = "\(config.id):\(id)"
-        if let (card, origin, _) = await withTiers({ try await $0.detail(id: id) }) {
+        if case .answered(let card, let origin, _)? = await withTiers({ try await $0.detail(id: id) }) {
             var card = card
             card.origin = origin
             return card

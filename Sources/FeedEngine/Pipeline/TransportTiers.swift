@@ -21,6 +21,8 @@ public struct TransportTier: Sendable {
     public var settle: @Sendable (_ parsed: Bool) async -> [String: Double]
     /// Pages this tier's source mapped before, served while their responses are fresh.
     var memo: PageMemo?
+    /// The live tier's cache, which tells the pager when a remembered page's body is confirmed.
+    var cache: CachingTransport?
 
     public init(origin: Card.Origin?, transport: any HTTPTransport,
                 describe: @escaping @Sendable () -> String = { "live response" },
@@ -105,19 +107,21 @@ public struct StandardTransports: TransportProvider {
             if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?
+            var caching: CachingTransport?
             if let state, let writes {
                 let cache = CachingTransport(network: network, store: state.cache, keys: CacheKeys(source: source, identity: state.identity),
                                              ttl: source.cacheTTL, refresh: refresh, logger: logger, writes: writes)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
-                // `--refresh` asks every upstream again: no page is served from memory.
-                if !refresh {
-                    memo = PageMemo(store: state.pageMemo, responses: state.cache, source: source, identity: state.identity,
-                                    writes: writes)
-                }
+                caching = cache
+                // With `--refresh` every upstream is asked again; a page is served from memory
+                // only once its upstream confirmed the body it was mapped from.
+                memo = PageMemo(store: state.pageMemo, responses: state.cache, source: source, identity: state.identity,
+                                writes: writes)
             }
             var tier = TransportTier(origin: nil, transport: network, settle: settle)
             tier.memo = memo
+            tier.cache = caching
             tiers.append(tier)
         }
         if let state, live == nil || source.fallback != .none {

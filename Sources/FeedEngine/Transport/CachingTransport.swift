@@ -34,6 +34,14 @@ final class CachingTransport: HTTPTransport {
     /// Stored bodies the source could not read: for the rest of this run they are misses
     /// (the pager's second try goes to the network, not to the same damaged copy).
     private let distrusted = Mutex<Set<String>>([])
+    /// The stored body a remembered page was mapped from, expected by the next request
+    /// (``expectUnchanged(key:storedAt:)``), and whether the upstream confirmed it.
+    private let expected = Mutex<(key: String, storedAt: Double)?>(nil)
+    private let confirmed = Mutex(false)
+
+    /// Thrown to the source when the upstream confirmed the body its remembered page was
+    /// mapped from: the pager serves that page instead of having the same bytes mapped again.
+    struct RememberedBodyConfirmed: Error {}
 
     init(network: any HTTPTransport, store: any ResponseCache, keys: CacheKeys, ttl: Double, refresh: Bool, logger: Logger,
          writes: WriteBehind) {
@@ -46,17 +54,54 @@ final class CachingTransport: HTTPTransport {
         self.logger = logger
     }
 
+    /// The next request is expected to be for the stored body under `key` with stamp
+    /// `storedAt`: when the upstream confirms it (or it is still fresh), the request throws
+    /// ``RememberedBodyConfirmed`` instead of answering, and ``takeConfirmation()`` says so.
+    func expectUnchanged(key: String, storedAt: Double) {
+        expected.withLock { $0 = (key, storedAt) }
+        confirmed.withLock { $0 = false }
+    }
+
+    /// Whether the expected body was confirmed since ``expectUnchanged(key:storedAt:)``;
+    /// clears the expectation.
+    func takeConfirmation() -> Bool {
+        expected.withLock { $0 = nil }
+        return confirmed.withLock { value in
+            defer { value = false }
+            return value
+        }
+    }
+
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let key = keys.key(for: request)
+        // Only a page's first request can stand for the page.
+        let expected = expected.withLock { value in
+            defer { value = nil }
+            return value
+        }
+        // The body a remembered page was mapped from is revalidated by its stamp alone: a
+        // confirmation needs no body (reading 500 feeds' bodies only to drop them was a fifth
+        // of a warm refresh).
+        if let expected, expected.key == key, let stamp = await stamp(key), stamp.storedAt == expected.storedAt {
+            let storedAt = Date(timeIntervalSince1970: stamp.storedAt)
+            if !refresh, stamp.isFresh(ttl: ttl) {
+                pending.withLock { $0.append(.servedFromCache(key: key, storedAt: storedAt)) }
+                throw confirmRemembered()
+            }
+            let response = try await network.send(Self.conditional(request, etag: stamp.etag, lastModified: stamp.lastModified))
+            if response.status == 304 {
+                writes.touch(key: key, fetchedAt: Date(), maxAge: CacheControl.maxAge(response.headers["cache-control"]))
+                pending.withLock { $0.append(.revalidated(key: key, storedAt: storedAt)) }
+                throw confirmRemembered()
+            }
+            return fetched(response, for: request, key: key)
+        }
         let cached = await lookup(key)
         if let cached, !refresh, CacheStamp(cached).isFresh(ttl: ttl) {
             pending.withLock { $0.append(.servedFromCache(key: key, storedAt: cached.storedAt)) }
             return HTTPResponse(status: cached.status, headers: cached.headers, body: cached.body, url: request.url)
         }
-        var conditional = request
-        if let etag = cached?.etag { conditional.headers["If-None-Match"] = etag }
-        if let lastModified = cached?.lastModified { conditional.headers["If-Modified-Since"] = lastModified }
-        let response = try await network.send(conditional)
+        let response = try await network.send(Self.conditional(request, etag: cached?.etag, lastModified: cached?.lastModified))
         if response.status == 304, let cached {
             // The upstream confirmed the stored body, which parsed when it was stored: it is
             // fresh again now, not once this source has parsed it, so that every run starting
@@ -67,6 +112,18 @@ final class CachingTransport: HTTPTransport {
             return HTTPResponse(status: cached.status, headers: cached.headers.merging(response.headers) { _, fresh in fresh },
                                 body: cached.body, url: request.url)
         }
+        return fetched(response, for: request, key: key)
+    }
+
+    private static func conditional(_ request: HTTPRequest, etag: String?, lastModified: String?) -> HTTPRequest {
+        var conditional = request
+        if let etag { conditional.headers["If-None-Match"] = etag }
+        if let lastModified { conditional.headers["If-Modified-Since"] = lastModified }
+        return conditional
+    }
+
+    /// A response from the network, to be stored once the source has read it.
+    private func fetched(_ response: HTTPResponse, for request: HTTPRequest, key: String) -> HTTPResponse {
         if response.isSuccess {
             pending.withLock { $0.append(.fetched(request.url, key: key, response)) }
         }
@@ -105,12 +162,24 @@ final class CachingTransport: HTTPTransport {
         return read
     }
 
+    private func confirmRemembered() -> RememberedBodyConfirmed {
+        confirmed.withLock { $0 = true }
+        return RememberedBodyConfirmed()
+    }
+
     /// Marks `cached` fresh as of now: answered from ``WriteBehind`` at once, written behind.
     private func confirm(_ cached: CachedResponse, headers: [String: String]) {
         var fresh = cached
         fresh.fetchedAt = Date()
         fresh.maxAge = CacheControl.maxAge(headers["cache-control"])
         writes.confirm(fresh)
+    }
+
+    /// The stamp of the stored body under `key`, without reading the body.
+    private func stamp(_ key: String) async -> CacheStamp? {
+        if distrusted.withLock({ $0.contains(key) }) { return nil }
+        if let storing = writes.response(forKey: key) { return CacheStamp(storing) }
+        return try? await store.stamp(key: key)
     }
 
     private func lookup(_ key: String) async -> CachedResponse? {
