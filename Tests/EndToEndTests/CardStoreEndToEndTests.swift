@@ -72,6 +72,43 @@ import Testing
         }
     }
 
+    /// A refresh whose upstream answers 304 to what the store merged last reads no card:
+    /// the cards are seen again, nothing else moves; a new body is merged as ever.
+    @Test func aConfirmedListingIsSeenAgainWithoutReadingIt() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            session.server.control.set("cabify", [Fault(etag: "\"v1\"")])
+            #expect(try await session.run("refresh").status == 0)
+            let before = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
+            // Times in the store are whole seconds.
+            try await Task.sleep(for: .milliseconds(1100))
+            let confirmed = try await session.run("refresh", "--refresh", "--verbose")
+            #expect(confirmed.status == 0 && confirmed.stdout == "")
+            #expect(confirmed.stderrLines == [
+                "aggregate: recorded 0 cards of 1 of 1 sources (1 unchanged since the last refresh: their cards seen again)",
+                "cabify: unchanged since the last refresh (the upstream confirmed it); its cards are seen again",
+            ], "\(confirmed.stderr)")
+            let after = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
+            #expect(after.map { $0["id"] } == before.map { $0["id"] } && after.count == 3)
+            for (old, new) in zip(before, after) {
+                #expect(new["first_seen"] == old["first_seen"])
+                if case .string(let was)? = old["last_seen"], case .string(let now)? = new["last_seen"] {
+                    #expect(now > was, "\(was) → \(now)")
+                } else {
+                    Issue.record("no last_seen: \(old) \(new)")
+                }
+            }
+
+            session.server.control.set("cabify", [Fault(etag: "\"v2\"")])
+            session.server.control.edit("cabify", Self.mug(6))
+            let changed = try await session.run("refresh", "--refresh", "--verbose")
+            #expect(changed.stderrLines == ["aggregate: recorded 3 cards of 1 of 1 sources", "cabify: 3 cards from 1 page"], "\(changed.stderr)")
+            #expect(objects(try await session.run("history", "cabify:MUG", "--format", "jsonl")).map { $0["after"] } == [
+                ["amount": 6, "currency": "EUR"],
+            ])
+            #expect(session.server.control.requests(to: "cabify").map(\.status) == [200, 304, 200])
+        }
+    }
+
     /// What a fallback served is not news from the upstream: an offline run and a failing
     /// upstream move no last-seen time and mark nothing gone; `--no-record` and
     /// `record: false` keep runs out of the store; recording changes no output.
