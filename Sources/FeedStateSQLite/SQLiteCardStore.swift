@@ -102,15 +102,15 @@ public struct SQLiteCardStore: CardStore {
     /// in their listing's order, then gone), which is the feed order's round, and counts
     /// them. Run whenever a source's cards are added, moved, gone or removed.
     static func rerank(_ db: Database, source: String, user: Int) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE card SET rank = ranked.n FROM (
               SELECT id, row_number() OVER (ORDER BY gone_since IS NOT NULL, position, id) - 1 AS n
               FROM card WHERE user_id = ?1 AND source = ?2) AS ranked
             WHERE card.user_id = ?1 AND card.id = ranked.id AND card.rank <> ranked.n
-            """, arguments: [user, source])
-        try db.execute(sql: """
+            """).execute(arguments: [user, source])
+        try db.cachedStatement(sql: """
             UPDATE card_source_version SET cards = (SELECT count(*) FROM card WHERE user_id = ?1 AND source = ?2) WHERE source = ?2
-            """, arguments: [user, source])
+            """).execute(arguments: [user, source])
     }
 
     /// Rows per INSERT statement (SQLite allows 32,766 parameters; 12 a row).
@@ -136,21 +136,21 @@ public struct SQLiteCardStore: CardStore {
                       price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
                     """)
             }
-            let seen = try db.makeStatement(sql: """
+            let seen = try db.cachedStatement(sql: """
                 UPDATE card SET position = ?, last_seen = ?, gone_since = NULL WHERE user_id = ? AND id = ?
                 """)
-            let gone = try db.makeStatement(sql: "UPDATE card SET gone_since = ?, last_seen = max(last_seen, ?) WHERE user_id = ? AND id = ?")
-            let lookup = try db.makeStatement(sql: """
+            let gone = try db.cachedStatement(sql: "UPDATE card SET gone_since = ?, last_seen = max(last_seen, ?) WHERE user_id = ? AND id = ?")
+            let lookup = try db.cachedStatement(sql: """
                 SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND id = ?
                 """)
-            let change = try db.makeStatement(sql: """
+            let change = try db.cachedStatement(sql: """
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for listing in listings {
                 if listing.unchanged {
                     // Confirmed: the cards it listed are seen again, nothing else moves.
-                    try db.execute(sql: "UPDATE card_source_version SET listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ? AND listing_tag = ?",
-                                   arguments: [listing.at.timeIntervalSince1970, listing.source, listing.tag])
+                    try db.cachedStatement(sql: "UPDATE card_source_version SET listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ? AND listing_tag = ?")
+                        .execute(arguments: [listing.at.timeIntervalSince1970, listing.source, listing.tag])
                     continue
                 }
                 var known: [String: ListingMerge.Known] = [:]
@@ -161,9 +161,9 @@ public struct SQLiteCardStore: CardStore {
                 }
                 if listing.complete {
                     // Every card of the source: what the listing lacks is gone.
-                    let rows = try Row.fetchCursor(db, sql: """
+                    let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                         SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
-                        """, arguments: [user, listing.source])
+                        """), arguments: [user, listing.source])
                     while let row = try rows.next() { remember(row) }
                 } else {
                     // A first page of a large source: only the cards it lists.
@@ -196,7 +196,7 @@ public struct SQLiteCardStore: CardStore {
                     start += chunk.count
                 }
                 // A card now gone was last seen when its source was last listed (lastSeen).
-                let listedAt = try Double.fetchOne(db, sql: "SELECT listed_at FROM card_source_version WHERE source = ?",
+                let listedAt = try Double.fetchOne(db.cachedStatement(sql: "SELECT listed_at FROM card_source_version WHERE source = ?"),
                                                    arguments: [listing.source]) ?? 0
                 for id in merge.gone { try gone.execute(arguments: [at, listedAt, user, id]) }
                 // A complete listing moves its source's listed_at (lastSeen) for every card it
@@ -208,19 +208,19 @@ public struct SQLiteCardStore: CardStore {
                     try change.execute(arguments: [user, row.id, at, row.field.rawValue, JSONLines.text(of: row.before), JSONLines.text(of: row.after)])
                 }
                 if merge.movesVersion {
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO card_source_version (source, version, cards) VALUES (?, 1, ?)
                         ON CONFLICT (source) DO UPDATE SET version = version + 1
-                        """, arguments: [listing.source, merge.writes.count])
+                        """).execute(arguments: [listing.source, merge.writes.count])
                 }
                 if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
                     try Self.rerank(db, source: listing.source, user: user)
                 }
                 if listing.complete {
-                    try db.execute(sql: "UPDATE card_source_version SET listing_tag = ?, listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ?",
-                                   arguments: [listing.tag, at, listing.source])
+                    try db.cachedStatement(sql: "UPDATE card_source_version SET listing_tag = ?, listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ?")
+                        .execute(arguments: [listing.tag, at, listing.source])
                 } else {
-                    try db.execute(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?", arguments: [listing.source])
+                    try db.cachedStatement(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?").execute(arguments: [listing.source])
                 }
             }
         }
