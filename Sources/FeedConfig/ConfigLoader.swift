@@ -80,8 +80,9 @@ public struct ConfigLoader: Sendable {
         if let entries = top.mapList("sources") {
             if entries.isEmpty { top.report("sources", "lists no sources") }
             var seen: [String: String] = [:]
+            let directoryURL = URL(fileURLWithPath: directory)
             for entry in entries {
-                let (source, id) = readSource(entry, directory: URL(fileURLWithPath: directory), keep: keep, warnings: &warnings)
+                let (source, id) = readSource(entry, directory: directoryURL, keep: keep, warnings: &warnings)
                 if let id, let first = seen[id] {
                     entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
@@ -184,7 +185,8 @@ public struct ConfigLoader: Sendable {
         config.refresh = refresh
         config.record = record
         config.keep = sourceKeep
-        config.unsetVariables = environment.filter { self.environment[$0.key] == nil }.keys.sorted()
+        // Only a disabled source's environment has stand-ins for unset variables.
+        config.unsetVariables = enabled ? [] : environment.filter { self.environment[$0.key] == nil }.keys.sorted()
         if let sourceType {
             do {
                 _ = try sourceType.init(settings: config.settings, http: UnavailableTransport())
@@ -236,8 +238,10 @@ public struct ConfigLoader: Sendable {
     }
 
     static func isValidID(_ id: String) -> Bool {
-        guard let first = id.first, first.isASCII, first.isLetter || first.isNumber else { return false }
-        return id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+        // On bytes: a multi-byte character is not ASCII, so it fails either way.
+        func lowercaseOrDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        guard let first = id.utf8.first, lowercaseOrDigit(first) else { return false }
+        return id.utf8.dropFirst().allSatisfy { lowercaseOrDigit($0) || $0 == UInt8(ascii: "-") }
     }
 }
 

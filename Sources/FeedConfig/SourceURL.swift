@@ -7,14 +7,14 @@ import Foundation
 /// URL redacted: it may carry a password or a key.
 enum SourceURL {
     static func check(_ text: String) -> (URL?, problem: String?) {
-        let shown = Redaction.url(text)
+        var shown: String { Redaction.url(text) }
         guard let url = ConfigMapReader.httpURL(text), let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return (nil, "expected an absolute http(s) URL, got \"\(shown)\"")
         }
         if let port = components.port, !(1...65_535).contains(port) {
             return (nil, "port \(port) is out of range (1 to 65535) in \"\(shown)\"")
         }
-        if text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } == true }) {
+        if text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) {
             return (nil, "a URL cannot contain spaces or control characters: \"\(shown)\"")
         }
         return (url, nil)

@@ -65,7 +65,8 @@ public struct ConfigMapReader {
     /// Any non-null scalar, as written.
     public func string(_ key: String, required: Bool = false, allowEmpty: Bool = false) -> String? {
         guard let (scalar, _) = scalar(key, required: required, expected: "text") else { return nil }
-        if !allowEmpty && scalar.text.trimmingCharacters(in: .whitespaces).isEmpty {
+        // Spaces and tabs only (`CharacterSet.whitespaces`), without bridging to NSString.
+        if !allowEmpty && scalar.text.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) {
             report(key, "must not be empty")
             return nil
         }

@@ -8,8 +8,15 @@ public enum EnvironmentInterpolation {
         case malformed
     }
 
+    /// Whether `text` has a `$` at all: most values have none, and looking for `${` in a
+    /// `Substring` goes through Foundation (a fifth of loading 500 sources).
+    static func mayReference(_ text: String) -> Bool {
+        text.utf8.contains(UInt8(ascii: "$"))
+    }
+
     /// The variables `text` names without a default that `environment` does not set.
     public static func undefinedVariables(in text: String, environment: [String: String]) -> [String] {
+        guard mayReference(text) else { return [] }
         var names: [String] = []
         var rest = Substring(text)
         while let start = rest.range(of: "${"), let end = rest[start.upperBound...].firstIndex(of: "}") {
@@ -21,6 +28,7 @@ public enum EnvironmentInterpolation {
     }
 
     public static func expand(_ text: String, environment: [String: String]) throws(Failure) -> String {
+        guard mayReference(text) else { return text }
         var result = ""
         var rest = Substring(text)
         while let start = rest.range(of: "${") {
