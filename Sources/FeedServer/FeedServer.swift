@@ -53,7 +53,8 @@ public struct FeedServer: Sendable {
         self.refresher = refresher.map { refresher in
             let counted = FeedRunner(config: refresher.config, registry: refresher.registry,
                                      transports: CountedBodies(base: refresher.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }))
-            return SourceRefresher(runner: counted, reader: readers, sources: enabled, versions: versions,
+            let live = FeedRunner(config: counted.config, registry: counted.registry, transports: LiveTierOnly(base: counted.transports))
+            return SourceRefresher(runner: counted, liveRunner: live, reader: readers, sources: enabled, versions: versions,
                                    responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                                    leases: state?.refreshLeases, store: store, refreshed: refreshed,
                                    keep: { [config] in config.keepPolicy(for: $0) }, say: accessLog, clock: clock)

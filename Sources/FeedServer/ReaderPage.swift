@@ -106,13 +106,22 @@ enum ReaderPage {
         return library.render(context, withTemplate: "card") ?? card.title
     }
 
+    /// How many sources that are not live the banner names; the rest it counts.
+    static let bannerNames = 10
+
     /// What every page has: the title, the feed links with the page's filters, the banner.
     private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: SourceHealth.Status]) -> [String: Any] {
         let feedParameters = parameters.filter { ["source", "kind", "q", "sort", "order"].contains($0.0) }
         var context: [String: Any] = ["site_title": config.feed.title, "feed_query": queryString(feedParameters), "has_opml": true]
         if !degraded.isEmpty {
+            // The first few by name, then a count: 500 sources down are a line, not a screen.
             let ids = degraded.keys.sorted()
-            context["degraded"] = ["sources": ids.enumerated().map { ["id": $0.element, "state": degraded[$0.element]?.rawValue ?? "", "last": $0.offset == ids.count - 1] as [String: Any] }]
+            let named = ids.prefix(bannerNames)
+            var banner: [String: Any] = ["sources": named.enumerated().map {
+                ["id": $0.element, "state": degraded[$0.element]?.rawValue ?? "", "last": $0.offset == named.count - 1] as [String: Any]
+            }]
+            if ids.count > named.count { banner["more"] = ids.count - named.count }
+            context["degraded"] = banner
         }
         return context
     }

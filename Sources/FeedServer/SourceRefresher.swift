@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// its `refresh:` interval (default its `cache_ttl`, at least ``minimumInterval``), at
 /// 80–95 % of it so the copy is renewed before it expires, the jitter keeping sources and
 /// replicas apart. A source that fails is tried again after 10 s, then 20 s, 40 s… up to
-/// ``longestBackoff``, and meanwhile serves its fallback.
+/// ``longestBackoff``, and meanwhile serves its fallback (for a source the store holds,
+/// what the store keeps: no fallback is read).
 ///
 /// With a card store, what a refresh answered live is recorded there, and readers read the
 /// store (``RefreshedSources``); a source's version moves on when the store's change
@@ -22,6 +23,8 @@ import ServiceLifecycle
 struct SourceRefresher: Service {
     /// A runner whose transports revalidate every response (`refresh`).
     let runner: FeedRunner
+    /// ``runner`` without fallbacks (``LiveTierOnly``), for a source the store holds.
+    let liveRunner: FeedRunner
     /// The readers' runner (any cached copy): what a replica without the lease reads of a
     /// source the store does not hold.
     let reader: FeedRunner
@@ -130,10 +133,11 @@ struct SourceRefresher: Service {
     /// source the store does not hold, the shared cache.
     private func refresh(_ source: SourceConfig, leased: Bool) async -> ([Card], SourceOutcome, Int?) {
         let unknown = SourceOutcome(id: source.id, url: source.url)
-        if !leased, let store, let version = try? await store.versions()[source.id] {
+        if !leased, let store, let version = try? await store.version(of: source.id) {
             return ([], unknown, version)
         }
-        let collected = try? await (leased ? runner : reader).collect([source.id])
+        let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
+        let collected = try? await (leased ? (held ? liveRunner : runner) : reader).collect([source.id])
         await runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown
         guard let store else { return (collected?.cards ?? [], outcome, nil) }
@@ -148,7 +152,7 @@ struct SourceRefresher: Service {
                 return (collected?.cards ?? [], outcome, nil)
             }
         }
-        let version = try? await store.versions()[source.id]
+        let version = try? await store.version(of: source.id)
         return (collected?.cards ?? [], outcome, version)
     }
 

@@ -28,6 +28,8 @@ public protocol CardStore: Sendable {
     /// Each source's change counter: moved whenever a card of it is added, changed, gone
     /// or back; a source never recorded is absent.
     func versions() async throws -> [String: Int]
+    /// One source's change counter (``versions()``), nil when never recorded.
+    func version(of source: String) async throws -> Int?
     /// Removes at most `limit` cards that `policy` no longer keeps (gone too long, or past
     /// a source's count, oldest seen first), with their history; the number removed.
     func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int
@@ -40,6 +42,10 @@ public protocol CardStore: Sendable {
 
 extension CardStore {
     public func page(_ query: StoredPageQuery) async throws -> StoredPage? { nil }
+
+    public func version(of source: String) async throws -> Int? {
+        try await versions()[source]
+    }
 }
 
 /// A page a store makes itself: the kept cards of `sources` in feed order — each source's

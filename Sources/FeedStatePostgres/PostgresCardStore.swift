@@ -184,6 +184,10 @@ public struct PostgresCardStore: CardStore {
         return tags
     }
 
+    public func version(of source: String) async throws -> Int? {
+        try await migrated().query("SELECT version FROM card_source_version WHERE source = \(source)").first?.decode(Int.self)
+    }
+
     public func versions() async throws -> [String: Int] {
         var versions: [String: Int] = [:]
         for row in try await migrated().query("SELECT source, version FROM card_source_version") {

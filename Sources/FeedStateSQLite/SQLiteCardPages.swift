@@ -13,11 +13,11 @@ extension SQLiteCardStore {
         return try await database.read { db -> StoredPage? in
             let inSources = "source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
             let sources = StatementArguments(query.sources)
-            let total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(cards), 0) FROM card_source_version WHERE \(inSources)",
+            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(cards), 0) FROM card_source_version WHERE \(inSources)"),
                                          arguments: sources) ?? 0
             // A price the index cannot order exactly: the caller sorts the decimals.
             if query.order == .price,
-               try Bool.fetchOne(db, sql: "SELECT 1 FROM card INDEXED BY card_inexact_price WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1",
+               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM card INDEXED BY card_inexact_price WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1"),
                                  arguments: [user] + sources) == true {
                 return nil
             }
@@ -59,7 +59,8 @@ extension SQLiteCardStore {
     }
 
     private static func placed(_ db: Database, sql: String, arguments: StatementArguments, order: [String: Int]) throws -> [Placed] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        // Prepared once per connection: a reader's next page is the same statement.
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             Placed(rowid: row["rowid"], source: order[row["source"] as String] ?? Int.max, rank: row["rank"], key: row["key"])
         }
     }
@@ -92,10 +93,10 @@ extension SQLiteCardStore {
     private static func upTo(_ count: Int, by column: String, descending: Bool, index: String, where filter: String,
                              _ sources: StatementArguments, order: [String: Int], in db: Database) throws -> [Placed] {
         let user = StoreUser.default
-        let edge = try Double.fetchOne(db, sql: """
+        let edge = try Double.fetchOne(db.cachedStatement(sql: """
             SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)
             ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT 1 OFFSET ?
-            """, arguments: [user] + sources + [count - 1])
+            """), arguments: [user] + sources + [count - 1])
         var sql = "SELECT rowid, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
         var arguments: StatementArguments = [user] + sources
         if let edge {
@@ -108,10 +109,10 @@ extension SQLiteCardStore {
     /// The kept cards of `rowids`, in that order.
     private static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT rowid, card, position, first_seen, \(SQLiteCardStore.lastSeen), gone_since FROM card
             WHERE rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
-            """, arguments: StatementArguments(rowids))
+            """), arguments: StatementArguments(rowids))
         var byRow: [Int64: KeptCard] = [:]
         for row in rows { byRow[row["rowid"]] = try kept(row, path: path) }
         return rowids.compactMap { byRow[$0] }

@@ -283,10 +283,16 @@ public struct SQLiteCardStore: CardStore {
     public func versions() async throws -> [String: Int] {
         try await database.read { db in
             var versions: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT source, version FROM card_source_version") {
-                versions[row["source"]] = row["version"]
-            }
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT source, version FROM card_source_version"))
+            while let row = try rows.next() { versions[row[0]] = row[1] }
             return versions
+        }
+    }
+
+    /// One row: `serve`'s refresher asks after every refresh of every source.
+    public func version(of source: String) async throws -> Int? {
+        try await database.read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM card_source_version WHERE source = ?"), arguments: [source])
         }
     }
 
