@@ -39,9 +39,14 @@ extension SQLiteCardStore {
                 var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending,
                                            index: index(query.order == .price ? "card_by_price" : "card_by_date"), where: inSources, sources, order: order)
                 if keyed.count < needed {
-                    // Cards without the key come last, in feed order.
-                    keyed += try Self.inFeedOrder(db, count: needed - keyed.count, descending: false, index: index("card_by_rank"),
-                                                  where: "\(column) IS NULL AND \(inSources)", sources, order: order)
+                    // Cards without the key come last, in feed order. Every card with one is in
+                    // `keyed` by now, so the first `needed` in feed order less those hold them,
+                    // read from the rank index alone (filtering on the key read each row from
+                    // the table: 20 ms for page 100 of 500 feeds without prices).
+                    let withKey = Set(keyed.map(\.rowid))
+                    let firsts = try Self.inFeedOrder(db, count: needed, descending: false, index: index("card_by_rank"),
+                                                      where: inSources, sources, order: order)
+                    keyed += firsts.filter { !withKey.contains($0.rowid) }.prefix(needed - keyed.count)
                 }
                 rows = keyed
             }
@@ -59,10 +64,15 @@ extension SQLiteCardStore {
     }
 
     private static func placed(_ db: Database, sql: String, arguments: StatementArguments, order: [String: Int]) throws -> [Placed] {
-        // Prepared once per connection: a reader's next page is the same statement.
-        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
-            Placed(rowid: row["rowid"], source: order[row["source"] as String] ?? Int.max, rank: row["rank"], key: row["key"])
+        // Prepared once per connection (a reader's next page is the same statement), and
+        // read through a cursor by column index: a deep page reads thousands of these rows,
+        // and copying each into a `Row` looked up by name was most of its time.
+        var placed: [Placed] = []
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        while let row = try rows.next() {
+            placed.append(Placed(rowid: row[0], source: order[row[1] as String] ?? Int.max, rank: row[2], key: row[3]))
         }
+        return placed
     }
 
     /// The first `count` cards in feed order (rank, then the source's place), or its

@@ -79,3 +79,14 @@ import Testing
         #expect(chunks > 3)
     }
 }
+
+/// What the XML formats (Atom, RSS, OPML) write of any text.
+@Suite struct XMLTextTests {
+    @Test func specialCharactersBecomeEntitiesAndWhatXMLCannotHoldIsLeftOut() {
+        #expect(XMLText.escape("plain text, é and 日本 €") == "plain text, é and 日本 €")
+        #expect(XMLText.escape("a&b<c>\"d'e") == "a&amp;b&lt;c&gt;&quot;d&apos;e")
+        #expect(XMLText.escape("tab\tline\nreturn\r bell\u{7} nul\u{0} esc\u{1B}") == "tab\tline\nreturn\r bell nul esc")
+        #expect(XMLText.escape("x\u{FFFE}y\u{FFFF}z\u{FFFD}\u{FEFF}") == "xyz\u{FFFD}\u{FEFF}")
+        #expect(XMLText.escape("&") == "&amp;" && XMLText.escape("") == "")
+    }
+}
