@@ -34,6 +34,8 @@ final class FeedRoutes: Sendable {
     let accessLog: @Sendable (String) -> Void
     /// One line per request on stderr (`--no-access-log` turns it off).
     let logsRequests: Bool
+    /// The reader's source filter with nothing selected, rendered once (``ReaderPage/sourceOptions(_:selected:)``).
+    let unselectedSources: String
 
     init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
@@ -52,6 +54,7 @@ final class FeedRoutes: Sendable {
         self.slots = slots
         self.accessLog = accessLog
         self.logsRequests = logsRequests
+        unselectedSources = ReaderPage.sourceOptions(config, selected: [])
     }
 
     /// Feed routes and the format each serves.
@@ -116,7 +119,8 @@ final class FeedRoutes: Sendable {
             await self.health.record(result.outcomes)
             self.ruleTimeouts.report(result.outcomes)
             let degraded = await self.degraded(result.outcomes, sources: sources)
-            let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded, now: Date())
+            let html = ReaderPage.list(result, parameters: parameters, config: self.config, degraded: degraded,
+                                       unselectedSources: self.unselectedSources, now: Date())
             return RenderedResponse(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: nil,
                                     maxAge: self.maxAge(query), degraded: Self.degradedHeader(result.outcomes), versions: built)
         }

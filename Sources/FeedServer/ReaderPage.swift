@@ -16,6 +16,7 @@ enum ReaderPage {
         let templates: [(String, [UInt8])] = [
             ("page-head", PackageResources.page_head_mustache), ("page-foot", PackageResources.page_foot_mustache),
             ("reader", PackageResources.reader_html_mustache), ("card", PackageResources.card_html_mustache),
+            ("source-options", PackageResources.source_options_mustache),
         ]
         for (name, bytes) in templates {
             if let template = try? MustacheTemplate(string: String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
@@ -33,9 +34,19 @@ enum ReaderPage {
 
     static let sortLabels: [(SortKey, String)] = [(.feed, "Feed order"), (.date, "Newest first"), (.price, "Price"), (.title, "Title"), (.source, "Source")]
 
-    /// The list page of `result`, for the request's `parameters` (as given, empty ones left out).
+    /// The source filter's `<option>`s (rendered by their own template, escaped as ever).
+    /// With 500 sources they were a third of rendering a reader page: `serve` renders the
+    /// list with nothing selected once (`FeedRoutes.unselectedSources`).
+    static func sourceOptions(_ config: FeedConfig, selected: Set<String>) -> String {
+        let options = config.sources.filter { $0.enabled || selected.contains($0.id) }
+            .map { ["id": $0.id, "selected": selected.contains($0.id)] as [String: Any] }
+        return library.render(["source_options": options], withTemplate: "source-options") ?? ""
+    }
+
+    /// The list page of `result`, for the request's `parameters` (as given, empty ones left
+    /// out); `unselectedSources` is ``sourceOptions(_:selected:)`` with nothing selected.
     static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: SourceHealth.Status],
-                     now: Date) -> String {
+                     unselectedSources: String, now: Date) -> String {
         let query = result.query
         let cards = Array(result.cards)
         let first = (query.page - 1) * query.perPage + 1
@@ -45,8 +56,7 @@ enum ReaderPage {
             ?? (query.sourceIDs.count == 1 ? "Cards from \(query.sourceIDs[0])" : "All cards")
         context["heading"] = heading
         context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
-        context["source_options"] = config.sources.filter { $0.enabled || selected.contains($0.id) }
-            .map { ["id": $0.id, "selected": selected.contains($0.id)] as [String: Any] }
+        context["source_options"] = selected.isEmpty ? unselectedSources : sourceOptions(config, selected: selected)
         context["kind_options"] = Card.Kind.allCases.map { ["value": $0.rawValue, "selected": $0 == query.kind] as [String: Any] }
         context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort] as [String: Any] }
         context["q"] = query.text ?? ""
