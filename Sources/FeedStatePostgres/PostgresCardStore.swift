@@ -176,12 +176,17 @@ public struct PostgresCardStore: CardStore {
     }
 
     public func listingTags() async throws -> [String: String] {
-        var tags: [String: String] = [:]
-        for row in try await migrated().query("SELECT source, listing_tag FROM card_source_version WHERE listing_tag IS NOT NULL") {
-            let (source, tag) = try row.decode((String, String).self)
-            tags[source] = tag
+        try await bySource("SELECT source, listing_tag FROM card_source_version WHERE listing_tag IS NOT NULL", String.self)
+    }
+
+    /// Rows of (source, value) as a dictionary.
+    private func bySource<Value: PostgresDecodable>(_ query: PostgresQuery, _ type: Value.Type) async throws -> [String: Value] {
+        var values: [String: Value] = [:]
+        for row in try await migrated().query(query) {
+            let (source, value) = try row.decode((String, Value).self)
+            values[source] = value
         }
-        return tags
+        return values
     }
 
     public func version(of source: String) async throws -> Int? {
@@ -189,12 +194,7 @@ public struct PostgresCardStore: CardStore {
     }
 
     public func versions() async throws -> [String: Int] {
-        var versions: [String: Int] = [:]
-        for row in try await migrated().query("SELECT source, version FROM card_source_version") {
-            let (source, version) = try row.decode((String, Int).self)
-            versions[source] = version
-        }
-        return versions
+        try await bySource("SELECT source, version FROM card_source_version", Int.self)
     }
 
     public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {
