@@ -79,10 +79,12 @@ public struct SQLiteCardStore: CardStore {
     /// mark gone is in it, so a listed card was last seen at the later of the two (writing
     /// 25,000 rows for a refresh of 500 unchanged feeds was most of its time). A card
     /// marked gone takes the listing time into its own row first.
-    static let lastSeen = """
+    static let lastSeenValue = """
         CASE WHEN card.gone_since IS NULL THEN max(card.last_seen, coalesce(
-          (SELECT listed_at FROM card_source_version v WHERE v.source = card.source), 0)) ELSE card.last_seen END AS last_seen
+          (SELECT listed_at FROM card_source_version v WHERE v.source = card.source), 0)) ELSE card.last_seen END
         """
+    /// ``lastSeenValue`` as a selected column named `last_seen`.
+    static let lastSeen = "\(lastSeenValue) AS last_seen"
 
     /// What a page is ordered by, stored beside a card.
     struct SortKeys {
@@ -334,7 +336,7 @@ public struct SQLiteCardStore: CardStore {
                 let oldest = try String.fetchAll(db, sql: """
                     SELECT id FROM card INDEXED BY card_by_source
                     WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
-                    ORDER BY gone_since IS NULL, \(Self.lastSeen.replacingOccurrences(of: " AS last_seen", with: "")), id LIMIT ?
+                    ORDER BY gone_since IS NULL, \(Self.lastSeenValue), id LIMIT ?
                     """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
                 doomed += oldest.map { ($0, source) }
             }
