@@ -64,7 +64,7 @@ import Testing
             }
             let answers = try await withThrowingTaskGroup(of: (text: String, closed: Bool).self) { group in
                 for connection in clients {
-                    group.addTask { try await connection.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(12)) }
+                    group.addTask { try await connection.exchange("GET /feed.jsonl HTTP/1.1\r\nHost: a\r\n", limit: .seconds(30)) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -79,9 +79,11 @@ import Testing
             #expect(refused.text.contains("Retry-After: 1\r\n"))
             #expect(refused.text.hasSuffix(#"{"detail":"the server holds 3 connections, its limit; try again shortly","status":503,"title":"Service Unavailable","type":"about:blank"}"#))
 
-            // The half-sent heads are closed by the header deadline, unanswered.
+            // The half-sent heads are closed by the header deadline, unanswered: not before
+            // it (the 1.5 s idle timeout does not apply to a head under way), and by the
+            // server, not by the client's 30 s patience (a loaded CI machine took 10.9 s).
             #expect(answers.filter { $0.closed && $0.text.isEmpty }.count == 3, "\(answers)")
-            #expect(waited >= .milliseconds(4900) && waited < .seconds(10), "\(waited)")
+            #expect(waited >= .milliseconds(4900) && waited < .seconds(25), "\(waited)")
 
             // Then the server takes requests again; a kept-alive connection left idle is closed
             // after the idle timeout, having had its answer.
