@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedEngine
 import FeedFormats
+import FeedState
 import FeedSupport
 
 /// `aggregate [feed]`: one page of the merged feed.
@@ -39,6 +40,17 @@ struct FeedCommand: ContextCommand {
     @Flag(help: "Answer from the card store alone: no upstream is asked, gone cards are included, each with first_seen, last_seen and gone_since.")
     var stored = false
 
+    @Flag(help: "Only the cards not yet read, from the card store (implies --stored).")
+    var unread = false
+
+    @Flag(help: "Only the starred cards, from the card store (implies --stored).")
+    var starred = false
+
+    /// The cards the reading marks keep: `--unread`, `--starred`.
+    var reading: ReadingFilter? {
+        unread ? .unread : starred ? .starred : nil
+    }
+
     @Flag(name: .customLong("no-record"), help: "Do not record what the upstreams answered in the card store.")
     var noRecord = false
 
@@ -46,6 +58,12 @@ struct FeedCommand: ContextCommand {
     @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
+        if unread && starred {
+            throw ValidationError("--unread and --starred are two views: give one (`aggregate mark` changes what they hold)")
+        }
+        if let reading, common.offline || common.refresh {
+            throw ValidationError("--\(reading.rawValue) reads the card store and asks no upstream: leave out --offline and --refresh")
+        }
         if stored && (common.offline || common.refresh) {
             throw ValidationError("--stored asks no upstream: leave out --offline and --refresh")
         }
@@ -63,7 +81,7 @@ struct FeedCommand: ContextCommand {
     func run(in context: CommandContext) async throws {
         let query = FeedQuery(sourceIDs: sources, sort: sort, order: order, page: page,
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
-        if stored { return try await runStored(query, in: context) }
+        if stored || reading != nil { return try await runStored(query, in: context) }
         // Printed inside: the cache writes and the recording finish behind the output, not before it.
         let result = try await common.withRunner(context.registry) { runner, config, state in
             let result = try await runner.run(query)
@@ -95,11 +113,12 @@ struct FeedCommand: ContextCommand {
         let (result, dates, config) = try await common.withStore(context.registry) { store, config in
             let sources = try FeedRunner.select(query.sourceIDs, in: config)
             // A page the store makes from its indexes costs a page, however many it keeps.
-            if let request = FeedRunner.storedPage(query, sources: sources.map(\.id)), let page = try await store.page(request) {
+            if reading == nil, let request = FeedRunner.storedPage(query, sources: sources.map(\.id)), let page = try await store.page(request) {
                 let dates = Dictionary(page.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
                 return (FeedRunner.stored(page, query: query, sources: sources), dates, config)
             }
-            let kept = try await store.cards(of: sources.map(\.id))
+            var kept = try await store.cards(of: sources.map(\.id))
+            if let reading { kept.removeAll { !reading.includes($0.dates) } }
             let result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)
             var dates: [String: KeptDates] = [:]
             let shown = Set(result.cards.map(\.id))
@@ -110,6 +129,8 @@ struct FeedCommand: ContextCommand {
         if result.cards.isEmpty {
             if result.matched > 0, let pages = result.pageCount {
                 Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(result.matched) cards at \(perPage) per page)")
+            } else if let reading {
+                Terminal.writeError("aggregate: no \(reading.rawValue) cards\(query.filters ? " match the filters" : "") in the card store")
             } else {
                 Terminal.writeError("aggregate: no cards\(query.filters ? " match the filters" : "") in the card store; `aggregate refresh` records what the sources list")
             }

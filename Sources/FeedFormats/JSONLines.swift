@@ -79,7 +79,9 @@ struct JSONByteWriter {
             self.price(price)
         }
         if let published = card.published { field("published", RFC3339.string(from: published)) }
+        if let read = kept?.readAt { field("read_at", RFC3339.string(from: read)) }
         field("source", card.source)
+        if let starred = kept?.starredAt { field("starred_at", RFC3339.string(from: starred)) }
         if let summary = card.summary { field("summary", summary) }
         key("tags")
         array(card.tags.map(JSONValue.string))

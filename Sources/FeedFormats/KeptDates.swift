@@ -2,16 +2,23 @@ import Foundation
 
 /// When the card store first and last saw a card live, and since when its source no
 /// longer lists it: printed with the cards `--stored` answers (`first_seen`, `last_seen`,
-/// `gone_since` in RFC 3339).
+/// `gone_since` in RFC 3339); and when the person read and starred it (`read_at`,
+/// `starred_at`, absent while unread or not starred).
 public struct KeptDates: Sendable, Equatable {
     public var firstSeen: Date
     public var lastSeen: Date
     /// Nil while the source lists it.
     public var goneSince: Date?
+    /// Nil while unread.
+    public var readAt: Date?
+    /// Nil while not starred.
+    public var starredAt: Date?
 
-    public init(firstSeen: Date, lastSeen: Date, goneSince: Date? = nil) {
+    public init(firstSeen: Date, lastSeen: Date, goneSince: Date? = nil, readAt: Date? = nil, starredAt: Date? = nil) {
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.goneSince = goneSince
+        self.readAt = readAt
+        self.starredAt = starredAt
     }
 }

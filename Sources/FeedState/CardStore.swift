@@ -31,13 +31,24 @@ public protocol CardStore: Sendable {
     /// One source's change counter (``versions()``), nil when never recorded.
     func version(of source: String) async throws -> Int?
     /// Removes at most `limit` cards that `policy` no longer keeps (gone too long, or past
-    /// a source's count, oldest seen first), with their history; the number removed.
+    /// a source's count, oldest seen first), with their history and marks; a starred card
+    /// is kept, whatever its age, and counts for none of its source's cards. The number removed.
     func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int
     /// Per source: cards kept, gone, history rows, and bytes (as stored).
     func summary() async throws -> [StoreSummary]
     /// Per source, the ``LiveListing/tag`` of the complete listing it last merged, while
     /// nothing else changed the source's cards since (a purge that removes one forgets it).
     func listingTags() async throws -> [String: String]
+    /// Sets `mark` on the kept cards of `ids` for the person, at `at` (a card read or
+    /// starred before keeps its first time); ids the store keeps no card of are skipped.
+    /// The ids it kept, in `ids`' order.
+    func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String]
+    /// Marks read, at `at`, every unread kept card of `sources` (every source when nil)
+    /// first seen at or before `seenBy`: "everything up to now", so that what a refresh adds
+    /// meanwhile stays unread. How many it marked.
+    func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
+    /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
+    func ids(of source: String) async throws -> [String]
 }
 
 extension CardStore {

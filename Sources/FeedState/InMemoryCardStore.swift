@@ -17,8 +17,20 @@ public actor InMemoryCardStore: CardStore {
     private var changes: [CardChange] = []
     private var counters: [String: Int] = [:]
     private var tags: [String: String] = [:]
+    /// The person's marks, beside the cards (a recording replaces a card, not its marks).
+    private var marks: [String: (read: Date?, starred: Date?)] = [:]
 
     public init() {}
+
+    /// The row's card with the person's marks.
+    private func kept(_ row: Row) -> KeptCard {
+        var kept = row.kept
+        if let mark = marks[kept.card.id] {
+            kept.dates.readAt = mark.read
+            kept.dates.starredAt = mark.starred
+        }
+        return kept
+    }
 
     public func record(_ listings: [LiveListing]) {
         for listing in listings {
@@ -53,14 +65,14 @@ public actor InMemoryCardStore: CardStore {
     }
 
     public func cards(of sources: [String]?) -> [KeptCard] {
-        rows.values.map(\.kept).filter { sources?.contains($0.card.source) ?? true }
+        rows.values.map(kept).filter { sources?.contains($0.card.source) ?? true }
             .sorted { a, b in
                 (a.card.source, a.dates.goneSince == nil ? 0 : 1, a.position, a.card.id) < (b.card.source, b.dates.goneSince == nil ? 0 : 1, b.position, b.card.id)
             }
     }
 
     public func card(id: String) -> KeptCard? {
-        rows[id]?.kept
+        rows[id].map(kept)
     }
 
     public func history(of id: String) -> [CardChange] {
@@ -72,13 +84,14 @@ public actor InMemoryCardStore: CardStore {
     }
 
     public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) -> Int {
-        let doomed = Array(CardRetention.doomed(rows.values.map(\.kept), policy: policy, now: now).prefix(limit))
+        let doomed = Array(CardRetention.doomed(rows.values.map(kept), policy: policy, now: now).prefix(limit))
         for id in doomed {
             if let source = rows[id]?.kept.card.source {
                 counters[source, default: 0] += 1
                 tags[source] = nil
             }
             rows[id] = nil
+            marks[id] = nil
         }
         changes.removeAll { doomed.contains($0.id) }
         return doomed.count
@@ -86,6 +99,33 @@ public actor InMemoryCardStore: CardStore {
 
     public func listingTags() -> [String: String] {
         tags
+    }
+
+    public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) -> [String] {
+        var marked: [String] = []
+        for id in ids where rows[id] != nil {
+            var current = marks[id] ?? (nil, nil)
+            switch mark {
+            case .read: current.read = current.read ?? at
+            case .unread: current.read = nil
+            case .star: current.starred = current.starred ?? at
+            case .unstar: current.starred = nil
+            }
+            marks[id] = current.read == nil && current.starred == nil ? nil : current
+            marked.append(id)
+        }
+        return marked
+    }
+
+    public func markRead(seenBy: Date, sources: [String]?, at: Date) -> Int {
+        let unread = rows.values.map(kept).filter { card in
+            card.dates.readAt == nil && card.dates.firstSeen <= seenBy && (sources?.contains(card.card.source) ?? true)
+        }
+        return mark(unread.map(\.card.id), .read, at: at).count
+    }
+
+    public func ids(of source: String) -> [String] {
+        rows.values.filter { $0.kept.card.source == source }.map(\.kept.card.id)
     }
 
     public func summary() -> [StoreSummary] {
@@ -98,7 +138,7 @@ public actor InMemoryCardStore: CardStore {
 }
 
 /// Which cards retention removes: gone longer than `goneFor`, and past `maxCards` of a
-/// source, gone ones first and then the least recently seen. The SQL stores say the same
+/// source, gone ones first and then the least recently seen; never a starred card. The SQL stores say the same
 /// in their queries; this is their specification and the in-memory store's code.
 public enum CardRetention {
     /// Cards removed per purge transaction (``CardStore/purge(_:now:limit:)``): small, so
@@ -107,7 +147,9 @@ public enum CardRetention {
 
     public static func doomed(_ cards: [KeptCard], policy: (String) -> KeepPolicy, now: Date) -> [String] {
         var doomed: [String] = []
-        for (source, kept) in Dictionary(grouping: cards, by: \.card.source).sorted(by: { $0.key < $1.key }) {
+        // A starred card is the person's to keep: neither removed nor counted.
+        let unstarred = cards.filter { $0.dates.starredAt == nil }
+        for (source, kept) in Dictionary(grouping: unstarred, by: \.card.source).sorted(by: { $0.key < $1.key }) {
             let keep = policy(source)
             let expired = kept.filter { card in card.dates.goneSince.map { now.timeIntervalSince($0) > keep.goneFor } ?? false }
             let expiredIDs = Set(expired.map(\.card.id))

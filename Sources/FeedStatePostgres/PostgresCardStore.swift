@@ -35,9 +35,29 @@ public struct PostgresCardStore: CardStore {
         ]),
         // What each source's last complete listing was read from (LiveListing.tag).
         .init("2: listing tags", ["ALTER TABLE card_source_version ADD COLUMN listing_tag text"]),
+        // A person's marks beside the cards (see SQLiteCardStore's "v4: reading marks").
+        .init("3: reading marks", [
+            """
+            CREATE TABLE card_reading (
+              user_id integer NOT NULL, id text NOT NULL, read_at double precision, starred_at double precision,
+              PRIMARY KEY (user_id, id))
+            """,
+        ]),
     ])
 
-    private func migrated() async throws -> PostgresStateDatabase {
+    /// The rows ``kept(_:)`` reads: the cards with the person's marks (the default user's
+    /// until accounts exist).
+    static let selectKept = """
+        SELECT card.card, card.position, card.first_seen, card.last_seen, card.gone_since, reading.read_at, reading.starred_at
+        FROM card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+        """
+    /// A card is starred (over `card`): kept by every purge.
+    static let isStarred = """
+        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.user_id = card.user_id AND starred.id = card.id AND starred.starred_at IS NOT NULL)
+        """
+
+    /// The database, with this store's tables made or brought up to date.
+    func migrated() async throws -> PostgresStateDatabase {
         try await database.migrate(Self.schema)
         return database
     }
@@ -137,31 +157,30 @@ public struct PostgresCardStore: CardStore {
     }
 
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
+        let order = "ORDER BY card.source, card.gone_since IS NOT NULL, card.position, card.id"
         let rows = if let sources {
             try await migrated().query("""
-                SELECT card, position, first_seen, last_seen, gone_since FROM card
-                WHERE user_id = \(StoreUser.default) AND source = ANY(\(sources)::text[]) ORDER BY source, gone_since IS NOT NULL, position, id
+                \(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) AND card.source = ANY(\(sources)::text[]) \(unescaped: order)
                 """)
         } else {
-            try await migrated().query("""
-                SELECT card, position, first_seen, last_seen, gone_since FROM card
-                WHERE user_id = \(StoreUser.default) ORDER BY source, gone_since IS NOT NULL, position, id
-                """)
+            try await migrated().query("\(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) \(unescaped: order)")
         }
         return try rows.map(Self.kept)
     }
 
     public func card(id: String) async throws -> KeptCard? {
         try await migrated().query("""
-            SELECT card, position, first_seen, last_seen, gone_since FROM card WHERE user_id = \(StoreUser.default) AND id = \(id)
+            \(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) AND card.id = \(id)
             """).first.map(Self.kept)
     }
 
     private static func kept(_ row: PostgresRow) throws -> KeptCard {
-        let (json, position, firstSeen, lastSeen, goneSince) = try row.decode((Data, Int, Double, Double, Double?).self)
+        let (json, position, firstSeen, lastSeen, goneSince, readAt, starredAt) = try row.decode((Data, Int, Double, Double, Double?, Double?, Double?).self)
         guard let card = StoredCardForm.card(json) else { throw PostgresStateError.failed("a stored card cannot be read") }
         return KeptCard(card: card, dates: KeptDates(firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
-                                                     goneSince: goneSince.map(Date.init(timeIntervalSince1970:))), position: position)
+                                                     goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
+                                                     readAt: readAt.map(Date.init(timeIntervalSince1970:)),
+                                                     starredAt: starredAt.map(Date.init(timeIntervalSince1970:))), position: position)
     }
 
     public func history(of id: String) async throws -> [CardChange] {
@@ -202,7 +221,8 @@ public struct PostgresCardStore: CardStore {
         let user = StoreUser.default
         // One pass says which sources hold anything to remove; only those are looked at.
         let sources = try await migrated().query("""
-            SELECT source, count(*)::bigint, min(gone_since) FROM card WHERE user_id = \(user) GROUP BY source ORDER BY source
+            SELECT source, count(*)::bigint, min(gone_since) FROM card WHERE user_id = \(user) AND NOT \(unescaped: Self.isStarred)
+            GROUP BY source ORDER BY source
             """).map { try $0.decode((String, Int, Double?).self) }
         var removed = 0
         for (source, cards, oldest) in sources where removed < limit {
@@ -213,21 +233,25 @@ public struct PostgresCardStore: CardStore {
             // Gone too long, then past the count: gone ones first, then the least recently seen.
             let count = try await database.withTransaction { connection in
                 let expired = try await PostgresStateDatabase.rows("""
-                    SELECT id FROM card WHERE user_id = \(user) AND source = \(source) AND gone_since < \(cutoff) ORDER BY id LIMIT \(room)
+                    SELECT id FROM card WHERE user_id = \(user) AND source = \(source) AND gone_since < \(cutoff) AND NOT \(unescaped: Self.isStarred)
+                    ORDER BY id LIMIT \(room)
                     """, on: connection).map { try $0.decode(String.self) }
-                let total = try await PostgresStateDatabase.rows("SELECT count(*) FROM card WHERE user_id = \(user) AND source = \(source)",
-                                                                 on: connection).first?.decode(Int.self) ?? 0
+                let total = try await PostgresStateDatabase.rows("""
+                    SELECT count(*) FROM card WHERE user_id = \(user) AND source = \(source) AND NOT \(unescaped: Self.isStarred)
+                    """, on: connection).first?.decode(Int.self) ?? 0
                 var doomed = expired
                 let over = min(total - expired.count - keep.maxCards, room - expired.count)
                 if over > 0 {
                     doomed += try await PostgresStateDatabase.rows("""
                         SELECT id FROM card WHERE user_id = \(user) AND source = \(source) AND NOT (gone_since IS NOT NULL AND gone_since < \(cutoff))
+                          AND NOT \(unescaped: Self.isStarred)
                         ORDER BY gone_since IS NULL, last_seen, id LIMIT \(over)
                         """, on: connection).map { try $0.decode(String.self) }
                 }
                 guard !doomed.isEmpty else { return 0 }
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_reading WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
                     ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL

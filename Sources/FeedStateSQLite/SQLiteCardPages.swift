@@ -120,8 +120,8 @@ extension SQLiteCardStore {
     private static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT rowid, card, position, first_seen, \(SQLiteCardStore.lastSeen), gone_since FROM card
-            WHERE rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
+            SELECT card.rowid, \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom)
+            WHERE card.rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
             """), arguments: StatementArguments(rowids))
         var byRow: [Int64: KeptCard] = [:]
         for row in rows { byRow[row["rowid"]] = try kept(row, path: path) }

@@ -71,6 +71,16 @@ public struct SQLiteCardStore: CardStore {
                 ALTER TABLE card_source_version ADD COLUMN listed_at REAL;
                 """)
         }
+        migrator.registerMigration("v4: reading marks") { db in
+            // A person's marks beside the cards, keyed as the cards are: a recording that
+            // rewrites a card leaves them, a purge removes them with it.
+            try db.execute(sql: """
+                CREATE TABLE card_reading (
+                  user_id INTEGER NOT NULL, id TEXT NOT NULL, read_at REAL, starred_at REAL,
+                  PRIMARY KEY (user_id, id)) WITHOUT ROWID;
+                CREATE INDEX card_starred ON card_reading (user_id, starred_at) WHERE starred_at IS NOT NULL;
+                """)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -85,6 +95,16 @@ public struct SQLiteCardStore: CardStore {
         """
     /// ``lastSeenValue`` as a selected column named `last_seen`.
     static let lastSeen = "\(lastSeenValue) AS last_seen"
+
+    /// The columns ``kept(_:path:)`` reads, over ``keptFrom``.
+    static let keptColumns = "card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at"
+    /// The cards with the person's marks. Cards are kept for the default user, whose marks
+    /// these are until accounts exist.
+    static let keptFrom = "card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id"
+    /// A card is starred (over `card`): kept by every purge.
+    static let isStarred = """
+        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.user_id = card.user_id AND starred.id = card.id AND starred.starred_at IS NOT NULL)
+        """
 
     /// What a page is ordered by, stored beside a card.
     struct SortKeys {
@@ -231,13 +251,13 @@ public struct SQLiteCardStore: CardStore {
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
         let path = directory.cardsPath
         return try await database.read { db in
-            var sql = "SELECT card, position, first_seen, \(Self.lastSeen), gone_since FROM card WHERE user_id = ?"
+            var sql = "SELECT \(Self.keptColumns) FROM \(Self.keptFrom) WHERE card.user_id = ?"
             var arguments: StatementArguments = [StoreUser.default]
             if let sources {
-                sql += " AND source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
+                sql += " AND card.source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
                 arguments += StatementArguments(sources)
             }
-            sql += " ORDER BY source, rank"
+            sql += " ORDER BY card.source, card.rank"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try Self.kept($0, path: path) }
         }
     }
@@ -246,7 +266,7 @@ public struct SQLiteCardStore: CardStore {
         let path = directory.cardsPath
         return try await database.read { db in
             try Row.fetchOne(db, sql: """
-                SELECT card, position, first_seen, \(Self.lastSeen), gone_since FROM card WHERE user_id = ? AND id = ?
+                SELECT \(Self.keptColumns) FROM \(Self.keptFrom) WHERE card.user_id = ? AND card.id = ?
                 """, arguments: [StoreUser.default, id]).map { try Self.kept($0, path: path) }
         }
     }
@@ -257,7 +277,9 @@ public struct SQLiteCardStore: CardStore {
         }
         return KeptCard(card: card, dates: KeptDates(
             firstSeen: Date(timeIntervalSince1970: row["first_seen"]), lastSeen: Date(timeIntervalSince1970: row["last_seen"]),
-            goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:))), position: row["position"])
+            goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            readAt: (row["read_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            starredAt: (row["starred_at"] as Double?).map(Date.init(timeIntervalSince1970:))), position: row["position"])
     }
 
     public func history(of id: String) async throws -> [CardChange] {
@@ -306,6 +328,13 @@ public struct SQLiteCardStore: CardStore {
             // Each source's count (kept by rerank) says which hold more than they may.
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT source, cards FROM card_source_version") { counts[row["source"]] = row["cards"] }
+            // Starred cards are kept and count for none of their source's.
+            for row in try Row.fetchAll(db, sql: """
+                SELECT card.source, count(*) AS starred FROM card_reading reading JOIN card ON card.user_id = reading.user_id AND card.id = reading.id
+                WHERE reading.user_id = ? AND reading.starred_at IS NOT NULL GROUP BY card.source
+                """, arguments: [user]) {
+                counts[row["source"], default: 0] -= row["starred"] as Int
+            }
             var policies: [String: KeepPolicy] = [:]
             func keep(_ source: String) -> KeepPolicy {
                 if let known = policies[source] { return known }
@@ -318,7 +347,7 @@ public struct SQLiteCardStore: CardStore {
             let latest = counts.keys.map { now.timeIntervalSince1970 - keep($0).goneFor }.max() ?? 0
             let expired = try Row.fetchCursor(db, sql: """
                 SELECT id, source, gone_since FROM card INDEXED BY card_gone
-                WHERE user_id = ? AND gone_since IS NOT NULL AND gone_since < ? ORDER BY gone_since, source, rowid
+                WHERE user_id = ? AND gone_since IS NOT NULL AND gone_since < ? AND NOT \(Self.isStarred) ORDER BY gone_since, source, rowid
                 """, arguments: [user, latest])
             var expiredBySource: [String: Int] = [:]
             while doomed.count < limit, let row = try expired.next() {
@@ -335,7 +364,7 @@ public struct SQLiteCardStore: CardStore {
                 let cutoff = now.timeIntervalSince1970 - keep.goneFor
                 let oldest = try String.fetchAll(db, sql: """
                     SELECT id FROM card INDEXED BY card_by_source
-                    WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?)
+                    WHERE user_id = ? AND source = ? AND NOT (gone_since IS NOT NULL AND gone_since < ?) AND NOT \(Self.isStarred)
                     ORDER BY gone_since IS NULL, \(Self.lastSeenValue), id LIMIT ?
                     """, arguments: [user, source, cutoff, min(over, limit - doomed.count)])
                 doomed += oldest.map { ($0, source) }
@@ -343,6 +372,7 @@ public struct SQLiteCardStore: CardStore {
             for (id, _) in doomed {
                 try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_change WHERE user_id = ? AND id = ?", arguments: [user, id])
+                try db.execute(sql: "DELETE FROM card_reading WHERE user_id = ? AND id = ?", arguments: [user, id])
             }
             for source in Set(doomed.map(\.source)) {
                 try db.execute(sql: """

@@ -288,22 +288,3 @@ public struct FeedRunner: Sendable {
         }
     }
 }
-
-/// An id as the text view shortens it (`c70ee072-b8f8…0004`: its start, `…`, its end):
-/// `show` accepts it when one card's id has that start and end.
-struct ShortenedID: Sendable {
-    let prefix: String
-    let suffix: String
-
-    /// The shortened form in `text`, if it is one.
-    init?(_ text: String) {
-        let parts = text.split(separator: "…", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty else { return nil }
-        prefix = String(parts[0])
-        suffix = String(parts[1])
-    }
-
-    func matches(_ card: Card) -> Bool {
-        card.upstreamID.hasPrefix(prefix) && card.upstreamID.hasSuffix(suffix) && card.upstreamID.count >= prefix.count + suffix.count
-    }
-}

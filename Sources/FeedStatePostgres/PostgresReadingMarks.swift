@@ -1,0 +1,54 @@
+import FeedState
+import Foundation
+import PostgresNIO
+
+/// The person's marks in `card_reading` (as ``SQLiteCardStore`` keeps them).
+extension PostgresCardStore {
+    public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let user = StoreUser.default
+        let time = at.timeIntervalSince1970
+        return try await migrated().withTransaction { connection in
+            let kept = Set(try await PostgresStateDatabase.rows("""
+                SELECT id FROM card WHERE user_id = \(user) AND id = ANY(\(ids)::text[])
+                """, on: connection).map { try $0.decode(String.self) })
+            let marked = ids.filter { kept.contains($0) }
+            guard !marked.isEmpty else { return [] }
+            switch mark {
+            case .read, .star:
+                let column = mark == .read ? "read_at" : "starred_at"
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card_reading (user_id, id, \(unescaped: column)) SELECT \(user), id, \(time) FROM unnest(\(marked)::text[]) AS t(id)
+                    ON CONFLICT (user_id, id) DO UPDATE SET \(unescaped: column) = coalesce(card_reading.\(unescaped: column), excluded.\(unescaped: column))
+                    """, on: connection)
+            case .unread, .unstar:
+                let column = mark == .unread ? "read_at" : "starred_at"
+                _ = try await PostgresStateDatabase.rows("""
+                    UPDATE card_reading SET \(unescaped: column) = NULL WHERE user_id = \(user) AND id = ANY(\(marked)::text[])
+                    """, on: connection)
+                _ = try await PostgresStateDatabase.rows("""
+                    DELETE FROM card_reading WHERE user_id = \(user) AND id = ANY(\(marked)::text[]) AND read_at IS NULL AND starred_at IS NULL
+                    """, on: connection)
+            }
+            return marked
+        }
+    }
+
+    public func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int {
+        let user = StoreUser.default
+        let rows = try await migrated().query("""
+            INSERT INTO card_reading (user_id, id, read_at)
+            SELECT card.user_id, card.id, \(at.timeIntervalSince1970) FROM card
+            WHERE card.user_id = \(user) AND card.first_seen <= \(seenBy.timeIntervalSince1970)
+              AND (\(sources == nil) OR card.source = ANY(\(sources ?? [])::text[]))
+            ON CONFLICT (user_id, id) DO UPDATE SET read_at = excluded.read_at WHERE card_reading.read_at IS NULL
+            RETURNING 1
+            """)
+        return rows.count
+    }
+
+    public func ids(of source: String) async throws -> [String] {
+        try await migrated().query("SELECT id FROM card WHERE user_id = \(StoreUser.default) AND source = \(source)")
+            .map { try $0.decode(String.self) }
+    }
+}
