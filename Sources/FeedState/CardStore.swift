@@ -49,10 +49,24 @@ public protocol CardStore: Sendable {
     func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
+    /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):
+    /// `offset` of them skipped, at most `limit` given, with how many it found.
+    func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage
 }
 
 extension CardStore {
     public func page(_ query: StoredPageQuery) async throws -> StoredPage? { nil }
+
+    /// Every kept card, searched and ranked here: the in-memory store's way, and the
+    /// specification of the stores' indexes.
+    public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
+        let kept = try await cards(of: search.sources.isEmpty ? nil : search.sources)
+        let byID = Dictionary(kept.map { ($0.card.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let found = search.ranked(kept.map { ($0.card, $0.dates.firstSeen) })
+        let start = min(max(offset, 0), found.count)
+        let page = found[start...].prefix(max(limit, 0)).compactMap { byID[$0.id] }
+        return StoredPage(cards: page, total: found.count)
+    }
 
     public func version(of source: String) async throws -> Int? {
         try await versions()[source]

@@ -43,6 +43,14 @@ public struct PostgresCardStore: CardStore {
               PRIMARY KEY (user_id, id))
             """,
         ]),
+        .init("4: search", [
+            """
+            CREATE TABLE card_search (
+              user_id integer NOT NULL, id text NOT NULL, words tsvector NOT NULL, title tsvector NOT NULL, kind text NOT NULL,
+              price_micros bigint, newest double precision NOT NULL, PRIMARY KEY (user_id, id))
+            """,
+            "CREATE INDEX card_search_words ON card_search USING gin (words)",
+        ], then: { connection in try await PostgresCardStore.indexEveryCard(on: connection) }),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with the person's marks (the default user's
@@ -118,6 +126,7 @@ public struct PostgresCardStore: CardStore {
                           card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                           last_seen = excluded.last_seen, gone_since = NULL
                         """, on: connection)
+                    try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
                 }
                 let seen = merge.writes.filter { !$0.changed }
                 if !seen.isEmpty {
@@ -174,7 +183,7 @@ public struct PostgresCardStore: CardStore {
             """).first.map(Self.kept)
     }
 
-    private static func kept(_ row: PostgresRow) throws -> KeptCard {
+    static func kept(_ row: PostgresRow) throws -> KeptCard {
         let (json, position, firstSeen, lastSeen, goneSince, readAt, starredAt) = try row.decode((Data, Int, Double, Double, Double?, Double?, Double?).self)
         guard let card = StoredCardForm.card(json) else { throw PostgresStateError.failed("a stored card cannot be read") }
         return KeptCard(card: card, dates: KeptDates(firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
@@ -252,6 +261,7 @@ public struct PostgresCardStore: CardStore {
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_reading WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_search WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
                     ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL

@@ -106,6 +106,7 @@ public actor PostgresStateDatabase {
                 for statement in migration.statements {
                     _ = try await Self.rows(PostgresQuery(unsafeSQL: statement), on: connection)
                 }
+                try await migration.then?(connection)
                 _ = try await Self.rows("INSERT INTO aggregate_migration (component, id) VALUES (\(schema.component), \(migration.id))",
                                         on: connection)
             }
@@ -166,10 +167,13 @@ public struct PostgresSchema: Sendable {
     public struct Migration: Sendable {
         public let id: String
         public let statements: [String]
+        /// Run after the statements, in their transaction: for rows only Swift can make.
+        public let then: (@Sendable (PostgresConnection) async throws -> Void)?
 
-        public init(_ id: String, _ statements: [String]) {
+        public init(_ id: String, _ statements: [String], then: (@Sendable (PostgresConnection) async throws -> Void)? = nil) {
             self.id = id
             self.statements = statements
+            self.then = then
         }
     }
 

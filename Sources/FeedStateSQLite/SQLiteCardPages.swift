@@ -117,7 +117,7 @@ extension SQLiteCardStore {
     }
 
     /// The kept cards of `rowids`, in that order.
-    private static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
+    static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT card.rowid, \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom)

@@ -81,6 +81,9 @@ public struct SQLiteCardStore: CardStore {
                 CREATE INDEX card_starred ON card_reading (user_id, starred_at) WHERE starred_at IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v5: search") { db in
+            try createSearchTable(db)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -215,6 +218,8 @@ public struct SQLiteCardStore: CardStore {
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position]
                     }
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
+                    try Self.indexForSearch(db, cards: chunk.map { listing.cards[$0.position] },
+                                            replacing: chunk.map { known[listing.cards[$0.position].id] != nil }, user: user)
                     start += chunk.count
                 }
                 // A card now gone was last seen when its source was last listed (lastSeen).
@@ -370,6 +375,7 @@ public struct SQLiteCardStore: CardStore {
                 doomed += oldest.map { ($0, source) }
             }
             for (id, _) in doomed {
+                try db.execute(sql: "DELETE FROM card_search WHERE rowid IN (SELECT rowid FROM card WHERE user_id = ? AND id = ?)", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_change WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_reading WHERE user_id = ? AND id = ?", arguments: [user, id])

@@ -68,3 +68,40 @@ import Testing
         }
     }
 }
+
+/// `aggregate search` through the built binary.
+@Suite struct SearchEndToEndTests {
+    @Test(arguments: StateKind.all) func searchFindsKeptCardsGoneOnesTooAndPages(_ state: StateKind) async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), state: state) { session in
+            #expect(try await session.run("refresh").status == 0)
+            // The voucher leaves the shop: search still finds it, with gone_since.
+            session.server.control.edit("cabify", CardStoreEndToEndTests.noVoucher)
+            #expect(try await session.run("refresh", "--refresh").status == 0)
+
+            let found = try await session.run("search", "voucher", "--format", "jsonl")
+            #expect(found.status == 0 && found.stderr == "", "\(found.stderr)")
+            #expect(ReadingEndToEndTests().ids(found) == ["cabify:VOUCHER"])
+            #expect(found.stdout.contains(#""gone_since":"#))
+
+            // A word with a leading dash inside one quoted argument is the query's; filters; paging.
+            let excluded = try await session.run("search", "source:cabify -voucher", "--format", "jsonl")
+            #expect(ReadingEndToEndTests().ids(excluded).sorted() == ["cabify:MUG", "cabify:TSHIRT"], "\(excluded.stderr)")
+            let cheap = try await session.run("search", "price<10", "--per-page", "1", "--page", "2", "--format", "jsonl")
+            #expect(cheap.status == 0)
+            #expect(ReadingEndToEndTests().ids(cheap).count == 1)
+
+            let none = try await session.run("search", "teapot", "--format", "jsonl")
+            #expect(none.status == 0 && none.stdout == "")
+            #expect(none.stderrLines == [#"aggregate: no card in the card store matches "teapot""#])
+            let past = try await session.run("search", "source:cabify", "--page", "9", "--format", "jsonl")
+            #expect(past.stderrLines == ["aggregate: page 9 is past the end: there is 1 page (3 cards at 20 per page)"])
+
+            let usage = try await session.run("search", "kind:gadget")
+            #expect(usage.status == 2)
+            #expect(usage.stderrLines.first == "Error: kind:gadget is not a kind; kinds are deal, product, post, person, item")
+            let empty = try await session.run("search")
+            #expect(empty.status == 2)
+            #expect(empty.stderrLines.first == #"Error: give words to search for, e.g. "red shirt" -kids source:ltk price<100"#)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import FeedEngine
+import FeedFormats
+import FeedState
+import Foundation
+
+/// `aggregate search QUERY`: every card the card store keeps, searched and ranked.
+struct SearchCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search every card the card store keeps: words, \"phrases\", -excluded, source:ID, kind:KIND, price<100.",
+        discussion: """
+            Title matches first, then the newest. Gone cards are found too (with gone_since). \
+            The query language is in docs/search.md. Quote a query with a leading-dash word (else \
+            it is read as an option): `aggregate search 'red shirt -kids price<30'`.
+            """)
+
+    @Argument(help: ArgumentHelp("The query, as one argument or several.", valueName: "query"))
+    var words: [String] = []
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable), as source:ID in the query.", valueName: "id"))
+    var sources: [String] = []
+
+    @Option(parsing: .unconditional, help: "Page number, from 1.")
+    var page = 1
+
+    @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
+    var perPage = 20
+
+    @Flag(help: "Print every card found, not one page.")
+    var all = false
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var output: CardFormatOptions
+
+    func validate() throws {
+        if all && (page != 1 || perPage != 20) {
+            throw ValidationError("--all prints every card found: leave out --page and --per-page")
+        }
+        guard (1...FeedQuery.maxPage).contains(page) else {
+            throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
+        }
+        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
+            throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
+        }
+        _ = try search()
+    }
+
+    /// The query of the words and `--source`s.
+    func search() throws -> CardSearch {
+        do {
+            var search = try CardSearch(parsing: words.joined(separator: " "))
+            search.sources += sources
+            return search
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let search = try search()
+        let limit = all ? Int.max : perPage
+        let offset = all ? 0 : (page - 1) * perPage
+        let (found, config) = try await common.withStore(context.registry) { store, config in
+            (try await store.search(search, offset: offset, limit: limit), config)
+        }
+        let dates = Dictionary(found.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
+        output.print(FeedCards(found.cards.map(\.card)), to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)
+        if found.cards.isEmpty {
+            if found.total > 0 {
+                let pages = (found.total + perPage - 1) / perPage
+                Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(found.total) cards at \(perPage) per page)")
+            } else {
+                Terminal.writeError(#"aggregate: no card in the card store matches "\#(TerminalText.safe(words.joined(separator: " ")))""#)
+            }
+        }
+    }
+}

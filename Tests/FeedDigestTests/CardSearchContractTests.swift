@@ -1,0 +1,99 @@
+import FeedConfig
+import FeedCore
+import FeedState
+import Foundation
+import Testing
+
+/// One query language, one ranking, in memory, in SQLite and in PostgreSQL: the same
+/// corpus gives the same ids in the same order.
+extension StoreContractTests {
+    static func searchCorpus(at start: Date) -> [LiveListing] {
+        func day(_ n: Double) -> Date { start.addingTimeInterval(n * 86_400) }
+        let shop = [
+            Card(source: "shop", upstreamID: "tee", kind: .product, title: "Red Shirt in cotton", summary: "A soft shirt for summer",
+                 price: Price(amount: Decimal(string: "19.99")!, currency: "EUR"), published: day(1), tags: ["2 for 1"]),
+            Card(source: "shop", upstreamID: "kids", kind: .product, title: "Kids shirt, red", summary: "Cotton, for kids",
+                 price: Price(amount: 12, currency: "EUR"), published: day(3)),
+            Card(source: "shop", upstreamID: "mug", kind: .deal, title: "Café mug", summary: "Red glaze; shirt not included",
+                 price: Price(amount: Decimal(string: "7.5")!, currency: "EUR"), published: day(2)),
+            Card(source: "shop", upstreamID: "voucher", kind: .deal, title: "Gift card", summary: nil, price: Price(amount: 150, currency: "EUR")),
+        ]
+        let blog = [
+            Card(source: "blog", upstreamID: "p1", kind: .post, title: "Why red shirts fade", summary: "Cotton dyes and the sun",
+                 author: Card.Author(name: "Zoë Müller"), published: day(5)),
+            Card(source: "blog", upstreamID: "p2", kind: .post, title: "Cafe culture", summary: "The gift card economy, explained",
+                 author: Card.Author(name: "Ana"), published: day(4)),
+        ]
+        return [LiveListing(source: "shop", cards: shop, complete: true, at: start),
+                LiveListing(source: "blog", cards: blog, complete: true, at: start)]
+    }
+
+    @Test(arguments: Backend.all) func searchFindsAndRanksTheSameOnEveryStore(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            try await store.record(Self.searchCorpus(at: t1))
+            func ids(_ text: String) async throws -> [String] {
+                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+            }
+            // Title matches first (newest first among them), then the rest.
+            // Whole words: "shirts" is not "shirt".
+            #expect(try await ids("red shirt") == ["shop:kids", "shop:tee", "shop:mug"])
+            #expect(try await ids("\"red shirt\"") == ["shop:tee"])
+            #expect(try await ids("\"red shirts\"") == ["blog:p1"])
+            #expect(try await ids("red shirt -kids") == ["shop:tee", "shop:mug"])
+            #expect(try await ids("red -\"red glaze\" -fade") == ["shop:kids", "shop:tee"])
+            // Any case, any accents; the author's name and the tags are searched too.
+            #expect(try await ids("CAFE") == ["blog:p2", "shop:mug"])
+            #expect(try await ids("zoe mueller") == [])
+            #expect(try await ids("zoe muller") == ["blog:p1"])
+            #expect(try await ids("\"2 for 1\"") == ["shop:tee"])
+            // Filters alone, and with words.
+            #expect(try await ids("source:blog") == ["blog:p1", "blog:p2"])
+            #expect(try await ids("kind:deal") == ["shop:mug", "shop:voucher"])
+            #expect(try await ids("gift kind:deal") == ["shop:voucher"])
+            #expect(try await ids("price<20") == ["shop:kids", "shop:mug", "shop:tee"])
+            #expect(try await ids("price>=12 price<=19.99 cotton") == ["shop:tee", "shop:kids"])
+            #expect(try await ids("price=7.5") == ["shop:mug"])
+            #expect(try await ids("-red") == ["blog:p2", "shop:voucher"])
+            #expect(try await ids("source:shop source:blog gift") == ["shop:voucher", "blog:p2"])
+
+            // Paged: a slice of the ranking, and how many it found.
+            let page = try await store.search(try CardSearch(parsing: "red shirt"), offset: 1, limit: 2)
+            #expect(page.cards.map(\.card.id) == ["shop:tee", "shop:mug"])
+            #expect(page.total == 3)
+
+            // A card that changes is found by its new words only; a removed one not at all.
+            var changed = Self.searchCorpus(at: t1)[1]
+            changed.cards[1].title = "Tea culture"
+            changed.at = t2
+            try await store.record([changed])
+            #expect(try await ids("cafe") == ["shop:mug"])
+            #expect(try await ids("tea") == ["blog:p2"])
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 0, maxCards: 1) }, now: t2, limit: 100) == 4)
+            // Of equals (all last seen at once) the first ids go: the voucher and p2 stay.
+            #expect(try await ids("source:shop") == ["shop:voucher"])
+            #expect(try await ids("culture") == ["blog:p2"])
+        }
+    }
+
+    @Test func queriesThatCannotBeSearchedSayWhy() throws {
+        let cases: [(String, String)] = [
+            ("", "give words to search for, e.g. \"red shirt\" -kids source:ltk price<100"),
+            ("  -  ", "give words to search for, e.g. \"red shirt\" -kids source:ltk price<100"),
+            ("kind:gadget", "kind:gadget is not a kind; kinds are deal, product, post, person, item"),
+            ("price<cheap", "price<cheap: give a number after <, e.g. price<100"),
+            ("price>=0.0000001", "price>=0.0000001: give at most six decimals"),
+            (String(repeating: "a ", count: 33), "the search has more than 32 terms; give fewer"),
+            (String(repeating: "a", count: 1001), "the search is 1001 characters long; at most 1000 are taken"),
+        ]
+        for (text, message) in cases {
+            #expect(throws: CardSearch.Problem(description: message), "\(text)") { try CardSearch(parsing: text) }
+        }
+        let parsed = try CardSearch(parsing: #"Red "cotton  SHIRT" -kids -"gift card" source:ltk kind:deal price<=100 e-mail pricey"#)
+        #expect(parsed.required == [["red"], ["cotton", "shirt"], ["e", "mail"], ["pricey"]])
+        #expect(parsed.excluded == [["kids"], ["gift", "card"]])
+        #expect(parsed.sources == ["ltk"])
+        #expect(parsed.kinds == [.deal])
+        #expect(parsed.prices == [CardSearch.PriceBound(comparison: .atMost, amount: 100)])
+    }
+}
