@@ -71,7 +71,7 @@ struct SearchCommand: ContextCommand {
                 let pages = (found.total + perPage - 1) / perPage
                 Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(found.total) cards at \(perPage) per page)")
             } else {
-                Terminal.writeError(#"aggregate: no card in the card store matches "\#(TerminalText.safe(words.joined(separator: " ")))""#)
+                Terminal.writeError("aggregate: no card in the card store matches: \(TerminalText.safe(words.joined(separator: " ")))")
             }
         }
     }

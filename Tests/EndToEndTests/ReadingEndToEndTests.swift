@@ -92,7 +92,7 @@ import Testing
 
             let none = try await session.run("search", "teapot", "--format", "jsonl")
             #expect(none.status == 0 && none.stdout == "")
-            #expect(none.stderrLines == [#"aggregate: no card in the card store matches "teapot""#])
+            #expect(none.stderrLines == ["aggregate: no card in the card store matches: teapot"])
             let past = try await session.run("search", "source:cabify", "--page", "9", "--format", "jsonl")
             #expect(past.stderrLines == ["aggregate: page 9 is past the end: there is 1 page (3 cards at 20 per page)"])
 
