@@ -204,6 +204,8 @@ let package = Package(
                 // /metrics: counters and histograms through swift-metrics, the text format by swift-prometheus.
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The reader's form tokens: an HMAC of the session id.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.embedInCode("Templates")]
         ),

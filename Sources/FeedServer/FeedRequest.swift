@@ -11,7 +11,12 @@ enum FeedRequest {
 
     /// `emptyIsAbsent`: the reader's form sends `source=` for "all sources".
     static func query(_ request: Request, config: FeedConfig, emptyIsAbsent: Bool = false) throws(ProblemError) -> FeedQuery {
-        let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !emptyIsAbsent || !$0.1.isEmpty }
+        try query(pairs: request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !emptyIsAbsent || !$0.1.isEmpty },
+                  config: config)
+    }
+
+    /// The query of parameter `pairs` (as the request gave them).
+    static func query(pairs: [(String, String)], config: FeedConfig) throws(ProblemError) -> FeedQuery {
         for (name, _) in pairs where !Self.parameters.contains(name) {
             throw ProblemError(problem: .badParameter(name, "unknown parameter (known: \(Self.parameters.joined(separator: ", ")))"))
         }

@@ -36,6 +36,8 @@ final class FeedRoutes: Sendable {
     let logsRequests: Bool
     /// The reader's source filter with nothing selected, rendered once (``ReaderPage/sourceOptions(_:selected:)``).
     let unselectedSources: String
+    /// The reader's sessions and form tokens (with a card store: the marks' forms).
+    let sessions = ReaderSessions()
 
     init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
@@ -88,7 +90,10 @@ final class FeedRoutes: Sendable {
                          body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition(ages: await self.health.ages))))
             }
         }
-        router.get("/") { request, _ in await self.reader(request) }
+        router.get("/") { request, _ in
+            self.readsMarks ? await self.slots.run { await self.readingList(request) } : await self.reader(request)
+        }
+        if readsMarks { registerReading(on: router) }
         router.get("/reader.css") { request, _ in
             HTTPAnswer(body: ReaderPage.stylesheet, contentType: "text/css; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
         }
@@ -112,7 +117,7 @@ final class FeedRoutes: Sendable {
             let built = self.versions.snapshot(sources)
             let result: FeedResult
             do {
-                result = try await self.answer(query, sources: sources).result
+                result = try await self.answer(query, sources: sources, reading: nil).result
             } catch {
                 return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
             }
@@ -130,7 +135,18 @@ final class FeedRoutes: Sendable {
     /// source it reads (no upstream body decoded, no fetch beside the refresh), with the
     /// first-seen times the store has of its undated cards; else by a run of the readers'
     /// runner, as without a store.
-    private func answer(_ query: FeedQuery, sources: [String]) async throws(UsageError) -> (result: FeedResult, firstSeen: [String: Date]) {
+    /// With `reading`, only the kept cards with those marks (the reader's views). `kept`:
+    /// what the store keeps of the answer's cards (their dates and marks).
+    func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?) async throws(UsageError)
+        -> (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates]) {
+        if let store, let reading {
+            // As every reader of the store: after the refresh's first recording.
+            if let refreshed, refreshed.covers(sources) { _ = await refreshed.entries(sources) }
+            guard let kept = try? await store.cards(of: sources) else { throw UsageError("the card store cannot be read now") }
+            let shown = kept.filter { reading.includes($0.dates) }
+            let result = try FeedRunner.stored(shown.map(\.card), config: config, query: query)
+            return (result, Self.firstSeen(undatedIn: shown), Self.dates(of: shown, in: result))
+        }
         if let store, let refreshed, refreshed.covers(sources) {
             let entries = await refreshed.entries(sources)
             let held = sources.filter { entries[$0] != nil && entries[$0]?.cards == nil }
@@ -140,7 +156,7 @@ final class FeedRoutes: Sendable {
                let page = try? await store.page(request), let configs = try? runner.select(sources) {
                 var result = FeedRunner.stored(page, query: query, sources: configs)
                 result.outcomes = outcomes
-                return (result, Self.firstSeen(undatedIn: page.cards))
+                return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
             }
             // Else every kept card is ordered here, with the cards of the sources the store
             // does not hold (their latest refresh's).
@@ -149,15 +165,23 @@ final class FeedRoutes: Sendable {
                 for source in sources { cards += entries[source]?.cards ?? [] }
                 var result = try FeedRunner.stored(cards, config: config, query: query)
                 result.outcomes = outcomes
-                return (result, Self.firstSeen(undatedIn: kept))
+                return (result, Self.firstSeen(undatedIn: kept), Self.dates(of: kept, in: result))
             }
         }
         // No store, or one that cannot be read now: the readers' runner answers, from the cache.
-        return (try await runner.run(query), [:])
+        return (try await runner.run(query), [:], [:])
+    }
+
+    /// The dates and marks of `kept` that `result` shows.
+    private static func dates(of kept: [KeptCard], in result: FeedResult) -> [String: KeptDates] {
+        let shown = Set(result.cards.map(\.id))
+        var dates: [String: KeptDates] = [:]
+        for card in kept where shown.contains(card.card.id) { dates[card.card.id] = card.dates }
+        return dates
     }
 
     /// When the store first saw each of `kept` that carries no date of its own.
-    private static func firstSeen(undatedIn kept: [KeptCard]) -> [String: Date] {
+    static func firstSeen(undatedIn kept: [KeptCard]) -> [String: Date] {
         var firstSeen: [String: Date] = [:]
         for card in kept where card.card.published == nil { firstSeen[card.card.id] = card.dates.firstSeen }
         return firstSeen
@@ -188,7 +212,7 @@ final class FeedRoutes: Sendable {
     }
 
     /// The sources a page should name as not live, and what they are served from.
-    private func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: SourceHealth.Status] {
+    func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: SourceHealth.Status] {
         let named = Set(sources)
         var states = await health.failing.filter { named.contains($0.key) }
         for outcome in outcomes {
@@ -230,7 +254,7 @@ final class FeedRoutes: Sendable {
         let result: FeedResult
         var firstSeen: [String: Date]
         do {
-            (result, firstSeen) = try await answer(query, sources: sources)
+            (result, firstSeen, _) = try await answer(query, sources: sources, reading: nil)
         } catch {
             return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
         }
@@ -300,6 +324,16 @@ final class FeedRoutes: Sendable {
             await health.record([outcome])
             let degraded = await degraded([outcome], sources: [card.source])
             let hasDetail = outcome.detail == nil
+            if readsMarks, let store {
+                // Opened by a person: read. A card the store does not keep has no marks.
+                let session = sessions.session(of: request)
+                _ = try? await store.mark([card.id], .read, at: Date())
+                let kept = try? await store.card(id: card.id)
+                let marks = kept.map { ReaderPage.CardMarks(starred: $0.dates.starredAt != nil, token: sessions.token(for: session.id),
+                                                            returnTo: request.uri.path) }
+                let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date(), marks: marks)
+                return Self.personal(html, session: session)
+            }
             let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
             var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
                                       maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
@@ -341,7 +375,7 @@ final class FeedRoutes: Sendable {
 
     /// The shortest `cache_ttl` of the sources a query reads: no reader should keep the
     /// feed longer than its freshest source.
-    private func maxAge(_ query: FeedQuery) -> Int? {
+    func maxAge(_ query: FeedQuery) -> Int? {
         let ids = query.sourceIDs.isEmpty ? config.sources.filter(\.enabled).map(\.id) : query.sourceIDs
         return ids.compactMap { config.source(id: $0)?.cacheTTL }.min().map { Int($0) }
     }

@@ -46,14 +46,27 @@ enum ReaderPage {
     /// The list page of `result`, for the request's `parameters` (as given, empty ones left
     /// out); `unselectedSources` is ``sourceOptions(_:selected:)`` with nothing selected.
     static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: SourceHealth.Status],
-                     unselectedSources: String, now: Date) -> String {
+                     unselectedSources: String, now: Date, reading: ReadingContext? = nil, path: String = "/") -> String {
         let query = result.query
         let cards = Array(result.cards)
         let first = (query.page - 1) * query.perPage + 1
         var context = common(config: config, parameters: parameters.filter { $0.0 != "page" }, degraded: degraded)
         let selected = Set(query.sourceIDs)
-        let heading = query.text.map { "Cards matching “\($0)”" }
+        var heading = query.text.map { "Cards matching “\($0)”" }
             ?? (query.sourceIDs.count == 1 ? "Cards from \(query.sourceIDs[0])" : "All cards")
+        context["form_action"] = path
+        context["empty_text"] = "No cards match."
+        context["everything_href"] = "/"
+        if let reading {
+            heading = reading.heading(sources: query.sourceIDs, text: query.text)
+            context.merge(reading.context(sources: query.sourceIDs, pageIDs: cards.map(\.id), config: config)) { _, new in new }
+            context["token"] = reading.token
+            context["return_to"] = reading.returnTo
+            context["empty_text"] = reading.emptyText
+            context["everything_href"] = "/?view=all"
+            context["searchable"] = true
+            context["search_text"] = reading.search ?? ""
+        }
         context["heading"] = heading
         context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
         context["source_options"] = selected.isEmpty ? unselectedSources : sourceOptions(config, selected: selected)
@@ -61,13 +74,25 @@ enum ReaderPage {
         context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort] as [String: Any] }
         context["q"] = query.text ?? ""
         context["has_cards"] = !cards.isEmpty
-        context["cards"] = cards.map { card(context: $0, now: now) }
+        context["cards"] = cards.map { card in
+            var fields = self.card(context: card, now: now)
+            if let reading {
+                let dates = reading.marks[card.id]
+                if dates != nil { fields["marks"] = ["read": dates?.readAt != nil, "starred": dates?.starredAt != nil] }
+                if !reading.highlight.isEmpty {
+                    fields["title_parts"] = Highlight.parts(card.title, terms: reading.highlight)
+                    if let line = fields["summary_line"] as? String { fields["summary_parts"] = Highlight.parts(line, terms: reading.highlight) }
+                }
+            }
+            if fields["summary_parts"] == nil, let line = fields["summary_line"] as? String { fields["summary_parts"] = [["text": line, "hit": false]] }
+            return fields
+        }
         let total = result.isComplete ? " of \(result.matched)" : ""
         context["count_text"] = cards.isEmpty ? "No cards." : "Cards \(first)–\(first + cards.count - 1)\(total)"
         // Pages: every number up to the last when the total is known, else up to the next.
         func href(_ page: Int) -> String {
             let kept = parameters.filter { $0.0 != "page" } + (page > 1 ? [("page", String(page))] : [])
-            return "/" + queryString(kept)
+            return path + queryString(kept)
         }
         let last = result.pageCount ?? (cards.count == query.perPage ? query.page + 1 : query.page)
         if query.page > 1 { context["previous"] = ["href": href(query.page - 1)] }
@@ -81,9 +106,21 @@ enum ReaderPage {
     }
 
     /// One card's page: everything its source's detail gives, or what the list knows.
-    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date) -> String {
+    /// A kept card's controls on its page (opening it marked it read).
+    struct CardMarks {
+        var starred: Bool
+        var token: String
+        var returnTo: String
+    }
+
+    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date,
+                       marks: CardMarks? = nil) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
         context.merge(self.card(context: card, now: now)) { _, new in new }
+        if let marks {
+            context["marks"] = ["starred": marks.starred, "token": marks.token, "return_to": marks.returnTo] as [String: Any]
+            context["searchable"] = true
+        }
         context["page_title"] = "\(card.title) — \(config.feed.title)"
         context["has_detail"] = hasDetail
         // Every address from an upstream becomes an `href` or `src` only as a web address.
@@ -142,8 +179,12 @@ enum ReaderPage {
             "title": card.title, "source": card.source, "kind": card.kind.rawValue,
             "href": "/cards/" + (card.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? card.id),
             "image": WebLink.web(card.image)?.absoluteString ?? "/placeholder.svg",
+            // A picture only where the card has one: a text post gets no grey box.
+            "has_image": WebLink.web(card.image) != nil,
+            "id": card.id,
             "tags": card.tags, "has_tags": !card.tags.isEmpty,
         ]
+        if let summary = card.summary.map(summaryLine), !summary.isEmpty { fields["summary_line"] = summary }
         if let price = card.price {
             var text: [String: Any] = ["now": price.label]
             if let regular = price.regular, regular > price.amount {
@@ -157,6 +198,14 @@ enum ReaderPage {
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
         return fields
+    }
+
+    /// A summary's first line, cut at a word to about 160 characters.
+    static func summaryLine(_ summary: String) -> String {
+        let line = summary.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard line.count > 160 else { return line }
+        let cut = line.prefix(160)
+        return (cut.lastIndex(of: " ").map { String(cut[..<$0]) } ?? String(cut)) + "…"
     }
 
     /// `2026-11-22 08:00 UTC`.

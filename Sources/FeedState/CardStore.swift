@@ -47,6 +47,8 @@ public protocol CardStore: Sendable {
     /// first seen at or before `seenBy`: "everything up to now", so that what a refresh adds
     /// meanwhile stays unread. How many it marked.
     func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
+    /// Per source, how many of its kept cards are unread (a source with none is absent).
+    func unreadCounts() async throws -> [String: Int]
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
     /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):

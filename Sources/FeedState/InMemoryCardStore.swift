@@ -124,6 +124,12 @@ public actor InMemoryCardStore: CardStore {
         return mark(unread.map(\.card.id), .read, at: at).count
     }
 
+    public func unreadCounts() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in rows.values where marks[row.kept.card.id]?.read == nil { counts[row.kept.card.source, default: 0] += 1 }
+        return counts
+    }
+
     public func ids(of source: String) -> [String] {
         rows.values.filter { $0.kept.card.source == source }.map(\.kept.card.id)
     }

@@ -47,6 +47,18 @@ extension PostgresCardStore {
         return rows.count
     }
 
+    public func unreadCounts() async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try await migrated().query("""
+            SELECT card.source, count(*)::bigint FROM card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+            WHERE card.user_id = \(StoreUser.default) AND reading.read_at IS NULL GROUP BY card.source
+            """) {
+            let (source, count) = try row.decode((String, Int).self)
+            counts[source] = count
+        }
+        return counts
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await migrated().query("SELECT id FROM card WHERE user_id = \(StoreUser.default) AND source = \(source)")
             .map { try $0.decode(String.self) }

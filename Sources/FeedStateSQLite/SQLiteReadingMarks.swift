@@ -54,6 +54,17 @@ extension SQLiteCardStore {
         }
     }
 
+    public func unreadCounts() async throws -> [String: Int] {
+        try await database.read { db in
+            var counts: [String: Int] = [:]
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT card.source, count(*) FROM \(Self.keptFrom) WHERE card.user_id = ? AND reading.read_at IS NULL GROUP BY card.source
+                """), arguments: [StoreUser.default])
+            while let row = try rows.next() { counts[row[0]] = row[1] }
+            return counts
+        }
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await database.read { db in
             try String.fetchAll(db, sql: "SELECT id FROM card WHERE user_id = ? AND source = ?", arguments: [StoreUser.default, source])

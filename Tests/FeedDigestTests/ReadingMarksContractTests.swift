@@ -48,13 +48,16 @@ extension StoreContractTests {
             // The page was shown at minute 2; a card arrives at minute 3.
             try await store.record([listing([a, b, card("late", "3")], at: at(3))])
 
+            #expect(try await store.unreadCounts() == ["shop": 2, "other": 1])
             #expect(try await store.markRead(seenBy: at(2), sources: ["shop"], at: at(4)) == 1)
+            #expect(try await store.unreadCounts() == ["shop": 1, "other": 1])
             #expect(try await store.card(id: "shop:a")?.dates.readAt == at(4))
             #expect(try await store.card(id: "shop:b")?.dates.readAt == at(1))
             #expect(try await store.card(id: "shop:late")?.dates.readAt == nil)
             #expect(try await store.card(id: "other:x")?.dates.readAt == nil)
             #expect(try await store.markRead(seenBy: at(3), sources: nil, at: at(5)) == 2)
             #expect(try await store.cards(of: nil).allSatisfy { $0.dates.readAt != nil })
+            #expect(try await store.unreadCounts() == [:])
         }
     }
 

@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who is reading, as far as the reader's forms need to know: a random session id in a
+/// cookie (`HttpOnly`, `SameSite=Strict`), and the token every form carries, an HMAC of
+/// that id under a key that never leaves the process. A POST is taken only with the token
+/// of the session its cookie names, from this origin (``CrossSiteGuard``): another site can
+/// make a browser send the cookie, never read the token.
+struct ReaderSessions: Sendable {
+    static let cookieName = "aggregate_session"
+    private let key = SymmetricKey(size: .bits256)
+
+    /// The request's session id, or a new one to set (`isNew`).
+    func session(of request: Request) -> (id: String, isNew: Bool) {
+        if let id = request.cookies[Self.cookieName]?.value, id.utf8.count == 64, id.utf8.allSatisfy(Self.isHexDigit) {
+            return (id, false)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let id = (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
+        return (id, true)
+    }
+
+    /// The forms' token of session `id`.
+    func token(for id: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `token` is session `id`'s, compared in constant time.
+    func accepts(_ token: String?, for id: String) -> Bool {
+        guard let token, token.utf8.count == 64 else { return false }
+        let expected = Array(self.token(for: id).utf8)
+        return zip(Array(token.utf8), expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// Sets the session cookie on `response` when the session is new.
+    static func set(_ session: (id: String, isNew: Bool), on response: inout Response) {
+        guard session.isNew else { return }
+        response.setCookie(Cookie(name: cookieName, value: session.id, path: "/", httpOnly: true, sameSite: .strict))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+}
+
+/// Refuses a state-changing request that another site made a browser send: by
+/// `Sec-Fetch-Site` where the browser says it, else by `Origin` against the request's host.
+enum CrossSiteGuard {
+    /// Why `request` is refused, or nil.
+    static func refusal(_ request: Request) -> String? {
+        if let site = request.headers[.secFetchSite], !["same-origin", "none"].contains(site.lowercased()) {
+            return "a request from another site (Sec-Fetch-Site: \(site)) changes nothing here"
+        }
+        if let origin = request.headers[.origin] {
+            let host = URL(string: origin).flatMap { url in url.host.map { $0 + (url.port.map { ":\($0)" } ?? "") } }
+            guard let host, let authority = request.head.authority, host.lowercased() == authority.lowercased() else {
+                return "a request from another origin (\(origin)) changes nothing here"
+            }
+        }
+        return nil
+    }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}

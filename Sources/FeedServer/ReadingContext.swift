@@ -1,0 +1,114 @@
+import FeedConfig
+import FeedFormats
+import FeedState
+import FeedSupport
+import Foundation
+
+/// The reader's views when the card store keeps reading marks: Unread (the default),
+/// Starred, All.
+enum ReaderView: String, Sendable, CaseIterable {
+    case unread, starred, all
+
+    var label: String {
+        switch self {
+        case .unread: "Unread"
+        case .starred: "Starred"
+        case .all: "All"
+        }
+    }
+
+    /// The marks this view keeps (nil: every card).
+    var filter: ReadingFilter? {
+        switch self {
+        case .unread: .unread
+        case .starred: .starred
+        case .all: nil
+        }
+    }
+}
+
+/// What a reader page shows of the reading marks: the views with their counts, each card's
+/// controls, and the forms' token.
+struct ReadingContext {
+    var view: ReaderView
+    /// Unread cards per source (``CardStore/unreadCounts()``).
+    var unread: [String: Int]
+    var token: String
+    /// The page the forms come back to (path and query).
+    var returnTo: String
+    /// The marks of the page's cards, by id.
+    var marks: [String: KeptDates]
+    /// When the page was made: "mark everything as read up to now" means up to this.
+    var renderedAt: Date
+    /// The search's words and phrases, highlighted in titles and summaries.
+    var highlight: [[String]] = []
+    /// A search page (`/search`): its heading names the query.
+    var search: String?
+
+    func heading(sources: [String], text: String?) -> String {
+        if let search { return "Search: \(search)" }
+        let from = sources.count == 1 ? " from \(sources[0])" : ""
+        let base = switch view {
+        case .unread: "Unread\(from)"
+        case .starred: "Starred\(from)"
+        case .all: sources.count == 1 ? "Cards from \(sources[0])" : "All cards"
+        }
+        return text.map { "\(base) matching “\($0)”" } ?? base
+    }
+
+    var emptyText: String {
+        if search != nil { return "Nothing kept matches this search." }
+        return switch view {
+        case .unread: "Nothing unread."
+        case .starred: "Nothing starred yet: star a card to keep it here."
+        case .all: "No cards match."
+        }
+    }
+
+    func context(sources: [String], pageIDs: [String], config: FeedConfig) -> [String: Any] {
+        let total = unread.values.reduce(0, +)
+        let views: [[String: Any]] = ReaderView.allCases.map { view in
+            var entry: [String: Any] = ["label": view.label, "href": "/?view=\(view.rawValue)",
+                                        "current": search == nil && view == self.view && sources.isEmpty]
+            if view == .unread { entry["count"] = total }
+            return entry
+        }
+        // One entry per source with something unread, in Sources.yml's order.
+        let sourceViews: [[String: Any]] = config.sources.filter { (unread[$0.id] ?? 0) > 0 }.map { source in
+            ["name": source.id, "unread": unread[source.id] ?? 0, "href": "/?view=unread&source=\(source.id)",
+             "current": search == nil && sources == [source.id] && view == .unread]
+        }
+        return ["reading": [
+            "view": view.rawValue, "views": views, "source_views": sourceViews, "has_source_views": !sourceViews.isEmpty,
+            "token": token, "return_to": returnTo, "rendered_at": RFC3339.string(from: renderedAt),
+            "page_ids": pageIDs, "view_sources": sources,
+        ] as [String: Any]]
+    }
+}
+
+/// A text cut into runs, those that are words searched for marked (`<mark>`).
+enum Highlight {
+    static func parts(_ text: String, terms: [[String]]) -> [[String: Any]] {
+        let wanted = Set(terms.flatMap { $0 })
+        var parts: [[String: Any]] = []
+        var run = ""
+        var inWord = false
+        func flush() {
+            guard !run.isEmpty else { return }
+            let hit = inWord && SearchText.tokens(run).contains { wanted.contains($0) }
+            if let last = parts.last, last["hit"] as? Bool == hit, !hit, let previous = last["text"] as? String {
+                parts[parts.count - 1]["text"] = previous + run
+            } else {
+                parts.append(["text": run, "hit": hit])
+            }
+            run = ""
+        }
+        for character in text {
+            let isWordCharacter = character.isLetter || character.isNumber
+            if isWordCharacter != inWord { flush(); inWord = isWordCharacter }
+            run.append(character)
+        }
+        flush()
+        return parts
+    }
+}

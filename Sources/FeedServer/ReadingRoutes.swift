@@ -1,0 +1,212 @@
+import FeedConfig
+import FeedCore
+import FeedEngine
+import FeedFormats
+import FeedState
+import FeedSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The reader's reading marks and search, with a card store: the views (`/?view=`), the
+/// marks' forms (`POST /cards/{id}/read|unread|star|unstar`, `POST /read`) and `/search`.
+/// Pages with marks are a person's own: rendered for each request, never kept.
+extension FeedRoutes {
+    /// Whether the reader shows marks: `serve` keeps a card store its refresh records in.
+    var readsMarks: Bool { store != nil && refreshed != nil }
+
+    func registerReading(on router: Router<ServeRequestContext>) {
+        for mark in ReadingMark.allCases {
+            router.post("/cards/:id/\(mark.rawValue)") { request, context in
+                let raw = context.parameters.get("id") ?? ""
+                return await self.markOne(request, id: raw.removingPercentEncoding ?? raw, mark: mark)
+            }
+        }
+        router.post("/read") { request, _ in await self.markMany(request) }
+        router.get("/search") { request, _ in await self.slots.run { await self.search(request) } }
+    }
+
+    /// `GET /`: a view of the kept cards with their marks.
+    func readingList(_ request: Request) async -> Response {
+        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+        let view: ReaderView
+        switch pairs.first(where: { $0.0 == "view" })?.1 {
+        case nil: view = .unread
+        case let text?:
+            guard let chosen = ReaderView(rawValue: text) else {
+                return Problem.badParameter("view", "\"\(text)\" is not one of unread, starred, all").response
+            }
+            view = chosen
+        }
+        var query: FeedQuery
+        do {
+            query = try FeedRequest.query(pairs: pairs.filter { $0.0 != "view" }, config: config)
+        } catch {
+            return error.problem.response
+        }
+        // A view of marks is newest first unless asked otherwise.
+        if view != .all, !pairs.contains(where: { $0.0 == "sort" }) { query.sort = .date }
+        let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
+        let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
+        do {
+            answered = try await answer(query, sources: sources, reading: view.filter)
+        } catch {
+            return Problem(title: "Service Unavailable", status: 503, detail: error.description).response
+        }
+        let session = sessions.session(of: request)
+        // The store keeps whole seconds: a card first seen in this very second may have come
+        // after the page was made, so "everything up to now" means up to the second before
+        // (the page's own cards of this second go by their ids).
+        let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
+        let reading = ReadingContext(view: view, unread: (try? await store?.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
+                                     returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo)
+        let degraded = await degraded(answered.result.outcomes, sources: sources)
+        let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
+                                   now: Date(), reading: reading)
+        return Self.personal(html, session: session)
+    }
+
+    /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
+    func search(_ request: Request) async -> Response {
+        guard let store else { return Problem.notFound("search needs the card store").response }
+        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+        let parameters = Parameters(pairs: pairs)
+        for (name, _) in pairs where !["q", "source", "page", "per_page"].contains(name) {
+            return Problem.badParameter(name, "unknown parameter (known: q, source, page, per_page)").response
+        }
+        var search: CardSearch
+        do {
+            search = try CardSearch(parsing: parameters.get("q") ?? "")
+        } catch {
+            return Problem.badParameter("q", error.description).response
+        }
+        search.sources += parameters.getAll("source")
+        let page = Int(parameters.get("page") ?? "1") ?? 0
+        let perPage = Int(parameters.get("per_page") ?? "20") ?? 0
+        guard (1...FeedQuery.maxPage).contains(page) else { return Problem.badParameter("page", "must be a whole number from 1 to \(FeedQuery.maxPage)").response }
+        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
+            return Problem.badParameter("per_page", "must be a whole number from 1 to \(FeedQuery.maxPerPage)").response
+        }
+        let found: StoredPage
+        do {
+            found = try await store.search(search, offset: (page - 1) * perPage, limit: perPage)
+        } catch {
+            return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be read now").response
+        }
+        let kept = Dictionary(found.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
+        guard Self.wantsHTML(request) else {
+            var bytes: [UInt8] = []
+            for card in found.cards {
+                JSONLines.append(card.card, kept: card.dates, to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            return Response(status: .ok, headers: [.contentType: "application/jsonl; charset=utf-8", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        let query = FeedQuery(sourceIDs: [], page: page, perPage: perPage)
+        let result = FeedRunner.stored(found, query: query, sources: [])
+        let session = sessions.session(of: request)
+        var reading = ReadingContext(view: .all, unread: (try? await store.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
+                                     returnTo: request.uri.description, marks: kept, renderedAt: Date())
+        reading.highlight = search.required
+        reading.search = parameters.get("q")
+        let html = ReaderPage.list(result, parameters: pairs, config: config, degraded: [:], unselectedSources: unselectedSources,
+                                   now: Date(), reading: reading, path: "/search")
+        return Self.personal(html, session: session)
+    }
+
+    /// A page of one person's: not stored by any cache, with their session cookie.
+    static func personal(_ html: String, session: (id: String, isNew: Bool)) -> Response {
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        SecurityHeaders.add(to: &headers, contentType: "text/html")
+        var response = Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        ReaderSessions.set(session, on: &response)
+        return response
+    }
+
+    /// `POST /cards/{id}/read` (and `unread`, `star`, `unstar`).
+    func markOne(_ request: Request, id: String, mark: ReadingMark) async -> Response {
+        let (form, refusal) = await checkedForm(request)
+        if let refusal { return refusal }
+        guard let store else { return Problem.notFound("no card store").response }
+        do {
+            guard try await store.mark([id], mark, at: Date()).count == 1 else {
+                return Problem.notFound("no card \(id) in the card store").response
+            }
+        } catch {
+            return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
+        }
+        return await back(request, form: form, marked: 1)
+    }
+
+    /// `POST /read` with `ids=` (repeated) or `before=` (RFC 3339, with `source=` to narrow).
+    func markMany(_ request: Request) async -> Response {
+        let (form, refusal) = await checkedForm(request)
+        if let refusal { return refusal }
+        guard let store else { return Problem.notFound("no card store").response }
+        let ids = form.getAll("ids")
+        let marked: Int
+        do {
+            if let before = form.get("before") {
+                guard let seenBy = RFC3339.date(from: before) else {
+                    return Problem.badParameter("before", "must be an RFC 3339 time such as 2026-11-27T08:00:00Z, got \"\(before)\"").response
+                }
+                let sources = form.getAll("source")
+                marked = try await store.markRead(seenBy: seenBy, sources: sources.isEmpty ? nil : sources, at: Date())
+                    + (ids.isEmpty ? 0 : try await store.mark(ids, .read, at: Date()).count)
+            } else if !ids.isEmpty {
+                guard ids.count <= 100_000 else { return Problem.badParameter("ids", "at most 100000 ids at once").response }
+                marked = try await store.mark(ids, .read, at: Date()).count
+            } else {
+                return Problem.badParameter("ids", "give the cards to mark read as ids=, or before= to mark everything up to a time").response
+            }
+        } catch {
+            return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
+        }
+        return await back(request, form: form, marked: marked)
+    }
+
+    /// The request's form, or the refusal of a request another site made, or without this
+    /// session's token.
+    private func checkedForm(_ request: Request) async -> (Parameters, Response?) {
+        if let refusal = CrossSiteGuard.refusal(request) {
+            return (Parameters(pairs: []), Problem(title: "Forbidden", status: 403, detail: refusal).response)
+        }
+        guard let buffer = try? await request.body.collect(upTo: 4 << 20) else {
+            return (Parameters(pairs: []), Problem(title: "Content Too Large", status: 413, detail: "a form is at most 4 MiB").response)
+        }
+        let form = Parameters(pairs: Self.formPairs(String(buffer: buffer)))
+        let session = sessions.session(of: request)
+        guard !session.isNew, sessions.accepts(form.get("token"), for: session.id) else {
+            return (form, Problem(title: "Forbidden", status: 403,
+                                  detail: "the form's token is missing or not this session's: reload the page and try again").response)
+        }
+        return (form, nil)
+    }
+
+    /// `a=1&b=two+words` as pairs, percent-decoded, `+` a space: a form's fields, in a body
+    /// or in the query of a GET form (the search box).
+    static func formPairs(_ body: String) -> [(String, String)] {
+        body.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = parts.first.flatMap(decoded) else { return nil }
+            return (name, parts.count > 1 ? decoded(parts[1]) ?? "" : "")
+        }
+    }
+
+    /// After a mark: back to the page the form came from (a path of this server only), or
+    /// for the reader's script, JSON with what changed and the unread count.
+    private func back(_ request: Request, form: Parameters, marked: Int) async -> Response {
+        if let accept = request.headers[.accept], accept.contains("application/json") {
+            let unread = (try? await store?.unreadCounts())?.values.reduce(0, +) ?? 0
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"marked":\#(marked),"unread":\#(unread)}"# + "\n")))
+        }
+        var target = form.get("return") ?? "/"
+        // Only a path here: never another site, never `//host` or `/\host`.
+        if !target.hasPrefix("/") || target.hasPrefix("//") || target.hasPrefix("/\\") || target.contains(where: { $0.isNewline }) { target = "/" }
+        return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+    }
+}

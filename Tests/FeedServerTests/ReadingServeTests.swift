@@ -1,0 +1,156 @@
+import FeedCore
+import FeedSourceTesting
+import FixtureServer
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The reader's marks and search over HTTP (issue 42): views, forms that POST and come
+/// back, their cross-site guard, a card's page marking it read, `/search`.
+@Suite struct ReadingServeTests {
+    static let html: HTTPFields = [.accept: "text/html"]
+
+    /// A person's browser: the session cookie the first page set, and the forms' token.
+    struct Browser {
+        var cookie: String
+        var token: String
+
+        init(_ page: TestResponse) throws {
+            let setCookie = try #require(page.header("set-cookie"))
+            cookie = String(setCookie.prefix { $0 != ";" })
+            let marker = #"name="token" value=""#
+            let start = try #require(page.text.range(of: marker)).upperBound
+            token = String(page.text[start...].prefix { $0 != "\"" })
+        }
+
+        var headers: HTTPFields {
+            [.cookie: cookie, .accept: "text/html", .contentType: "application/x-www-form-urlencoded"]
+        }
+    }
+
+    static func post(_ served: ServedInProcess, _ path: String, _ form: String, headers: HTTPFields) async throws -> TestResponse {
+        try await served.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: form))
+    }
+
+    /// The ids of a page's cards, in order.
+    static func ids(_ page: String) -> [String] {
+        page.components(separatedBy: #"data-id=""#).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    /// The Unread count of the views' list.
+    static func unread(_ page: String) -> Int? {
+        guard let range = page.range(of: #"<span class="count" data-unread>"#) else { return nil }
+        return Int(page[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    @Test func markingReadAndStarringMoveCardsBetweenViews() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(1)
+            let first = try await served.get("/", headers: Self.html)
+            #expect(first.status == .ok)
+            #expect(first.header("cache-control") == "no-store")
+            #expect(first.text.contains("<h1>Unread</h1>"))
+            #expect(Self.ids(first.text).sorted() == ["cabify:MUG", "cabify:TSHIRT", "cabify:VOUCHER"])
+            #expect(Self.unread(first.text) == 3)
+            let browser = try Browser(first)
+
+            let read = try await Self.post(served, "/cards/cabify:MUG/read", "token=\(browser.token)&return=%2F%3Fview%3Dunread", headers: browser.headers)
+            #expect(read.status == .seeOther)
+            #expect(read.header("location") == "/?view=unread")
+            let unread = try await served.get("/", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(Self.ids(unread.text).sorted() == ["cabify:TSHIRT", "cabify:VOUCHER"])
+            #expect(Self.unread(unread.text) == 2)
+
+            let star = try await Self.post(served, "/cards/cabify:TSHIRT/star", "token=\(browser.token)&return=https%3A%2F%2Fevil.example%2F",
+                                           headers: browser.headers)
+            // Back to a page of this server only.
+            #expect(star.header("location") == "/")
+            let starred = try await served.get("/?view=starred", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(Self.ids(starred.text) == ["cabify:TSHIRT"])
+            #expect(starred.text.contains(#"<li class="card starred" data-id="cabify:TSHIRT">"#))
+
+            // The script's way: JSON, with the unread count.
+            var json = browser.headers
+            json[.accept] = "application/json"
+            let many = try await Self.post(served, "/read", "token=\(browser.token)&ids=cabify:TSHIRT&ids=cabify:VOUCHER&ids=cabify:NOPE", headers: json)
+            #expect(many.text == #"{"marked":2,"unread":0}"# + "\n")
+            let none = try await served.get("/", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(Self.ids(none.text).isEmpty)
+            #expect(none.text.contains("Nothing unread."))
+        }
+    }
+
+    @Test func aPostFromAnotherSiteOrWithoutTheTokenChangesNothing() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(1)
+            let browser = try Browser(try await served.get("/", headers: Self.html))
+            var crossOrigin = browser.headers
+            crossOrigin[.origin] = "http://evil.example"
+            var crossSite = browser.headers
+            crossSite[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+            var noCookie = browser.headers
+            noCookie[.cookie] = nil
+            let refusals: [(HTTPFields, String, String)] = [
+                (crossOrigin, "token=\(browser.token)", "a request from another origin (http://evil.example) changes nothing here"),
+                (crossSite, "token=\(browser.token)", "a request from another site (Sec-Fetch-Site: cross-site) changes nothing here"),
+                (browser.headers, "token=0000", "the form's token is missing or not this session's: reload the page and try again"),
+                (noCookie, "token=\(browser.token)", "the form's token is missing or not this session's: reload the page and try again"),
+            ]
+            for (headers, form, detail) in refusals {
+                let refused = try await Self.post(served, "/cards/cabify:MUG/read", form, headers: headers)
+                #expect(refused.status == .forbidden)
+                #expect(refused.text.contains(#""detail":"\#(detail)""#), "\(refused.text)")
+            }
+            let page = try await served.get("/", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(Self.unread(page.text) == 3)
+            // From the page itself (same-origin), it is taken.
+            var sameSite = browser.headers
+            sameSite[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
+            #expect(try await Self.post(served, "/cards/cabify:MUG/read", "token=\(browser.token)", headers: sameSite).status == .seeOther)
+        }
+    }
+
+    /// Opening a card's page reads it; "mark everything as read up to now" leaves what a
+    /// refresh added after the page was made unread.
+    @Test func openingACardReadsItAndEverythingUpToNowLeavesLaterCardsUnread() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"]) { served in
+            await served.clock.untilSleeping(1)
+            let page = try await served.get("/", headers: Self.html)
+            let browser = try Browser(page)
+            let opened = try await served.get("/cards/cabify:MUG", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(opened.status == .ok)
+            #expect(opened.text.contains(">Mark unread</button>"))
+            #expect(Self.unread(try await served.get("/", headers: Self.html).text) == 2)
+
+            let marker = #"name="before" value=""#
+            let start = try #require(page.text.range(of: marker)).upperBound
+            let before = String(page.text[start...].prefix { $0 != "\"" })
+            served.fixture.control.edit("cabify", .add(list: "products", item: .object(["code": "HOODIE", "name": "Hoodie", "price": 30])))
+            await served.refresh(after: 5, sources: 1)
+            // The form as the page has it: the time, and the page's own cards.
+            let ids = Self.ids(page.text).map { "&ids=\($0)" }.joined()
+            let all = try await Self.post(served, "/read", "token=\(browser.token)&before=\(before)\(ids)", headers: browser.headers)
+            #expect(all.status == .seeOther)
+            let after = try await served.get("/", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(Self.ids(after.text) == ["cabify:HOODIE"])
+        }
+    }
+
+    @Test func searchFindsKeptCardsAsLinesAndAsAPageWithTheWordsMarked() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(1)
+            let lines = try await served.get("/search?q=coffee+mug")
+            #expect(lines.status == .ok)
+            #expect(lines.header("content-type") == "application/jsonl; charset=utf-8")
+            #expect(StoreBackedServeTests.ids(lines.text) == ["cabify:MUG"])
+            let page = try await served.get("/search?q=%22coffee+mug%22", headers: Self.html)
+            #expect(page.text.contains("<h1>Search: &quot;coffee mug&quot;</h1>"))
+            #expect(page.text.contains("<h2>Cabify <mark>Coffee</mark> <mark>Mug</mark></h2>"))
+            let bad = try await served.get("/search?q=kind:gadget")
+            #expect(bad.status == .badRequest)
+            #expect(bad.text.contains("kind:gadget is not a kind; kinds are deal, product, post, person, item"))
+        }
+    }
+}
