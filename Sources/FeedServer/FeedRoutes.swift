@@ -97,6 +97,9 @@ final class FeedRoutes: Sendable {
         router.get("/reader.css") { request, _ in
             HTTPAnswer(body: ReaderPage.stylesheet, contentType: "text/css; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
         }
+        router.get("/reader.js") { request, _ in
+            HTTPAnswer(body: ReaderPage.script, contentType: "text/javascript; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
+        }
         router.get("/placeholder.svg") { request, _ in
             HTTPAnswer(body: ReaderPage.placeholder, contentType: "image/svg+xml", lastModified: nil, maxAge: 86_400).response(to: request)
         }

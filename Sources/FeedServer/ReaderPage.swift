@@ -9,7 +9,7 @@ import Mustache
 /// The reader: the merged feed as cards for a person in a browser (`GET /`), and one card's
 /// page (`GET /cards/{id}` asked for as HTML). Rendered on the server from the templates in
 /// `Templates/` (compiled in) by swift-mustache, which escapes every `{{value}}`: the one
-/// escaper. No JavaScript; the filter bar is a plain GET form.
+/// escaper. Every control is a form; `/reader.js` only adds keys to them.
 enum ReaderPage {
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
@@ -26,6 +26,9 @@ enum ReaderPage {
 
     /// `/reader.css`: the one stylesheet, served by `serve` itself (no CDN).
     static let stylesheet = PackageResources.reader_css
+
+    /// `/reader.js`: the keyboard shortcuts, on pages with marks (everything works without it).
+    static let script = PackageResources.reader_js
 
     /// `/placeholder.svg`: what a card without an image shows.
     static let placeholder = Array("""

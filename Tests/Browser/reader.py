@@ -2,8 +2,10 @@
 """The reader of `aggregate serve` in a real browser (headless Chromium through Selenium),
 run by Tests/EndToEndTests/ReaderTests.swift against the built binary and the fixture
 server. Checks, at 375, 768 and 1280 px wide: no horizontal scrolling, the cards with their
-title, price and an image with alt text; a card's page with its gallery, specs or products;
-the filter form; page 2; the Tab order; and that the HTML parses as HTML5 without an error.
+title, price and an image with alt text where they have one; a card's page with its
+gallery, specs or products; the filter form; reading (a card opened is read, a star keeps
+it, the search box, a forged POST refused, the keys j k s ?), with scripts on and off;
+page 2; the Tab order; and that the HTML parses as HTML5 without an error.
 Screenshots go to ARTIFACTS (not committed).
 Usage: reader.py BASE ARTIFACTS"""
 import os, sys, urllib.error, urllib.request
@@ -12,6 +14,7 @@ import html5lib
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -137,6 +140,21 @@ try:
     starred = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
     check(starred == ["cabify:TSHIRT"], f"the refused POST changed nothing ({starred})")
 
+    # The keyboard (scripts on): j j s stars the second card, in place; ? lists the keys.
+    driver.get(base + "/?view=all&source=ltk")
+    second = driver.find_elements(By.CSS_SELECTOR, "li.card")[1].get_attribute("data-id")
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    driver.switch_to.active_element.send_keys("j")
+    driver.switch_to.active_element.send_keys("s")
+    WebDriverWait(driver, 10).until(lambda d: "starred" in d.find_elements(By.CSS_SELECTOR, "li.card")[1].get_attribute("class"))
+    driver.get(base + "/?view=starred")
+    starred = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
+    check(second in starred, f"j j s stars the second card ({second} in {starred})")
+    driver.find_element(By.TAG_NAME, "body").send_keys("?")
+    check(driver.execute_script("return !!document.querySelector('dialog#keys[open]')"), "? shows the keyboard shortcuts")
+    check(len(fetch("/reader.js")) <= 5 * 1024, "the reader's script is at most 5 KB")
+
     # Page 2.
     driver.get(base + "/?per_page=12")
     driver.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
@@ -159,6 +177,32 @@ try:
     check(len(set(reached)) >= focusable, f"Tab reaches all {focusable} links and controls ({len(set(reached))} distinct)")
     focus = driver.execute_script("const e = document.querySelector('a.card-link'); e.focus(); return getComputedStyle(e).outlineStyle")
     check(focus != "none", f"focus is visible ({focus})")
+finally:
+    driver.quit()
+
+# Scripts off: every control is a form that works as it is.
+options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+try:
+    driver.set_window_size(375, 900)
+    driver.get(base + "/")
+    driver.find_element(By.TAG_NAME, "body").send_keys("j")
+    check(not driver.find_elements(By.CSS_SELECTOR, "li.card.current"), "scripts off: the keys do nothing (no script ran)")
+    before = int(driver.find_element(By.CSS_SELECTOR, "[data-unread]").text)
+    first = driver.find_element(By.CSS_SELECTOR, "li.card")
+    first_id = first.get_attribute("data-id")
+    first.find_element(By.CSS_SELECTOR, "button[data-mark=read]").click()
+    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: int(d.find_element(By.CSS_SELECTOR, "[data-unread]").text) == before - 1)
+    unread = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
+    check(first_id not in unread, f"scripts off: Mark read takes the card out of Unread ({first_id})")
+    driver.get(base + "/?view=all&source=cabify")
+    mug = driver.find_element(By.CSS_SELECTOR, "li.card[data-id='cabify:MUG']")
+    mug.find_element(By.CSS_SELECTOR, "button[data-mark=star]").click()
+    WebDriverWait(driver, 10).until(lambda d: "view=all" in d.current_url)
+    driver.get(base + "/?view=starred")
+    starred = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
+    check("cabify:MUG" in starred, f"scripts off: Star keeps the card in Starred ({starred})")
 finally:
     driver.quit()
 

@@ -81,7 +81,7 @@ import Testing
     /// Links from upstreams that are not web addresses never become an `href` or `src` (a
     /// `javascript:` link in LTK's products, a `json` source's extras, an `exec` author ran
     /// script on click), not in the reader and not in the served feeds; and every page
-    /// carries a policy that runs no script at all.
+    /// carries a policy that runs no script but the reader's own file.
     @Test func linksThatAreNotWebAddressesAreLeftOutAndPagesRunNoScript() async throws {
         let card: [String: Any] = [
             "id": "1", "title": "Hostile links", "url": "https://site.example/post", "image": "https://site.example/post.jpg",
@@ -115,11 +115,13 @@ import Testing
                 #expect(attributes.filter { !($0.hasPrefix("/") || $0.hasPrefix("#") || $0.hasPrefix("https://") || $0.hasPrefix("http://")) } == [])
                 #expect(page.body.contains(#"<a href="https://shop.example/ok"><img src="https://shop.example/ok.jpg""#))
                 #expect(page.headers.first(name: "Content-Security-Policy")
-                        == "default-src 'none'; img-src 'self' https: http:; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+                        == "default-src 'none'; img-src 'self' https: http:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
                 #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
                 #expect(page.headers.first(name: "Referrer-Policy") == "same-origin")
                 let list = try await ServeTests.get(served.base + "/", headers: Self.html)
                 #expect(list.headers.first(name: "Content-Security-Policy") != nil)
+                // The one script is the reader's own file: none inline, none from elsewhere.
+                #expect(list.body.matches(of: #/<script[^>]*>/#).map { String($0.output) } == [#"<script src="/reader.js" defer>"#])
                 #expect(list.body.contains(#"<img src="https://site.example/post.jpg""#))
                 for feed in ["/feed.json", "/feed.atom", "/feed.rss"] {
                     let answer = try await ServeTests.get(served.base + feed)

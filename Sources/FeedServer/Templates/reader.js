@@ -1,0 +1,81 @@
+// The reader's keyboard: j/k next/previous card, o or Enter open it, m toggle read,
+// s toggle star, / search, ? the list of keys. Each mark is the card's own form, sent
+// in place; without this script the forms work as they are.
+(() => {
+  "use strict";
+  const cards = () => Array.from(document.querySelectorAll("li.card"));
+  let current = -1;
+
+  function select(index) {
+    const all = cards();
+    if (!all.length) return;
+    current = Math.max(0, Math.min(all.length - 1, index));
+    all.forEach((card, i) => card.classList.toggle("current", i === current));
+    all[current].scrollIntoView({ block: "nearest" });
+    const link = all[current].querySelector("a.card-link");
+    if (link) link.focus({ preventScroll: true });
+  }
+
+  // Sends a card's form; on success flips it to its opposite (read ↔ unread, star ↔ unstar).
+  async function toggle(card, kind) {
+    const button = card && card.querySelector(`button[data-mark=${kind}]`);
+    if (!button) return;
+    const form = button.form;
+    const response = await fetch(form.action, {
+      method: "POST", body: new URLSearchParams(new FormData(form)),
+      headers: { Accept: "application/json" }, credentials: "same-origin",
+    });
+    if (!response.ok) { form.submit(); return; }
+    const answer = await response.json();
+    const on = kind === "read" ? /\/read$/.test(form.action) : /\/star$/.test(form.action);
+    const [yes, no] = kind === "read" ? ["read", "unread"] : ["star", "unstar"];
+    form.action = form.action.replace(new RegExp(`/${on ? yes : no}$`), `/${on ? no : yes}`);
+    card.classList.toggle(kind === "read" ? "read" : "starred", on);
+    button.textContent = kind === "read" ? (on ? "Mark unread" : "Mark read") : (on ? "Unstar" : "Star");
+    if (kind === "star") button.setAttribute("aria-pressed", String(on));
+    const count = document.querySelector("[data-unread]");
+    if (count && typeof answer.unread === "number") count.textContent = answer.unread;
+  }
+
+  function help() {
+    let dialog = document.getElementById("keys");
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.id = "keys";
+      const rows = [["j / k", "next / previous card"], ["o or Enter", "open the card"], ["m", "mark read or unread"],
+        ["s", "star or unstar"], ["/", "search"], ["?", "these keys"]];
+      const list = document.createElement("dl");
+      for (const [key, what] of rows) {
+        const dt = document.createElement("dt"); dt.textContent = key;
+        const dd = document.createElement("dd"); dd.textContent = what;
+        list.append(dt, dd);
+      }
+      const close = document.createElement("button");
+      close.textContent = "Close";
+      close.addEventListener("click", () => dialog.close());
+      const heading = document.createElement("h2");
+      heading.textContent = "Keyboard shortcuts";
+      dialog.append(heading, list, close);
+      document.body.append(dialog);
+    }
+    dialog.open ? dialog.close() : dialog.showModal();
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target.closest && target.closest("input, select, textarea, button, dialog")) return;
+    const card = cards()[current];
+    switch (event.key) {
+      case "j": select(current + 1); break;
+      case "k": select(current - 1); break;
+      case "o": case "Enter": { const link = card && card.querySelector("a.card-link"); if (!link) return; link.click(); break; }
+      case "m": toggle(card, "read"); break;
+      case "s": toggle(card, "star"); break;
+      case "/": { const box = document.querySelector("form.search input[name=q]"); if (!box) return; box.focus(); break; }
+      case "?": help(); break;
+      default: return;
+    }
+    event.preventDefault();
+  });
+})();
