@@ -327,16 +327,7 @@ final class FeedRoutes: Sendable {
             await health.record([outcome])
             let degraded = await degraded([outcome], sources: [card.source])
             let hasDetail = outcome.detail == nil
-            if readsMarks, let store {
-                // Opened by a person: read. A card the store does not keep has no marks.
-                let session = sessions.session(of: request)
-                _ = try? await store.mark([card.id], .read, at: Date())
-                let kept = try? await store.card(id: card.id)
-                let marks = kept.map { ReaderPage.CardMarks(starred: $0.dates.starredAt != nil, token: sessions.token(for: session.id),
-                                                            returnTo: request.uri.path) }
-                let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date(), marks: marks)
-                return Self.personal(html, session: session)
-            }
+            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded) { return page }
             let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
             var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
                                       maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
@@ -350,6 +341,11 @@ final class FeedRoutes: Sendable {
             if let degraded = Self.degradedHeader([outcome]) { response.headers[.aggregateDegraded] = degraded }
             return response
         case .notFound(let message, _):
+            // Gone upstream, still kept: its page from the store.
+            if readsMarks, Self.wantsHTML(request), let kept = try? await store?.card(id: id),
+               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:]) {
+                return page
+            }
             await detailGuard.rememberMissing(id, message: message)
             return Problem.notFound(message).response
         case .failed(let outcome):

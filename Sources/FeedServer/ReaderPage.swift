@@ -3,6 +3,7 @@ import FeedCore
 import FeedSupport
 import FeedEngine
 import FeedFormats
+import FeedState
 import Foundation
 import Mustache
 
@@ -16,7 +17,7 @@ enum ReaderPage {
         let templates: [(String, [UInt8])] = [
             ("page-head", PackageResources.page_head_mustache), ("page-foot", PackageResources.page_foot_mustache),
             ("reader", PackageResources.reader_html_mustache), ("card", PackageResources.card_html_mustache),
-            ("source-options", PackageResources.source_options_mustache),
+            ("source-options", PackageResources.source_options_mustache), ("price-chart", PackageResources.price_chart_mustache),
         ]
         for (name, bytes) in templates {
             if let template = try? MustacheTemplate(string: String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
@@ -116,10 +117,32 @@ enum ReaderPage {
         var returnTo: String
     }
 
+    /// What the card store keeps of a card, on its page.
+    struct KeptFacts {
+        var dates: KeptDates
+        var history: [CardChange]
+        var chart: PriceChart?
+    }
+
     static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date,
-                       marks: CardMarks? = nil) -> String {
+                       marks: CardMarks? = nil, kept: KeptFacts? = nil) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
         context.merge(self.card(context: card, now: now)) { _, new in new }
+        if let kept {
+            var seen = "First seen \(exact(kept.dates.firstSeen)), last seen \(exact(kept.dates.lastSeen))"
+            if let gone = kept.dates.goneSince { seen += "; gone from \(card.source) since \(exact(gone))" }
+            context["seen"] = seen
+            context["gone"] = kept.dates.goneSince != nil
+            context["history"] = kept.history.reversed().map { change in
+                ["at": exact(change.at), "iso": RFC3339.string(from: change.at), "field": historyName(change.field),
+                 "before": historyText(change.before, change.field), "after": historyText(change.after, change.field),
+                 "price": change.field == .price ? PriceChart.amount(change.after).map { "\($0)" } ?? "" : ""] as [String: Any]
+            }
+            context["has_history"] = !kept.history.isEmpty
+            if let chart = kept.chart, chart.points.count > 1 || card.kind == .product || card.kind == .deal {
+                context["chart"] = library.render(chart.context, withTemplate: "price-chart") ?? ""
+            }
+        }
         if let marks {
             context["marks"] = ["starred": marks.starred, "token": marks.token, "return_to": marks.returnTo] as [String: Any]
             context["searchable"] = true
@@ -201,6 +224,30 @@ enum ReaderPage {
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
         return fields
+    }
+
+    static func historyName(_ field: TrackedField) -> String {
+        switch field {
+        case .price: "Price"
+        case .regularPrice: "Regular price"
+        case .title: "Title"
+        case .inStock: "Stock"
+        }
+    }
+
+    /// A tracked value in words: a price as its label, stock as in or out.
+    static func historyText(_ value: JSONValue, _ field: TrackedField) -> String {
+        switch (field, value) {
+        case (_, .null): return "none"
+        case (.price, .object(let price)):
+            guard case .number(let amount)? = price["amount"] else { return "?" }
+            if case .string(let display)? = price["display"] { return display }
+            return Money.format(amount, currency: price["currency"]?.stringValue)
+        case (.inStock, .bool(let inStock)): return inStock ? "in stock" : "out of stock"
+        case (_, .number(let number)): return "\(number)"
+        case (_, .string(let text)): return text
+        default: return JSONLines.text(of: value)
+        }
     }
 
     /// A summary's first line, cut at a word to about 160 characters.

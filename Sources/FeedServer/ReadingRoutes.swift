@@ -116,6 +116,21 @@ extension FeedRoutes {
         return Self.personal(html, session: session)
     }
 
+    /// A card's page with what the store keeps of it (its dates, history, price chart and
+    /// marks); opening it reads it. Nil when the store keeps no such card.
+    func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status]) async -> Response? {
+        guard let store, let kept = try? await store.card(id: card.id) else { return nil }
+        let session = sessions.session(of: request)
+        let now = Date()
+        _ = try? await store.mark([card.id], .read, at: now)
+        let history = (try? await store.history(of: card.id)) ?? []
+        let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id), returnTo: request.uri.path)
+        let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: now, marks: marks,
+                                     kept: ReaderPage.KeptFacts(dates: kept.dates, history: history,
+                                                                chart: PriceChart(kept: kept, history: history, now: now)))
+        return Self.personal(html, session: session)
+    }
+
     /// A page of one person's: not stored by any cache, with their session cookie.
     static func personal(_ html: String, session: (id: String, isNew: Bool)) -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]

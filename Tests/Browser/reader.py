@@ -88,6 +88,11 @@ try:
     check(len(driver.find_elements(By.CSS_SELECTOR, ".gallery img")) >= 2, "the dishwasher's page shows its gallery")
     check(len(driver.find_elements(By.CSS_SELECTOR, "table.specs tr")) >= 1, "the dishwasher's page shows its specifications")
     check("guarantee" in driver.page_source.lower(), "the dishwasher's page shows its guarantee")
+    chart = driver.find_elements(By.CSS_SELECTOR, "figure.chart svg[role=img]")
+    points = driver.find_elements(By.CSS_SELECTOR, "figure.chart circle.point")
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.history tr[data-price]")
+    check(len(chart) == 1 and len(points) == len(rows) + 1 and chart[0].size["width"] > 100,
+          f"the dishwasher's page charts its price: a point for the first price and one per history row ({len(points)} points, {len(rows)} rows)")
     driver.save_screenshot(os.path.join(artifacts, "card-dishwasher.png"))
     driver.get(base + "/?source=ltk")
     driver.find_element(By.CSS_SELECTOR, "li.card a.card-link").click()
@@ -115,7 +120,9 @@ try:
     check(unread_count() == before - 1, f"opening a card drops the unread count by one ({before} then {unread_count()})")
     driver.get(base + "/cards/cabify:TSHIRT")
     driver.find_element(By.CSS_SELECTOR, "button[data-mark=star]").click()
-    WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
+    # Back on the card's page, which now offers to unstar it.
+    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "button[data-mark=star]").text == "Unstar")
     driver.get(base + "/?view=starred")
     driver.refresh()
     starred = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
@@ -199,7 +206,8 @@ try:
     driver.get(base + "/?view=all&source=cabify")
     mug = driver.find_element(By.CSS_SELECTOR, "li.card[data-id='cabify:MUG']")
     mug.find_element(By.CSS_SELECTOR, "button[data-mark=star]").click()
-    WebDriverWait(driver, 10).until(lambda d: "view=all" in d.current_url)
+    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "li.card[data-id='cabify:MUG'] button[data-mark=star]").text == "Unstar")
     driver.get(base + "/?view=starred")
     starred = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
     check("cabify:MUG" in starred, f"scripts off: Star keeps the card in Starred ({starred})")

@@ -154,3 +154,39 @@ import Testing
         }
     }
 }
+
+extension ReadingServeTests {
+    static func mug(_ price: Decimal) -> DataEdit {
+        .set(list: "products", key: "code", match: "MUG", field: "price", value: .number(price))
+    }
+
+    /// A product's page: its dates, its history as a table, and a price chart whose points
+    /// are the prices the history recorded; a card gone upstream still has its page.
+    @Test func aProductsPageShowsItsHistoryAndAChartOfItsPrice() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"]) { served in
+            await served.clock.untilSleeping(1)
+            served.fixture.control.edit("cabify", Self.mug(6))
+            await served.refresh(after: 5, sources: 1)
+            served.fixture.control.edit("cabify", Self.mug(9), StoreBackedServeTests.noVoucher)
+            await served.refresh(after: 5, sources: 1)
+
+            let page = try await served.get("/cards/cabify:MUG", headers: Self.html).text
+            #expect(page.contains(#"<p class="seen">First seen "#))
+            let rows = page.matches(of: #/<tr data-at="[^"]+" data-price="([^"]+)">/#).map { String($0.output.1) }
+            #expect(rows == ["9", "6"])
+            #expect(page.contains("<td>Price</td><td>€6.00</td><td>€9.00</td>"))
+            #expect(page.contains("<td>Price</td><td>€7.50</td><td>€6.00</td>"))
+            // The points: the first price, then each row's, oldest first.
+            let points = page.matches(of: #/<circle class="point[^"]*" cx="[^"]+" cy="[^"]+" r="5" data-at="[^"]+" data-price="([^"]+)">/#)
+                .map { String($0.output.1) }
+            #expect(points == ["7.5", "6", "9"])
+            #expect(page.contains(#"<circle class="point lowest""#) && page.contains(#"<circle class="point current highest""#))
+            #expect(page.contains("<desc id=\"chart-desc\">Now €9.00; lowest €6.00 on "))
+
+            // Gone upstream, kept: the page says since when.
+            let gone = try await served.get("/cards/cabify:VOUCHER", headers: Self.html)
+            #expect(gone.status == .ok)
+            #expect(gone.text.contains("; gone from cabify since "))
+        }
+    }
+}
