@@ -20,15 +20,10 @@ struct FeedCommand: ContextCommand {
     @Option(help: "asc or desc (default: desc for date, asc otherwise).")
     var order: SortDirection?
 
-    // `.unconditional` so `--page -1` reaches validate() and gets a plain sentence.
-    @Option(parsing: .unconditional, help: "Page number, from 1.")
-    var page = 1
-
-    @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
-    var perPage = 20
-
-    @Flag(help: "Print every matching card in the chosen order, not one page (budgets still apply).")
-    var all = false
+    @OptionGroup var paging: PagingOptions
+    var page: Int { paging.page }
+    var perPage: Int { paging.perPage }
+    var all: Bool { paging.all }
 
     @Option(help: ArgumentHelp("Only cards of this kind: deal, product, post, person or item.", valueName: "kind"))
     var kind: Card.Kind?
@@ -66,15 +61,6 @@ struct FeedCommand: ContextCommand {
         }
         if stored && (common.offline || common.refresh) {
             throw ValidationError("--stored asks no upstream: leave out --offline and --refresh")
-        }
-        if all && (page != 1 || perPage != 20) {
-            throw ValidationError("--all prints every card: leave out --page and --per-page")
-        }
-        guard (1...FeedQuery.maxPage).contains(page) else {
-            throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
-        }
-        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
-            throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
         }
     }
 
@@ -134,6 +120,31 @@ struct FeedCommand: ContextCommand {
             } else {
                 Terminal.writeError("aggregate: no cards\(query.filters ? " match the filters" : "") in the card store; `aggregate refresh` records what the sources list")
             }
+        }
+    }
+}
+
+/// `--page`, `--per-page`, `--all`: which cards of an ordered list are printed.
+struct PagingOptions: ParsableArguments {
+    // `.unconditional` so `--page -1` reaches validate() and gets a plain sentence.
+    @Option(parsing: .unconditional, help: "Page number, from 1.")
+    var page = 1
+
+    @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
+    var perPage = 20
+
+    @Flag(help: "Print every matching card in the chosen order, not one page (budgets still apply).")
+    var all = false
+
+    func validate() throws {
+        if all && (page != 1 || perPage != 20) {
+            throw ValidationError("--all prints every card: leave out --page and --per-page")
+        }
+        guard (1...FeedQuery.maxPage).contains(page) else {
+            throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
+        }
+        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
+            throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
         }
     }
 }

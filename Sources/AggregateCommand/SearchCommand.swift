@@ -21,28 +21,12 @@ struct SearchCommand: ContextCommand {
     @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable), as source:ID in the query.", valueName: "id"))
     var sources: [String] = []
 
-    @Option(parsing: .unconditional, help: "Page number, from 1.")
-    var page = 1
-
-    @Option(parsing: .unconditional, help: "Cards per page, 1 to \(FeedQuery.maxPerPage).")
-    var perPage = 20
-
-    @Flag(help: "Print every card found, not one page.")
-    var all = false
+    @OptionGroup var paging: PagingOptions
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var output: CardFormatOptions
 
     func validate() throws {
-        if all && (page != 1 || perPage != 20) {
-            throw ValidationError("--all prints every card found: leave out --page and --per-page")
-        }
-        guard (1...FeedQuery.maxPage).contains(page) else {
-            throw ValidationError("--page must be between 1 and \(FeedQuery.maxPage), got \(page)")
-        }
-        guard (1...FeedQuery.maxPerPage).contains(perPage) else {
-            throw ValidationError("--per-page must be between 1 and \(FeedQuery.maxPerPage), got \(perPage)")
-        }
         _ = try search()
     }
 
@@ -59,8 +43,9 @@ struct SearchCommand: ContextCommand {
 
     func run(in context: CommandContext) async throws {
         let search = try search()
-        let limit = all ? Int.max : perPage
-        let offset = all ? 0 : (page - 1) * perPage
+        let (page, perPage) = (paging.page, paging.perPage)
+        let limit = paging.all ? Int.max : perPage
+        let offset = paging.all ? 0 : (page - 1) * perPage
         let (found, config) = try await common.withStore(context.registry) { store, config in
             (try await store.search(search, offset: offset, limit: limit), config)
         }

@@ -108,18 +108,10 @@ struct HistoryCommand: ContextCommand {
         return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) + " UTC"
     }
 
-    /// A value for people: a price as its label, stock in words, text made safe.
+    /// A value for people, made safe for a terminal; text quoted.
     static func text(_ value: JSONValue, _ field: TrackedField) -> String {
-        switch (field, value) {
-        case (_, .null): return "none"
-        case (.price, _):
-            let data = Data(JSONLines.text(of: value).utf8)
-            return (try? JSONDecoder().decode(Price.self, from: data)).map { TerminalText.safe($0.label) } ?? "?"
-        case (.inStock, .bool(let inStock)): return inStock ? "in stock" : "out of stock"
-        case (_, .number(let number)): return "\(number)"
-        case (_, .string(let text)): return "\"\(TerminalText.safe(text))\""
-        default: return TerminalText.safe(JSONLines.text(of: value))
-        }
+        if case .string(let text) = value { return "\"\(TerminalText.safe(text))\"" }
+        return TerminalText.safe(field.words(for: value))
     }
 }
 

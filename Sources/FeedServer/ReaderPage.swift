@@ -135,7 +135,7 @@ enum ReaderPage {
             context["gone"] = kept.dates.goneSince != nil
             context["history"] = kept.history.reversed().map { change in
                 ["at": exact(change.at), "iso": RFC3339.string(from: change.at), "field": historyName(change.field),
-                 "before": historyText(change.before, change.field), "after": historyText(change.after, change.field),
+                 "before": change.field.words(for: change.before), "after": change.field.words(for: change.after),
                  "price": change.field == .price ? PriceChart.amount(change.after).map { "\($0)" } ?? "" : ""] as [String: Any]
             }
             context["has_history"] = !kept.history.isEmpty
@@ -232,21 +232,6 @@ enum ReaderPage {
         case .regularPrice: "Regular price"
         case .title: "Title"
         case .inStock: "Stock"
-        }
-    }
-
-    /// A tracked value in words: a price as its label, stock as in or out.
-    static func historyText(_ value: JSONValue, _ field: TrackedField) -> String {
-        switch (field, value) {
-        case (_, .null): return "none"
-        case (.price, .object(let price)):
-            guard case .number(let amount)? = price["amount"] else { return "?" }
-            if case .string(let display)? = price["display"] { return display }
-            return Money.format(amount, currency: price["currency"]?.stringValue)
-        case (.inStock, .bool(let inStock)): return inStock ? "in stock" : "out of stock"
-        case (_, .number(let number)): return "\(number)"
-        case (_, .string(let text)): return text
-        default: return JSONLines.text(of: value)
         }
     }
 

@@ -196,6 +196,21 @@ public enum TrackedField: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// A value of this field in words, for people: a price as its label, stock as in or
+    /// out of stock, `none` for none; text as it is (the caller makes it safe to show).
+    public func words(for value: JSONValue) -> String {
+        switch (self, value) {
+        case (_, .null): return "none"
+        case (.price, .object(let price)):
+            guard case .number(let amount)? = price["amount"] else { return "?" }
+            return price["display"]?.stringValue ?? Money.format(amount, currency: price["currency"]?.stringValue)
+        case (.inStock, .bool(let inStock)): return inStock ? "in stock" : "out of stock"
+        case (_, .number(let number)): return "\(number)"
+        case (_, .string(let text)): return text
+        default: return JSONLines.text(of: value)
+        }
+    }
+
     /// ``value(of:)`` as JSON text, written straight from the card (every card recorded
     /// passes through here).
     public func text(of card: Card) -> String {
