@@ -145,6 +145,12 @@ final class FeedRoutes: Sendable {
         if let store, let reading {
             // As every reader of the store: after the refresh's first recording.
             if let refreshed, refreshed.covers(sources) { _ = await refreshed.entries(sources) }
+            // A page the store makes from its rows, without decoding every card.
+            if let request = FeedRunner.storedPage(query, sources: sources, reading: reading), let page = try? await store.page(request),
+               let configs = try? runner.select(sources) {
+                let result = FeedRunner.stored(page, query: query, sources: configs)
+                return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
+            }
             guard let kept = try? await store.cards(of: sources) else { throw UsageError("the card store cannot be read now") }
             let shown = kept.filter { reading.includes($0.dates) }
             let result = try FeedRunner.stored(shown.map(\.card), config: config, query: query)

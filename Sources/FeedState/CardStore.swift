@@ -89,13 +89,17 @@ public struct StoredPageQuery: Sendable, Equatable {
     public var descending: Bool
     public var offset: Int
     public var limit: Int
+    /// Only the cards with these marks: each source's list is filtered first, then
+    /// interleaved (as `--kind` filters), so feed order is the filtered lists' round-robin.
+    public var reading: ReadingFilter?
 
-    public init(sources: [String], order: Order, descending: Bool, offset: Int, limit: Int) {
+    public init(sources: [String], order: Order, descending: Bool, offset: Int, limit: Int, reading: ReadingFilter? = nil) {
         self.sources = sources
         self.order = order
         self.descending = descending
         self.offset = offset
         self.limit = limit
+        self.reading = reading
     }
 }
 

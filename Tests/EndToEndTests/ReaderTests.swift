@@ -118,7 +118,8 @@ import Testing
                         == "default-src 'none'; img-src 'self' https: http:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
                 #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
                 #expect(page.headers.first(name: "Referrer-Policy") == "same-origin")
-                let list = try await ServeTests.get(served.base + "/", headers: Self.html)
+                // Every card: opening its page above read it.
+                let list = try await ServeTests.get(served.base + "/?view=all", headers: Self.html)
                 #expect(list.headers.first(name: "Content-Security-Policy") != nil)
                 // The one script is the reader's own file: none inline, none from elsewhere.
                 #expect(list.body.matches(of: #/<script[^>]*>/#).map { String($0.output) } == [#"<script src="/reader.js" defer>"#])

@@ -168,7 +168,9 @@ extension StoreContractTests {
 
             func expected(_ query: StoredPageQuery) async throws -> [String] {
                 var lists: [[Card]] = []
-                for source in query.sources { lists.append(try await store.cards(of: [source]).map(\.card)) }
+                for source in query.sources {
+                    lists.append(try await store.cards(of: [source]).filter { query.reading?.includes($0.dates) ?? true }.map(\.card))
+                }
                 var merged: [Card] = []
                 for round in 0..<(lists.map(\.count).max() ?? 0) {
                     for list in lists where round < list.count { merged.append(list[round]) }
@@ -212,8 +214,31 @@ extension StoreContractTests {
             }
             // SQLite makes every one of them; the others order every card instead.
             #expect(made == (backend == .sqlite || backend == .sqlitePool ? 108 : 0))
+
             let dates = try await store.page(StoredPageQuery(sources: ["a"], order: .feed, descending: false, offset: 4, limit: 1))?.cards.first?.dates
             if backend == .sqlite { #expect(dates == KeptDates(firstSeen: at(0), lastSeen: at(0), goneSince: at(1))) }
+            // The views of marks: each source's list filtered first, then interleaved.
+            _ = try await store.mark(["a:1", "a:3", "b:3", "c:2", "c:3"], .read, at: at(2))
+            _ = try await store.mark(["a:4", "b:1", "c:3", "c:4", "a:2"], .star, at: at(2))
+            made = 0
+            for reading in [ReadingFilter.unread, .starred] {
+                for sources in [["a", "b", "c"], ["c", "a"]] {
+                    for order in [StoredPageQuery.Order.feed, .price, .published] {
+                        for descending in [false, true] {
+                            for (offset, limit) in [(0, 3), (3, 3), (0, 100)] {
+                                let query = StoredPageQuery(sources: sources, order: order, descending: descending, offset: offset, limit: limit,
+                                                            reading: reading)
+                                guard let page = try await store.page(query) else { continue }
+                                made += 1
+                                #expect(page.cards.map(\.card.id) == (try await expected(query)), "\(query)")
+                                let all = try await store.cards(of: sources).filter { reading.includes($0.dates) }
+                                #expect(page.total == all.count, "\(query)")
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(made == (backend == .sqlite || backend == .sqlitePool ? 72 : 0))
         }
     }
 }

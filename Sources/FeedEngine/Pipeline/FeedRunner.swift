@@ -192,7 +192,7 @@ public struct FeedRunner: Sendable {
     /// or date, no `--kind` or `--query`: a filter changes each source's rounds), over
     /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
     /// every kept card instead.
-    public static func storedPage(_ query: FeedQuery, sources: [String]) -> StoredPageQuery? {
+    public static func storedPage(_ query: FeedQuery, sources: [String], reading: ReadingFilter? = nil) -> StoredPageQuery? {
         guard !query.filters else { return nil }
         let order: StoredPageQuery.Order
         switch query.sort {
@@ -203,7 +203,7 @@ public struct FeedRunner: Sendable {
         }
         let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         return StoredPageQuery(sources: sources, order: order, descending: query.effectiveOrder == .descending,
-                               offset: overflow ? Int.max - query.perPage : max(skip, 0), limit: query.perPage)
+                               offset: overflow ? Int.max - query.perPage : max(skip, 0), limit: query.perPage, reading: reading)
     }
 
     /// The result of a page the card store made (``storedPage(_:sources:)``).
