@@ -64,7 +64,10 @@ struct FeedCards {
                 return .object(object)
             })
         }
-        if let content = entry.contentHTML, !content.isEmpty { details["content"] = .string(content) }
+        // Kept as HTML a reader can show: only what the allow-list keeps (HTMLSanitizer).
+        if let content = entry.contentHTML.map({ HTMLSanitizer.clean($0, base: link ?? feedURL) }), !content.isEmpty {
+            details["content"] = .string(content)
+        }
         if let comments = entry.comments { details["comments"] = .string(comments.absoluteString) }
         card.details = details
         return card

@@ -48,7 +48,11 @@ public struct AtomFormat: CardFormat {
         ]
         if let published = card.published { lines.append("    <published>\(RFC3339.string(from: published))</published>") }
         if let url = entry.url { lines.append("    <link rel=\"alternate\" href=\"\(XMLText.escape(url.absoluteString))\"/>") }
-        if let image = entry.image {
+        for file in entry.enclosures {
+            lines.append("    <link rel=\"enclosure\" type=\"\(XMLText.escape(file.type))\" href=\"\(XMLText.escape(file.url.absoluteString))\""
+                         + (file.length > 0 ? " length=\"\(file.length)\"" : "") + "/>")
+        }
+        if let image = entry.image, entry.enclosures.isEmpty {
             lines.append("    <link rel=\"enclosure\" type=\"\(entry.imageType)\" href=\"\(XMLText.escape(image.absoluteString))\"/>")
         }
         if let author = card.author {

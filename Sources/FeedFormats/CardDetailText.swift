@@ -27,13 +27,24 @@ public enum CardDetailText {
         field("by", card.author.map { author in author.url.map { "\(author.name) <\($0.absoluteString)>" } ?? author.name })
         field("published", card.published.map(RFC3339.string(from:)))
         field("tags", card.tags.isEmpty ? nil : card.tags.joined(separator: ", "))
-        if let summary = card.summary {
+        // A post's content as text (its summary is a cut of it), links as footnotes.
+        if case .string(let html)? = card.details["content"] {
+            let readable = HTMLSanitizer.readable(html)
+            for paragraph in readable.paragraphs {
+                lines.append("")
+                lines += wrapped(paragraph, width: wrap, indent: paragraph.hasPrefix(" ") || paragraph.hasPrefix("•") ? "  " : "")
+            }
+            if !readable.links.isEmpty {
+                lines.append("")
+                for (number, link) in readable.links.enumerated() { lines.append("[\(number + 1)] \(link)") }
+            }
+        } else if let summary = card.summary {
             lines.append("")
             lines += wrapped(summary, width: wrap, indent: "")
         }
-        if !card.details.isEmpty {
+        if card.details.keys.contains(where: { $0 != "content" }) {
             lines.append("")
-            for key in card.details.keys.sorted() {
+            for key in card.details.keys.sorted() where key != "content" {
                 // The key came from `details`, so the lookup cannot miss.
                 let value = card.details[key] ?? .null
                 // A detail that is the summary (a detail endpoint's full description,

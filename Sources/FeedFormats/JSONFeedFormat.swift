@@ -33,7 +33,14 @@ public struct JSONFeedFormat: CardFormat {
         var date_published: String
         var authors: [Author]?
         var tags: [String]
+        var attachments: [Attachment]?
         var _aggregate: Card
+    }
+
+    private struct Attachment: Encodable {
+        var url: URL
+        var mime_type: String
+        var size_in_bytes: Int64?
     }
 
     private struct Author: Encodable {
@@ -49,7 +56,11 @@ public struct JSONFeedFormat: CardFormat {
             return Item(id: entry.id, url: entry.url, title: card.title, content_html: entry.html, content_text: entry.text,
                         summary: card.summary, image: entry.image, date_published: RFC3339.string(from: entry.date),
                         authors: card.author.map { [Author(name: $0.name, url: entry.authorURL, avatar: entry.authorImage)] },
-                        tags: [card.source] + card.tags, _aggregate: WebLink.webOnly(card))
+                        tags: [card.source] + card.tags,
+                        attachments: entry.enclosures.isEmpty ? nil : entry.enclosures.map {
+                            Attachment(url: $0.url, mime_type: $0.type, size_in_bytes: $0.length > 0 ? $0.length : nil)
+                        },
+                        _aggregate: WebLink.webOnly(card))
         }
         let feed = Feed(title: document.info.title, home_page_url: document.info.link, feed_url: document.info.selfURL,
                         items: items)

@@ -20,7 +20,7 @@ public struct RSSFormat: CardFormat {
         let link = info.link?.absoluteString ?? info.selfURL?.absoluteString ?? Self.defaultLink
         out.write("""
             <?xml version="1.0" encoding="utf-8"?>
-            <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">
+            <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/">
             <channel>
               <title>\(XMLText.escape(info.title))</title>
               <link>\(XMLText.escape(link))</link>
@@ -45,10 +45,15 @@ public struct RSSFormat: CardFormat {
             "    <title>\(XMLText.escape(card.title))</title>",
             "    <guid isPermaLink=\"false\">\(XMLText.escape(entry.id))</guid>",
             "    <pubDate>\(RFC822.string(from: entry.date))</pubDate>",
-            "    <description>\(XMLText.escape(entry.html))</description>",
+            // With content: the summary here, the content in content:encoded.
+            "    <description>\(XMLText.escape(entry.content != nil ? card.summary.map { "<p>\(XMLText.escape($0))</p>" } ?? entry.html : entry.html))</description>",
         ]
+        if entry.content != nil { lines.append("    <content:encoded>\(XMLText.escape(entry.html))</content:encoded>") }
         if let url = entry.url { lines.append("    <link>\(XMLText.escape(url.absoluteString))</link>") }
-        if let image = entry.image {
+        // RSS has one enclosure: the first file (a podcast's episode), else the image.
+        if let file = entry.enclosures.first {
+            lines.append("    <enclosure url=\"\(XMLText.escape(file.url.absoluteString))\" length=\"\(file.length)\" type=\"\(XMLText.escape(file.type))\"/>")
+        } else if let image = entry.image {
             // RSS requires a length; 0 says "unknown" (the image is not fetched to count it).
             lines.append("    <enclosure url=\"\(XMLText.escape(image.absoluteString))\" length=\"0\" type=\"\(entry.imageType)\"/>")
         }

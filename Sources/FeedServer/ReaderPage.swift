@@ -160,12 +160,23 @@ enum ReaderPage {
             if let url = WebLink.web(author.url) { fields["url"] = url.absoluteString }
             context["author"] = fields
         }
-        context["summary"] = card.summary
+        // The summary is a cut of the content: shown only when there is no content.
+        if card.details["content"] == nil { context["summary"] = card.summary }
         // The source's details, each shown by its shape, under its own name: the reader
         // knows no source's field names.
         var sections: [[String: Any]] = []
         var facts: [[String: String]] = []
         for (key, value) in card.details.sorted(by: { $0.key < $1.key }) {
+            // The body of a post, as HTML the allow-list keeps (again: any source may send one).
+            if key == "content", case .string(let html) = value {
+                let clean = HTMLSanitizer.clean(html)
+                if !clean.isEmpty { context["content_html"] = clean }
+                continue
+            }
+            if key == "enclosures", let files = enclosures(value), !files.isEmpty {
+                context["enclosures"] = files
+                continue
+            }
             let heading = Self.heading(key)
             if let section = Self.section(value, heading: heading, title: card.title) {
                 sections.append(section.merging(["heading": heading, "anchor": "detail-\(sections.count + 1)"]) { $1 })
@@ -224,6 +235,21 @@ enum ReaderPage {
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
         return fields
+    }
+
+    /// A card's files (`details.enclosures`: `{url, type, length}`), web addresses only: a
+    /// player for audio and video, a link for the rest.
+    static func enclosures(_ value: JSONValue) -> [[String: Any]]? {
+        guard case .array(let items) = value else { return nil }
+        return items.compactMap { item -> [String: Any]? in
+            guard case .object(let file) = item, let url = file["url"]?.stringValue.flatMap(WebLink.web) else { return nil }
+            let type = file["type"]?.stringValue?.lowercased() ?? ""
+            var label = URL(string: url)?.lastPathComponent ?? url
+            if case .number(let length)? = file["length"], length > 0 {
+                label += " (\(ByteCountFormatter.string(fromByteCount: NSDecimalNumber(decimal: length).int64Value, countStyle: .file)))"
+            }
+            return ["url": url, "type": type, "label": label, "is_audio": type.hasPrefix("audio/"), "is_video": type.hasPrefix("video/")]
+        }
     }
 
     static func historyName(_ field: TrackedField) -> String {

@@ -115,7 +115,7 @@ import Testing
                 #expect(attributes.filter { !($0.hasPrefix("/") || $0.hasPrefix("#") || $0.hasPrefix("https://") || $0.hasPrefix("http://")) } == [])
                 #expect(page.body.contains(#"<a href="https://shop.example/ok"><img src="https://shop.example/ok.jpg""#))
                 #expect(page.headers.first(name: "Content-Security-Policy")
-                        == "default-src 'none'; img-src 'self' https: http:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+                        == "default-src 'none'; img-src 'self' https: http:; media-src https: http:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
                 #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
                 #expect(page.headers.first(name: "Referrer-Policy") == "same-origin")
                 // Every card: opening its page above read it.

@@ -79,4 +79,37 @@ import Testing
         #expect(shown.status == 0)
         #expect(shown.stdout.contains(#""title":"Ep. 111: Knives from old saw blades""#))
     }
+    /// A post's content is kept as the allow-list keeps it, printed as text by `show`, and
+    /// carried by every feed we serve, with a podcast's episode as its enclosure.
+    @Test func contentAndEnclosuresAreKeptShownAndServed() async throws {
+        try await FixtureWorld.withSession(sources: Self.entries("feed-podcast", "feed-blog")) { session in
+            let show = try await session.run("show", "feed-podcast:small-batch-112", "--format", "text", environment: ["COLUMNS": "80"])
+            #expect(show.status == 0)
+            #expect(show.stdout.contains("""
+
+                Ada Brennan on keeping a 1920s press running, and why she still sets type by
+                hand.
+
+                Links: the press [1]
+
+                [1] https://example.org/press
+
+                """))
+            #expect(!show.stdout.contains("<p>"))
+
+            let rss = try await session.run("--source", "feed-podcast", "--format", "rss", "--per-page", "1")
+            #expect(rss.stdout.contains(#"<enclosure url="https://cdn.podcast.example.net/episodes/112.mp3" length="48210934" type="audio/mpeg"/>"#))
+            #expect(rss.stdout.contains("<content:encoded>&lt;p&gt;Ada Brennan on keeping a 1920s press running, and why she still sets type by hand.&lt;/p&gt;"))
+            #expect(rss.stdout.contains(#"xmlns:content="http://purl.org/rss/1.0/modules/content/""#))
+            let atom = try await session.run("--source", "feed-podcast", "--format", "atom", "--per-page", "1")
+            #expect(atom.stdout.contains(#"<link rel="enclosure" type="audio/mpeg" href="https://cdn.podcast.example.net/episodes/112.mp3" length="48210934"/>"#))
+            let json = try await session.run("--source", "feed-podcast", "--format", "jsonfeed", "--per-page", "1")
+            #expect(json.stdout.contains(#""attachments":[{"mime_type":"audio/mpeg","size_in_bytes":48210934,"url":"https://cdn.podcast.example.net/episodes/112.mp3"}]"#))
+            #expect(json.stdout.contains(#""content_html":"<p>Ada Brennan on keeping a 1920s press running, and why she still sets type by hand.</p>"#))
+
+            // A relative image in a post's content is resolved against the post; nothing else changes.
+            let blog = try await session.run("--source", "feed-blog", "--format", "jsonl", "--per-page", "1")
+            #expect(blog.stdout.contains(#""content":"<p><img src=\"https://blog.example.org/img/incremental-histogram.png\" alt=\"Histogram\">We timed 400 incremental builds on two machines.</p>"#))
+        }
+    }
 }
