@@ -46,11 +46,13 @@ struct CardFormatOptions: ParsableArguments {
     }
 
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.
+    /// `showsDates`: the cards are ordered by date, and the text view says each one's.
     func print(_ cards: FeedCards, to stdout: StandardOutput, info: FeedInfo = FeedInfo(), firstSeen: [String: Date] = [:],
-               kept: [String: KeptDates] = [:]) {
+               kept: [String: KeptDates] = [:], showsDates: Bool = false) {
         var document = FeedDocument(cards: cards, info: info, width: Terminal.width, color: Terminal.useColor,
                                     firstSeen: firstSeen)
         document.kept = kept
+        document.showsDates = showsDates
         var out = FormattedOutput(sink: stdout.write(bytes:))
         formatType.init().write(document, to: &out)
         out.finish()

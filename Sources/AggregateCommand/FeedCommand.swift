@@ -74,7 +74,8 @@ struct FeedCommand: ContextCommand {
             // Recorded on another core while this one prints.
             let listings = noRecord ? [] : result.listings
             let recording = Task { await CommonOptions.record(listings, in: state) }
-            output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state))
+            output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: await output.firstSeen(result.cards, state: state),
+                         showsDates: sort == .date)
             await recording.value
             return result
         }
@@ -111,7 +112,8 @@ struct FeedCommand: ContextCommand {
             for card in kept where shown.contains(card.card.id) { dates[card.card.id] = card.dates }
             return (result, dates, config)
         }
-        output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)
+        output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates,
+                     showsDates: query.sort == .date)
         if result.cards.isEmpty {
             if result.matched > 0, let pages = result.pageCount {
                 Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(result.matched) cards at \(perPage) per page)")

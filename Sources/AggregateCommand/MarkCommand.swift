@@ -14,7 +14,7 @@ struct MarkCommand: ContextCommand {
         commandName: "mark",
         abstract: "Mark cards of the card store read, unread, starred or not starred.",
         discussion: """
-            Ids as `show` takes them, shortened ones too (ltk:3f2a3b…c91e, or ... for …). \
+            Ids as `show` takes them, shortened ones too (ltk:c70ee07…0004, or ... for …). \
             `mark read --all` marks read every card first seen up to --before (default: now), of \
             --source when given: cards a refresh adds after that stay unread. See docs/reading.md.
             """)

@@ -39,6 +39,8 @@ public struct FeedDocument: Sendable {
     public var firstSeen: [String: Date]
     /// The card store's dates of each card, when the cards come from it (`--stored`).
     public var kept: [String: KeptDates] = [:]
+    /// The cards are ordered by date: the text view shows each one's (`--sort date`).
+    public var showsDates = false
 
     public init(cards: FeedCards, info: FeedInfo = FeedInfo(), width: Int? = nil, color: Bool = false,
                 firstSeen: [String: Date] = [:]) {

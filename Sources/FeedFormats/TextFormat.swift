@@ -9,6 +9,6 @@ public struct TextFormat: CardFormat {
     public init() {}
 
     public func write(_ document: FeedDocument, to out: inout FormattedOutput) {
-        out.write(TextTable(width: document.width, color: document.color).render(document.cards))
+        out.write(TextTable(width: document.width, color: document.color, showsDates: document.showsDates).render(document.cards))
     }
 }

@@ -1,20 +1,26 @@
 import FeedCore
+import FeedSupport
 
 /// Cards as aligned columns for a person, in the order a person scans: source, title,
 /// price, the marker of data that is not live (`[snapshot]`, `[cache]`: never cut, one
-/// letter when the line is narrow), the id (long ones shortened: `ltk:3f2a3b…c91e`), then
-/// tags with what room is left. Every line fits the terminal width (or `COLUMNS`), down
-/// to 40 columns; the title keeps two fifths of it.
+/// letter when the line is narrow), the id (long ones shortened: `ltk:c70ee07…0004`), then
+/// tags with what room is left; ordered by date, each card's date first. Every line fits
+/// the terminal width (or `COLUMNS`), down to 40 columns; the title keeps two fifths of it.
 struct TextTable {
     var width: Int?
     var color: Bool
+    /// A first column with each card's date (`2026-11-20`), for a list ordered by date.
+    var showsDates = false
 
     private static let gap = "  "
+    /// `2026-11-20`.
+    private static let dateWidth = 10
     private static let minimumTitle = 10
-    /// Ids longer than this are shortened (full ids: `--format jsonl`).
-    private static let idLimit = 18
+    /// Ids longer than this are shortened (full ids: `--format jsonl`): short enough for
+    /// an 80-column terminal to show one to pass to `show` and `mark`.
+    private static let idLimit = 12
     /// Narrower terminals leave out the id column.
-    private static let idColumnFrom = 100
+    private static let idColumnFrom = 80
 
     private struct Row {
         var source: String
@@ -40,6 +46,7 @@ struct TextTable {
         var idWidth = width.map { $0 >= Self.idColumnFrom } ?? true ? widest(\.id) : 0
         var titleWidth = widest(\.title)
         let gaps = [priceWidth, markerWidth, idWidth].filter { $0 > 0 }.count * Self.gap.count + Self.gap.count
+        let width = width.map { showsDates ? max(20, $0 - Self.dateWidth - Self.gap.count) : $0 }
         if let width {
             // Give way in this order: the title down to its minimum (two fifths of the
             // line, at least 10), then the source id, then the markers to one letter
@@ -57,8 +64,10 @@ struct TextTable {
             titleWidth = max(titleWidth, min(widest(\.title), width - (sourceWidth + priceWidth + markerWidth + idWidth + gaps)))
             sourceWidth = max(sourceWidth, min(widest(\.source), width - (titleWidth + priceWidth + markerWidth + idWidth + gaps)))
         }
-        return rows.map { row in
+        let dates = cards.map { card in card.published.map { String(RFC3339.string(from: $0).prefix(10)) } ?? "" }
+        return zip(rows, dates).map { row, date in
             var line = paint(pad(fit(row.source, sourceWidth), sourceWidth), "2") + Self.gap + pad(fit(row.title, titleWidth), titleWidth)
+            if showsDates { line = paint(pad(date, Self.dateWidth), "2") + Self.gap + line }
             if priceWidth > 0 { line += Self.gap + paint(pad(row.price, priceWidth, right: true), "32") }
             if markerWidth > 0 {
                 let marker = compactMarkers && !row.marker.isEmpty ? "[\(row.marker.dropFirst().prefix(1))]" : row.marker

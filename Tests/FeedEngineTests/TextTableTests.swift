@@ -1,4 +1,5 @@
 import FeedCore
+import Foundation
 @testable import FeedEngine
 @testable import FeedFormats
 import Testing
@@ -45,7 +46,7 @@ import Testing
             if width >= 70 { #expect(lines[0].contains("[snapshot]"), "width \(width)") }
             #expect(!lines[0].contains("c70ee072-b8f8-11ec"), "width \(width)")
         }
-        #expect(TextTable.shortID("c70ee072-b8f8-11ec-a4b0-0242ac110004") == "c70ee072-b8f8…0004")
+        #expect(TextTable.shortID("c70ee072-b8f8-11ec-a4b0-0242ac110004") == "c70ee07…0004")
         let forty = TextTable(width: 40, color: false).render(cards).split(separator: "\n").map(String.init)
         #expect(forty[0] == "dis…  Neff S513M60X1G Int…  £660.00  [s]")
         #expect(forty[2] == "use…  Janet Weaver")
@@ -78,5 +79,17 @@ import Testing
     @Test func controlCharactersAreDropped() {
         #expect(TerminalText.safe("a\u{1B}]0;x\u{07}b\u{9B}2Jc\td\ne") == "a]0;xb2Jc d e")
         #expect(TerminalText.safe("Crème 東京 ✈️") == "Crème 東京 ✈️")
+    }
+
+    /// Ordered by date, each line starts with the card's date; undated cards have a blank
+    /// one. At 80 columns the short id to pass to `show` and `mark` is there.
+    @Test func aListByDateSaysEachCardsDate() {
+        let cards = [
+            Card(source: "blog", upstreamID: "tag:blog.example.org,2026:posts/incremental-builds", kind: .post, title: "Incremental builds, measured",
+                 published: Date(timeIntervalSince1970: 1_795_165_200)),
+            Card(source: "shop", upstreamID: "MUG", kind: .item, title: "Mug"),
+        ]
+        let lines = TextTable(width: 80, color: false, showsDates: true).render(cards).split(separator: "\n").map(String.init)
+        #expect(lines == ["2026-11-20  blog  Incremental builds, measured  tag:blo…ilds", "            shop  Mug                           MUG"])
     }
 }

@@ -1,6 +1,6 @@
 import FeedCore
 
-/// An id as the text view shortens it (`c70ee072-b8f8…0004`: its start, `…`, its end;
+/// An id as the text view shortens it (`c70ee07…0004`: its start, `…`, its end;
 /// `...` for the ellipsis where a keyboard has none): `show` and `mark` accept it when one
 /// card's id has that start and end.
 public struct ShortenedID: Sendable {
