@@ -193,22 +193,63 @@ public struct CardSearch: Sendable, Equatable {
 }
 
 /// Text as search sees it: lower-case words without accents, split at everything that is
-/// not a letter or digit. Both stores index these tokens, joined by spaces, so that
-/// SQLite's and PostgreSQL's own word rules have nothing left to decide.
+/// not a letter or digit; words longer than ``maxTokenBytes`` are left out. Both stores
+/// index these tokens, joined by spaces, so that SQLite's and PostgreSQL's own word rules
+/// have nothing left to decide.
 public enum SearchText {
+    /// Longer "words" (a base64 blob, a URL's path) are no words a person searches for, and
+    /// PostgreSQL takes none over 2,046 bytes.
+    public static let maxTokenBytes = 200
+
     public static func tokens(_ text: String) -> [String] {
+        // ASCII, most of every card, is split and lower-cased byte by byte; a run with other
+        // characters is folded by Foundation (folding every text was a third of a cold
+        // refresh of 500 feeds).
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        var needsFolding = false
+        func flush() {
+            guard !current.isEmpty else { return }
+            if needsFolding {
+                tokens += folded(String(decoding: current, as: UTF8.self))
+            } else if current.count <= maxTokenBytes {
+                tokens.append(String(decoding: current, as: UTF8.self))
+            }
+            current.removeAll(keepingCapacity: true)
+            needsFolding = false
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"): current.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte | 0x20)
+            case 0x80...:
+                current.append(byte)
+                needsFolding = true
+            default: flush()
+            }
+        }
+        flush()
+        return tokens
+    }
+
+    /// The tokens of a run holding characters beyond ASCII.
+    static func folded(_ text: String) -> [String] {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
+        func flush() {
+            if !current.isEmpty, String(current).utf8.count <= maxTokenBytes { tokens.append(String(current)) }
+            current = String.UnicodeScalarView()
+        }
         for scalar in folded.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber, .letterNumber, .otherNumber:
                 current.append(scalar)
             default:
-                if !current.isEmpty { tokens.append(String(current)); current = String.UnicodeScalarView() }
+                flush()
             }
         }
-        if !current.isEmpty { tokens.append(String(current)) }
+        flush()
         return tokens
     }
 }

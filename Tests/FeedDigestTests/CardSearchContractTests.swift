@@ -76,6 +76,14 @@ extension StoreContractTests {
         }
     }
 
+    @Test func textIsTokenizedTheSameWhateverItHolds() {
+        #expect(SearchText.tokens("Red Shirt, cotton — 2 for 1!") == ["red", "shirt", "cotton", "2", "for", "1"])
+        #expect(SearchText.tokens("Café Zoë Müller’s CRÈME brûlée") == ["cafe", "zoe", "muller", "s", "creme", "brulee"])
+        #expect(SearchText.tokens("東京 trip") == ["東京", "trip"])
+        #expect(SearchText.tokens("ﬁve ＦＵＬＬ") == ["five", "full"])
+        #expect(SearchText.tokens(String(repeating: "a", count: 201) + " ok " + String(repeating: "é", count: 250)) == ["ok"])
+    }
+
     @Test func queriesThatCannotBeSearchedSayWhy() throws {
         let cases: [(String, String)] = [
             ("", "give words to search for, e.g. \"red shirt\" -kids source:ltk price<100"),
