@@ -195,12 +195,7 @@ extension ReadingServeTests {
     /// A post's page shows its content as HTML the allow-list keeps, and a podcast's
     /// episode gets a player.
     @Test func aPostsPageShowsItsContentAndAPlayerForItsEpisode() async throws {
-        let podcast = FixtureWorld.only("feed-podcast").map { entry in
-            var entry = entry
-            entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
-            return entry
-        }
-        try await ServedInProcess.with(sources: podcast) { served in
+        try await ServedInProcess.with(sources: FixtureWorld.enabled("feed-podcast")) { served in
             await served.clock.untilSleeping(1)
             let page = try await served.get("/cards/feed-podcast:small-batch-112", headers: Self.html).text
             #expect(page.contains(#"<div class="content"><p>Ada Brennan on keeping a 1920s press running, and why she still sets type by hand.</p><p>Links: <a href="https://example.org/press" rel="noopener noreferrer nofollow">the press</a></p></div>"#))

@@ -23,6 +23,16 @@ public enum FixtureWorld {
         sources.filter { ids.contains($0.id) }
     }
 
+    /// ``only(_:)``, each entry enabled (the catalogue ships some disabled: the feeds, the
+    /// exec example).
+    public static func enabled(_ ids: String...) -> [FixtureSourceEntry] {
+        sources.filter { ids.contains($0.id) }.map { entry in
+            var entry = entry
+            entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
+            return entry
+        }
+    }
+
     /// `scale` repeats every list upstream's items that many times.
     public static func server(options: FixtureOptions = FixtureOptions(), scale: Int = 1) -> FixtureServer {
         let standard = FixtureServer.standard(FixtureCatalogue.sources, options: options)

@@ -27,11 +27,7 @@ import Testing
     }
 
     @Test func theExampleProgramPagesThroughTheRecordedUsers() async throws {
-        let entry = FixtureWorld.only("users-exec").map { entry in
-            var entry = entry
-            entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
-            return entry
-        }
+        let entry = FixtureWorld.enabled("users-exec")
         try await FixtureWorld.withSession(sources: entry) { session in
             let run = try await session.run("--per-page", "50")
             #expect(run.status == 0)

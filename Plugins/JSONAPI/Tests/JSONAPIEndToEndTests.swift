@@ -10,11 +10,7 @@ import Testing
 @Suite(.serialized) struct JSONAPIEndToEndTests {
     /// The style's entry, enabled.
     static func entry(_ id: String) -> [FixtureSourceEntry] {
-        FixtureWorld.only(id).map { entry in
-            var entry = entry
-            entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
-            return entry
-        }
+        FixtureWorld.enabled(id)
     }
 
     static func cards(_ run: Binary.Run) throws -> [Card] {

@@ -8,13 +8,7 @@ import Testing
 /// `plugin: feed` through the built binary against the fixture server's `/feed/…` routes.
 @Suite(.serialized) struct WebFeedEndToEndTests {
     static func entries(_ ids: String...) -> [FixtureSourceEntry] {
-        ids.flatMap { id in
-            FixtureWorld.only(id).map { entry in
-                var entry = entry
-                entry.extraYAML = entry.extraYAML.replacingOccurrences(of: "    enabled: false\n", with: "")
-                return entry
-            }
-        }
+        ids.flatMap { FixtureWorld.enabled($0) }
     }
 
     /// A feed that answers with an ETag is revalidated, and a 304 serves the cached cards.
