@@ -1,4 +1,5 @@
 import FeedSupport
+import FeedCore
 import Foundation
 
 /// A feed body made fit for an XML parser, as liberal feed readers do: its encoding
@@ -181,20 +182,23 @@ enum FeedBytes {
         return bytes.count
     }
 
-    /// The feed URLs an HTML page advertises (`<link rel="alternate" type="application/rss+xml" href="…">`),
-    /// resolved against `base`.
-    static func advertisedFeeds(in html: String, base: URL) -> [URL] {
-        var feeds: [URL] = []
+    /// The feeds an HTML page advertises (`<link rel="alternate" type="application/rss+xml"
+    /// href="…" title="…">`), resolved against `base`: web addresses only, each once, at
+    /// most 20 (a page is hostile text like any other).
+    static func advertisedFeeds(in html: String, base: URL) -> [AdvertisedFeed] {
+        var feeds: [AdvertisedFeed] = []
         var search = html[...]
-        while let start = search.range(of: "<link", options: .caseInsensitive),
+        while feeds.count < 20, let start = search.range(of: "<link", options: .caseInsensitive),
               let close = search[start.upperBound...].firstIndex(of: ">") {
             let tag = search[start.upperBound..<close]
             let rel = HTMLText.attribute("rel", in: tag)?.lowercased() ?? ""
             let type = HTMLText.attribute("type", in: tag)?.lowercased() ?? ""
             if rel.split(separator: " ").contains("alternate"),
                ["application/rss+xml", "application/atom+xml", "application/feed+json", "application/json"].contains(type),
-               let href = HTMLText.attribute("href", in: tag), let url = URL(string: href, relativeTo: base)?.absoluteURL {
-                feeds.append(url)
+               let href = HTMLText.attribute("href", in: tag), let url = URL(string: href, relativeTo: base)?.absoluteURL,
+               url.isWebAddress, !feeds.contains(where: { $0.url == url }) {
+                let title = HTMLText.attribute("title", in: tag).map { String(HTMLText.plain($0).prefix(200)) }
+                feeds.append(AdvertisedFeed(url: url, title: title?.isEmpty == false ? title : nil))
             }
             search = search[close...]
         }

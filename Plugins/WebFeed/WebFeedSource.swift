@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// Any RSS 0.9x/2.0, RSS 1.0, Atom 1.0/0.3 or JSON Feed 1.x document: one card per entry.
@@ -48,6 +49,23 @@ public struct WebFeedSource: SubscribableSource {
         return (settings.url, tags ?? [])
     }
 
+    /// A feed when the body reads as one (its title), the feeds an HTML page advertises,
+    /// or why it is neither.
+    public static func discover(_ response: HTTPResponse, json: any JSONBodyReader) -> FeedDiscovery {
+        let text = FeedBytes.text(response.body)
+        if text.hasPrefix("<"), FeedBytes.isHTML(text) {
+            let feeds = FeedBytes.advertisedFeeds(in: text, base: response.url)
+            return feeds.isEmpty ? .neither("it is a web page that names no feed (no <link rel=\"alternate\"> to RSS, Atom or JSON Feed)") : .page(feeds)
+        }
+        do {
+            let feed = try read(response.body, url: response.url, limit: 1, json: json)
+            let title = feed.title.map { String(HTMLText.plain($0).prefix(200)) }
+            return .feed(title: title?.isEmpty == false ? title : nil)
+        } catch {
+            return .neither((error as? SourceError)?.description ?? String(describing: error))
+        }
+    }
+
     public func page(after cursor: String?) async throws -> SourcePage {
         let url = cursor.flatMap { URL(string: $0) } ?? settings.url
         let response = try await http.get(url)
@@ -77,7 +95,7 @@ public struct WebFeedSource: SubscribableSource {
             let feeds = FeedBytes.advertisedFeeds(in: text, base: url)
             throw SourceError.failed(feeds.isEmpty
                 ? "the URL gives an HTML page, not a feed, and the page names no feed"
-                : "the URL gives an HTML page, not a feed; the page names \(feeds.map(\.redactedString).joined(separator: ", ")): set url: to one")
+                : "the URL gives an HTML page, not a feed; the page names \(feeds.map(\.url.redactedString).joined(separator: ", ")): set url: to one")
         }
         do {
             return try XMLFeedReader.read(FeedBytes.xmlReferences(text), url: url, limit: limit)

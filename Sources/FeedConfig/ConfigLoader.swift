@@ -11,7 +11,7 @@ public struct ConfigLoader: Sendable {
 
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
-        "cache_ttl", "deadline", "max_body", "options", "filters", "refresh", "record", "keep",
+        "cache_ttl", "deadline", "max_body", "options", "filters", "refresh", "record", "keep", "name",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -173,6 +173,7 @@ public struct ConfigLoader: Sendable {
         let filters = CardFilter.read(in: entry)
         let refresh = entry.seconds("refresh", in: 1...86_400)
         let record = entry.boolean("record") ?? true
+        let name = readName(entry)
         let sourceKeep = KeepPolicy.read(in: entry, over: keep) ?? keep
         guard let id, Self.isValidID(id) else { return (nil, nil) }
         guard let plugin, let url, let headers else { return (nil, id) }
@@ -184,6 +185,7 @@ public struct ConfigLoader: Sendable {
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         config.refresh = refresh
         config.record = record
+        config.name = name
         config.keep = sourceKeep
         // Only a disabled source's environment has stand-ins for unset variables.
         config.unsetVariables = enabled ? [] : environment.filter { self.environment[$0.key] == nil }.keys.sorted()
@@ -197,6 +199,21 @@ public struct ConfigLoader: Sendable {
             }
         }
         return (config, id)
+    }
+
+    /// `name:`, what people see for the source (the reader's lists, `aggregate sources`):
+    /// one line of at most 200 characters, no controls.
+    private func readName(_ entry: ConfigMapReader) -> String? {
+        guard let name = entry.string("name") else { return nil }
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        if trimmed.count > 200 {
+            entry.report("name", "is \(trimmed.count) characters long; at most 200")
+        } else if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .lineSeparator || $0.properties.generalCategory == .paragraphSeparator }) {
+            entry.report("name", "holds a line break or control character; a name is one line of text")
+        } else {
+            return trimmed
+        }
+        return nil
     }
 
     /// A size in bytes within `range`: a whole number of bytes, or with a unit (`64MiB`).
@@ -237,7 +254,7 @@ public struct ConfigLoader: Sendable {
         map.expandedString(key, environment: environment)
     }
 
-    static func isValidID(_ id: String) -> Bool {
+    public static func isValidID(_ id: String) -> Bool {
         // On bytes: a multi-byte character is not ASCII, so it fails either way.
         func lowercaseOrDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         guard let first = id.utf8.first, lowercaseOrDigit(first) else { return false }

@@ -54,6 +54,11 @@ public struct FeedConfig: Sendable {
         places[id].map { sources[$0] }
     }
 
+    /// What people see for the source `id`: its `name:`, else the id itself.
+    public func sourceName(_ id: String) -> String {
+        source(id: id)?.displayName ?? id
+    }
+
     /// The first place of each id (validation rejects a second).
     private static func places(_ sources: [SourceConfig]) -> [String: Int] {
         var places: [String: Int] = [:]
@@ -75,6 +80,8 @@ public enum FallbackPolicy: String, Sendable, CaseIterable {
 /// One entry of `sources:`.
 public struct SourceConfig: Sendable {
     public var id: String
+    /// `name:`: what people see for the source; nil shows ``id``.
+    public var name: String?
     public var plugin: String
     public var enabled: Bool
     public var url: URL
@@ -168,6 +175,9 @@ public struct SourceConfig: Sendable {
         self.directory = directory
         self.environment = environment
     }
+
+    /// What people see for the source: its `name:`, else its id.
+    public var displayName: String { name ?? id }
 
     /// What the source module is given.
     public var settings: SourceSettings {

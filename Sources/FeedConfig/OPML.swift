@@ -134,11 +134,11 @@ extension OPML {
         for source in config.sources {
             if let feed = registry.type(for: source.plugin) as? any SubscribableSource.Type {
                 let subscription = feed.subscription(source.settings)
-                entries.append((source.id, subscription.url.redactedString, subscription.folders))
+                entries.append((source.displayName, subscription.url.redactedString, subscription.folders))
             } else if let base {
                 let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
                 let id = source.id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? source.id
-                entries.append((source.id, "\(trimmed)/feed.atom?source=\(id)", []))
+                entries.append((source.displayName, "\(trimmed)/feed.atom?source=\(id)", []))
             }
         }
         return document(title: config.feed.title, entries: entries)

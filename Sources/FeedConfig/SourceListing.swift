@@ -4,6 +4,8 @@ import Foundation
 /// is and where it points, with secrets redacted and header values left out.
 public struct SourceListing: Encodable, Sendable {
     public var id: String
+    /// Its `name:`, when it has one.
+    public var name: String?
     public var plugin: String
     public var enabled: Bool
     public var url: String
@@ -26,6 +28,7 @@ public struct SourceListing: Encodable, Sendable {
         let rules = source.filters.lines + everySource.lines.map { $0 + Self.everySourceMark }
         filters = rules.isEmpty ? nil : rules
         id = source.id
+        name = source.name
         plugin = source.plugin
         enabled = source.enabled
         url = source.url.redactedString

@@ -6,6 +6,8 @@ import Foundation
 /// writer turns them into text.
 public struct NewSourceEntry: Sendable, Hashable {
     public var id: String
+    /// The `name:` people see (a feed's or an OPML outline's title).
+    public var name: String?
     public var plugin: String
     public var url: URL
     /// The `options: tags:` list (an OPML file's folders).
@@ -15,12 +17,19 @@ public struct NewSourceEntry: Sendable, Hashable {
 
     /// A byte-order mark in a tag is dropped: it shows as nothing, and YAML's reader does
     /// not give back a `\uFEFF` escape as written.
-    public init(id: String, plugin: String, url: URL, tags: [String] = [], comment: String? = nil) {
+    public init(id: String, name: String? = nil, plugin: String, url: URL, tags: [String] = [], comment: String? = nil) {
         self.id = id
+        self.name = name.map(Self.nameLine).flatMap { $0.isEmpty ? nil : $0 }
         self.plugin = plugin
         self.url = url
         self.tags = tags.map { $0.contains("\u{FEFF}") ? $0.replacingOccurrences(of: "\u{FEFF}", with: "") : $0 }
         self.comment = comment
+    }
+
+    /// A title as a `name:` Sources.yml accepts: one line (controls, line breaks and
+    /// direction marks become spaces, runs of spaces one), at most 120 characters.
+    static func nameLine(_ title: String) -> String {
+        SourcesFileEdit.commentText(title)
     }
 }
 
@@ -55,7 +64,9 @@ public enum SourcesFileEdit {
         entries.map { entry in
             var lines = "\(indent)- id: \(scalar(entry.id))"
             if let comment = entry.comment.map(commentText), !comment.isEmpty { lines += "   # \(comment)" }
-            lines += "\n\(indent)  plugin: \(scalar(entry.plugin))\n"
+            lines += "\n"
+            if let name = entry.name { lines += "\(indent)  name: \(quoted(name))\n" }
+            lines += "\(indent)  plugin: \(scalar(entry.plugin))\n"
             lines += "\(indent)  url: \(quoted(entry.url.absoluteString))\n"
             if !entry.tags.isEmpty {
                 lines += "\(indent)  options:\n\(indent)    tags: [\(entry.tags.map(quoted).joined(separator: ", "))]\n"
@@ -212,9 +223,10 @@ private indirect enum NodeShape: Equatable {
 
     /// What an entry written by ``SourcesFileEdit/yaml(for:indent:)`` must read back as.
     init(_ entry: NewSourceEntry) {
-        var pairs = [Pair(key: "id", value: .scalar(entry.id, .text)),
-                     Pair(key: "plugin", value: .scalar(entry.plugin, .text)),
-                     Pair(key: "url", value: .scalar(entry.url.absoluteString, .text))]
+        var pairs = [Pair(key: "id", value: .scalar(entry.id, .text))]
+        if let name = entry.name { pairs.append(Pair(key: "name", value: .scalar(name, .text))) }
+        pairs += [Pair(key: "plugin", value: .scalar(entry.plugin, .text)),
+                  Pair(key: "url", value: .scalar(entry.url.absoluteString, .text))]
         if !entry.tags.isEmpty {
             pairs.append(Pair(key: "options", value: .map([Pair(key: "tags", value: .list(entry.tags.map { .scalar($0, .text) }))])))
         }

@@ -35,12 +35,6 @@ public protocol LocalUpstreamSource: FeedSource {
     static func liveTransport(settings: SourceSettings) -> any HTTPTransport
 }
 
-/// A source that is itself a feed a reader can subscribe to (`plugin: feed`): OPML exports
-/// list it by its own URL, in folders of its choosing, instead of by the served feed.
-public protocol SubscribableSource: FeedSource {
-    /// The feed URL and the folders (outermost first) of a source with these settings.
-    static func subscription(_ settings: SourceSettings) -> (url: URL, folders: [String])
-}
 
 extension FeedSource {
     public func detail(id: String) async throws -> Card {

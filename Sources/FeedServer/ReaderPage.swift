@@ -43,7 +43,7 @@ enum ReaderPage {
     /// list with nothing selected once (`FeedRoutes.unselectedSources`).
     static func sourceOptions(_ config: FeedConfig, selected: Set<String>) -> String {
         let options = config.sources.filter { $0.enabled || selected.contains($0.id) }
-            .map { ["id": $0.id, "selected": selected.contains($0.id)] as [String: Any] }
+            .map { ["id": $0.id, "name": $0.displayName, "selected": selected.contains($0.id)] as [String: Any] }
         return library.render(["source_options": options], withTemplate: "source-options") ?? ""
     }
 
@@ -57,12 +57,12 @@ enum ReaderPage {
         var context = common(config: config, parameters: parameters.filter { $0.0 != "page" }, degraded: degraded)
         let selected = Set(query.sourceIDs)
         var heading = query.text.map { "Cards matching “\($0)”" }
-            ?? (query.sourceIDs.count == 1 ? "Cards from \(query.sourceIDs[0])" : "All cards")
+            ?? (query.sourceIDs.count == 1 ? "Cards from \(config.sourceName(query.sourceIDs[0]))" : "All cards")
         context["form_action"] = path
         context["empty_text"] = "No cards match."
         context["everything_href"] = "/"
         if let reading {
-            heading = reading.heading(sources: query.sourceIDs, text: query.text)
+            heading = reading.heading(sources: query.sourceIDs.map(config.sourceName), text: query.text)
             context.merge(reading.context(sources: query.sourceIDs, pageIDs: cards.map(\.id), config: config)) { _, new in new }
             context["token"] = reading.token
             context["return_to"] = reading.returnTo
@@ -78,8 +78,14 @@ enum ReaderPage {
         context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort] as [String: Any] }
         context["q"] = query.text ?? ""
         context["has_cards"] = !cards.isEmpty
-        context["cards"] = cards.map { card in
-            var fields = self.card(context: card, now: now)
+        // In a view of the store, a card's link carries the view and its place in it, so its
+        // page can offer the previous and next card.
+        let viewParameters = reading != nil && path == "/" ? parameters.filter { $0.0 != "page" && $0.0 != "per_page" } : nil
+        context["cards"] = cards.enumerated().map { offset, card in
+            var fields = self.card(context: card, sourceName: config.sourceName(card.source), now: now)
+            if let viewParameters {
+                fields["href"] = cardPath(card.id) + queryString(viewParameters + [("at", String(first + offset))])
+            }
             if let reading {
                 let dates = reading.marks[card.id]
                 if dates != nil { fields["marks"] = ["read": dates?.readAt != nil, "starred": dates?.starredAt != nil] }
@@ -115,6 +121,24 @@ enum ReaderPage {
         var starred: Bool
         var token: String
         var returnTo: String
+        /// The list the card was opened from: where "Mark unread" goes back to.
+        var back = "/"
+    }
+
+    /// A card's previous and next in the view it was opened from, and that view.
+    struct Neighbours {
+        struct Link {
+            var href: String
+            var title: String
+        }
+        var back: String
+        var previous: Link?
+        var next: Link?
+    }
+
+    /// `/cards/ID`, the id escaped as a path segment.
+    static func cardPath(_ id: String) -> String {
+        "/cards/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? id)
     }
 
     /// What the card store keeps of a card, on its page.
@@ -125,12 +149,12 @@ enum ReaderPage {
     }
 
     static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date,
-                       marks: CardMarks? = nil, kept: KeptFacts? = nil) -> String {
+                       marks: CardMarks? = nil, kept: KeptFacts? = nil, neighbours: Neighbours? = nil) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
-        context.merge(self.card(context: card, now: now)) { _, new in new }
+        context.merge(self.card(context: card, sourceName: config.sourceName(card.source), now: now)) { _, new in new }
         if let kept {
             var seen = "First seen \(exact(kept.dates.firstSeen)), last seen \(exact(kept.dates.lastSeen))"
-            if let gone = kept.dates.goneSince { seen += "; gone from \(card.source) since \(exact(gone))" }
+            if let gone = kept.dates.goneSince { seen += "; gone from \(config.sourceName(card.source)) since \(exact(gone))" }
             context["seen"] = seen
             context["gone"] = kept.dates.goneSince != nil
             context["history"] = kept.history.reversed().map { change in
@@ -144,8 +168,14 @@ enum ReaderPage {
             }
         }
         if let marks {
-            context["marks"] = ["starred": marks.starred, "token": marks.token, "return_to": marks.returnTo] as [String: Any]
+            context["marks"] = ["starred": marks.starred, "token": marks.token, "return_to": marks.returnTo, "back": marks.back] as [String: Any]
             context["searchable"] = true
+        }
+        context["back_href"] = neighbours?.back ?? "/"
+        if let neighbours {
+            if let previous = neighbours.previous { context["previous_card"] = ["href": previous.href, "title": previous.title] }
+            if let next = neighbours.next { context["next_card"] = ["href": next.href, "title": next.title] }
+            context["has_neighbours"] = neighbours.previous != nil || neighbours.next != nil
         }
         context["page_title"] = "\(card.title) — \(config.feed.title)"
         context["has_detail"] = hasDetail
@@ -211,10 +241,10 @@ enum ReaderPage {
     }
 
     /// A card's fields as the templates use them.
-    static func card(context card: Card, now: Date) -> [String: Any] {
+    static func card(context card: Card, sourceName: String, now: Date) -> [String: Any] {
         var fields: [String: Any] = [
-            "title": card.title, "source": card.source, "kind": card.kind.rawValue,
-            "href": "/cards/" + (card.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? card.id),
+            "title": card.title, "source": sourceName, "kind": card.kind.rawValue,
+            "href": cardPath(card.id), "path": cardPath(card.id),
             "image": WebLink.web(card.image)?.absoluteString ?? "/placeholder.svg",
             // A picture only where the card has one: a text post gets no grey box.
             "has_image": WebLink.web(card.image) != nil,

@@ -45,6 +45,7 @@ struct ReadingContext {
     /// A search page (`/search`): its heading names the query.
     var search: String?
 
+    /// The page's heading; `sources` are the names of the sources it is limited to.
     func heading(sources: [String], text: String?) -> String {
         if let search { return "Search: \(search)" }
         let from = sources.count == 1 ? " from \(sources[0])" : ""
@@ -75,7 +76,7 @@ struct ReadingContext {
         }
         // One entry per source with something unread, in Sources.yml's order.
         let sourceViews: [[String: Any]] = config.sources.filter { (unread[$0.id] ?? 0) > 0 }.map { source in
-            ["name": source.id, "unread": unread[source.id] ?? 0, "href": "/?view=unread&source=\(source.id)",
+            ["name": source.displayName, "unread": unread[source.id] ?? 0, "href": "/?view=unread&source=\(source.id)",
              "current": search == nil && sources == [source.id] && view == .unread]
         }
         return ["reading": [

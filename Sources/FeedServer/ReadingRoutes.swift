@@ -27,26 +27,33 @@ extension FeedRoutes {
         router.get("/search") { request, _ in await self.slots.run { await self.search(request) } }
     }
 
-    /// `GET /`: a view of the kept cards with their marks.
-    func readingList(_ request: Request) async -> Response {
-        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+    /// The view and query of a reader list's parameters (`view=`, and the feed's filters);
+    /// a view of marks is newest first unless asked otherwise.
+    func readingQuery(_ pairs: [(String, String)]) throws(ProblemError) -> (view: ReaderView, query: FeedQuery) {
         let view: ReaderView
         switch pairs.first(where: { $0.0 == "view" })?.1 {
         case nil: view = .unread
         case let text?:
             guard let chosen = ReaderView(rawValue: text) else {
-                return Problem.badParameter("view", "\"\(text)\" is not one of unread, starred, all").response
+                throw ProblemError(problem: .badParameter("view", "\"\(text)\" is not one of unread, starred, all"))
             }
             view = chosen
         }
-        var query: FeedQuery
+        var query = try FeedRequest.query(pairs: pairs.filter { $0.0 != "view" }, config: config)
+        if view != .all, !pairs.contains(where: { $0.0 == "sort" }) { query.sort = .date }
+        return (view, query)
+    }
+
+    /// `GET /`: a view of the kept cards with their marks.
+    func readingList(_ request: Request) async -> Response {
+        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+        let view: ReaderView
+        let query: FeedQuery
         do {
-            query = try FeedRequest.query(pairs: pairs.filter { $0.0 != "view" }, config: config)
+            (view, query) = try readingQuery(pairs)
         } catch {
             return error.problem.response
         }
-        // A view of marks is newest first unless asked otherwise.
-        if view != .all, !pairs.contains(where: { $0.0 == "sort" }) { query.sort = .date }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
         do {
@@ -122,13 +129,46 @@ extension FeedRoutes {
         guard let store, let kept = try? await store.card(id: card.id) else { return nil }
         let session = sessions.session(of: request)
         let now = Date()
+        let neighbours = await neighbours(of: card.id, request: request, wasUnread: kept.dates.readAt == nil)
         _ = try? await store.mark([card.id], .read, at: now)
         let history = (try? await store.history(of: card.id)) ?? []
-        let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id), returnTo: request.uri.path)
+        let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id),
+                                         returnTo: request.uri.description, back: neighbours.back)
         let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: now, marks: marks,
                                      kept: ReaderPage.KeptFacts(dates: kept.dates, history: history,
-                                                                chart: PriceChart(kept: kept, history: history, now: now)))
+                                                                chart: PriceChart(kept: kept, history: history, now: now)),
+                                     neighbours: neighbours)
         return Self.personal(html, session: session)
+    }
+
+    /// The cards before and after a card in the view its link came from (`/cards/ID?view=…&at=N`,
+    /// N its place in the view from 1), and the way back to that view. Looked up before
+    /// opening the card reads it: in Unread it then leaves the view, and the next card
+    /// takes its place.
+    func neighbours(of id: String, request: Request, wasUnread: Bool) async -> ReaderPage.Neighbours {
+        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "page" && $0.0 != "per_page" }
+        let viewPairs = pairs.filter { $0.0 != "at" }
+        var found = ReaderPage.Neighbours(back: "/" + ReaderPage.queryString(viewPairs))
+        guard let at = pairs.first(where: { $0.0 == "at" }).flatMap({ Int($0.1) }), (1...FeedQuery.maxPage).contains(at),
+              let (view, query) = try? readingQuery(viewPairs) else { return found }
+        let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
+        func card(at place: Int) async -> Card? {
+            guard place >= 1, place <= FeedQuery.maxPage else { return nil }
+            var one = query
+            one.page = place
+            one.perPage = 1
+            return try? await answer(one, sources: sources, reading: view.filter).result.cards.first
+        }
+        func link(_ card: Card, at place: Int) -> ReaderPage.Neighbours.Link {
+            ReaderPage.Neighbours.Link(href: ReaderPage.cardPath(card.id) + ReaderPage.queryString(viewPairs + [("at", String(place))]),
+                                       title: card.title)
+        }
+        if let previous = await card(at: at - 1), previous.id != id { found.previous = link(previous, at: at - 1) }
+        if let next = await card(at: at + 1), next.id != id {
+            let leaves = view == .unread && wasUnread
+            found.next = link(next, at: leaves ? at : at + 1)
+        }
+        return found
     }
 
     /// A page of one person's: not stored by any cache, with their session cookie.

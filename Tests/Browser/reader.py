@@ -82,9 +82,9 @@ try:
     # A card's page: the dishwasher with its product page, then an LTK post.
     # (In every card's view: the HTML checks above opened this card, which read it.)
     driver.get(base + "/?view=all&source=dishwashers&per_page=50")
-    driver.find_element(By.CSS_SELECTOR, "a[href='/cards/dishwashers:3294410']").click()
+    driver.find_element(By.CSS_SELECTOR, "a[href^='/cards/dishwashers:3294410?']").click()
     WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
-    check(driver.current_url.endswith("/cards/dishwashers:3294410"), f"following a card opens its page ({driver.current_url})")
+    check("/cards/dishwashers:3294410?" in driver.current_url, f"following a card opens its page ({driver.current_url})")
     check(len(driver.find_elements(By.CSS_SELECTOR, ".gallery img")) >= 2, "the dishwasher's page shows its gallery")
     check(len(driver.find_elements(By.CSS_SELECTOR, "table.specs tr")) >= 1, "the dishwasher's page shows its specifications")
     check("guarantee" in driver.page_source.lower(), "the dishwasher's page shows its guarantee")
@@ -105,7 +105,7 @@ try:
     Select(driver.find_element(By.NAME, "source")).select_by_value("cabify")
     driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
     WebDriverWait(driver, 10).until(lambda d: "source=cabify" in d.current_url)
-    hrefs = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
+    hrefs = [a.get_attribute("href").split("/cards/")[1].split("?")[0] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
     check(hrefs == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"], f"the form shows exactly the Cabify cards ({hrefs})")
 
     # Reading: opening a card reads it (the Unread count drops by one); a star keeps it in
@@ -114,7 +114,7 @@ try:
         return int(driver.find_element(By.CSS_SELECTOR, "[data-unread]").text)
     driver.get(base + "/?source=cabify")
     before = unread_count()
-    driver.find_element(By.CSS_SELECTOR, "a[href='/cards/cabify:TSHIRT']").click()
+    driver.find_element(By.CSS_SELECTOR, "a[href^='/cards/cabify:TSHIRT?']").click()
     WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
     driver.get(base + "/")
     check(unread_count() == before - 1, f"opening a card drops the unread count by one ({before} then {unread_count()})")
@@ -125,7 +125,7 @@ try:
         lambda d: d.find_element(By.CSS_SELECTOR, "button[data-mark=star]").text == "Unstar")
     driver.get(base + "/?view=starred")
     driver.refresh()
-    starred = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
+    starred = [a.get_attribute("href").split("/cards/")[1].split("?")[0] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
     check(starred == ["cabify:TSHIRT"], f"a starred card is in Starred after a reload ({starred})")
     box = driver.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
     box.send_keys('"blackout curtains"' + Keys.ENTER)
@@ -144,7 +144,7 @@ try:
     except urllib.error.HTTPError as error:
         check(error.code == 403, f"a POST from another origin is refused ({error.code})")
     driver.get(base + "/?view=starred")
-    starred = [a.get_attribute("href").split("/cards/")[1] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
+    starred = [a.get_attribute("href").split("/cards/")[1].split("?")[0] for a in driver.find_elements(By.CSS_SELECTOR, "a.card-link")]
     check(starred == ["cabify:TSHIRT"], f"the refused POST changed nothing ({starred})")
 
     # The keyboard (scripts on): j j s stars the second card, in place; ? lists the keys.
@@ -161,6 +161,19 @@ try:
     driver.find_element(By.TAG_NAME, "body").send_keys("?")
     check(driver.execute_script("return !!document.querySelector('dialog#keys[open]')"), "? shows the keyboard shortcuts")
     check(len(fetch("/reader.js")) <= 5 * 1024, "the reader's script is at most 5 KB")
+
+    # A card's page offers the previous and next card of its list; j and k follow them.
+    driver.get(base + "/?view=all&source=cabify")
+    listed = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
+    driver.find_elements(By.CSS_SELECTOR, "li.card a.card-link")[1].click()
+    WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
+    neighbours = [a.get_attribute("href").split("/cards/")[1].split("?")[0] for a in driver.find_elements(By.CSS_SELECTOR, "nav.neighbours a")]
+    check(neighbours == [listed[0], listed[2]], f"a card's page links the cards before and after it in its list ({neighbours}, list {listed})")
+    driver.find_element(By.TAG_NAME, "body").send_keys("j")
+    WebDriverWait(driver, 10).until(lambda d: "/cards/" + listed[2] in d.current_url)
+    driver.find_element(By.TAG_NAME, "body").send_keys("k")
+    WebDriverWait(driver, 10).until(lambda d: "/cards/" + listed[1] in d.current_url)
+    check("/cards/" + listed[1] in driver.current_url, f"j and k on a card's page go to the next and previous card ({driver.current_url})")
 
     # Page 2.
     driver.get(base + "/?per_page=12")

@@ -39,23 +39,27 @@ import Testing
         """
 
     static let added = """
-          - id: swift-org   # Swift.org (imported from subscriptions.opml)
+          - id: swift-org   # imported from subscriptions.opml
+            name: "Swift.org"
             plugin: feed
             url: "https://www.swift.org/atom.xml"
             options:
               tags: ["Tech", "Swift"]
 
-          - id: hacker-news-front-page   # Hacker News: Front Page (imported from subscriptions.opml)
+          - id: hacker-news-front-page   # imported from subscriptions.opml
+            name: "Hacker News: Front Page"
             plugin: feed
             url: "https://hnrss.org/frontpage"
             options:
               tags: ["Tech"]
 
-          - id: cafe-creme   # Café Crème (imported from subscriptions.opml)
+          - id: cafe-creme   # imported from subscriptions.opml
+            name: "Café Crème"
             plugin: feed
             url: "https://cafe.example.org/feed"
 
-          - id: cafe-creme-2   # Café Crème (imported from subscriptions.opml)
+          - id: cafe-creme-2   # imported from subscriptions.opml
+            name: "Café Crème"
             plugin: feed
             url: "https://cafe.example.org/other"
 
@@ -87,7 +91,7 @@ import Testing
         #expect(again.stderrLines.last == "aggregate: nothing to add: every feed in subscriptions.opml is configured already")
         let export = try await workspace.aggregate("sources", "--format", "opml")
         #expect(export.stdout.contains(#"<outline text="Tech">"#))
-        #expect(export.stdout.contains(#"<outline type="rss" text="swift-org" title="swift-org" xmlUrl="https://www.swift.org/atom.xml"/>"#))
+        #expect(export.stdout.contains(#"<outline type="rss" text="Swift.org" title="Swift.org" xmlUrl="https://www.swift.org/atom.xml"/>"#))
         try workspace.write("export.opml", export.stdout)
         let roundTrip = try await workspace.aggregate("import", "export.opml")
         #expect(roundTrip.status == 0)

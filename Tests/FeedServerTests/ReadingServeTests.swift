@@ -45,6 +45,54 @@ import Testing
         return Int(page[range.upperBound...].prefix { $0.isNumber })
     }
 
+    @Test func sourcesAreShownByTheirNames() async throws {
+        var cabify = FixtureWorld.only("cabify")
+        cabify[0].extraYAML += "    name: \"Cabify <shop>\"\n"
+        try await ServedInProcess.with(sources: cabify) { served in
+            await served.clock.untilSleeping(1)
+            let page = try await served.get("/?view=unread&source=cabify", headers: Self.html)
+            #expect(page.text.contains("<h1>Unread from Cabify &lt;shop&gt;</h1>"), "\(page.text)")
+            #expect(page.text.contains(#"<span class="source">Cabify &lt;shop&gt;</span>"#))
+            #expect(page.text.contains(#"<option value="cabify" selected>Cabify &lt;shop&gt;</option>"#))
+            #expect(page.text.contains(#"aria-current="page">Cabify &lt;shop&gt; <span class="count">3</span>"#))
+            let card = try await served.get("/cards/cabify:MUG", headers: Self.html)
+            #expect(card.text.contains(#"<span class="source">Cabify &lt;shop&gt;</span>"#))
+            let listing = try await served.get("/sources")
+            #expect(listing.text.contains(#""id":"cabify","name":"Cabify <shop>""#), "\(listing.text)")
+        }
+    }
+
+    /// The `href`s of a page's previous/next links on a card's page, `rel` first.
+    static func neighbours(_ page: String) -> [String] {
+        page.components(separatedBy: "<a href=\"").dropFirst().compactMap { rest -> String? in
+            let href = String(rest.prefix { $0 != "\"" })
+            guard let rel = rest.dropFirst(href.count).split(separator: ">").first, rel.contains("rel=\"prev\"") || rel.contains("rel=\"next\"") else { return nil }
+            return (rel.contains("prev") ? "prev " : "next ") + href.replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    @Test func aCardsPageLinksItsNeighboursInItsView() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(1)
+            let list = try await served.get("/?source=cabify&sort=title", headers: Self.html)
+            #expect(Self.ids(list.text) == ["cabify:MUG", "cabify:TSHIRT", "cabify:VOUCHER"])
+            #expect(list.text.contains(#"<a class="card-link" href="/cards/cabify:TSHIRT?source=cabify&amp;sort=title&amp;at=2">"#))
+            // Opening the second reads it, so in Unread the third takes its place (2).
+            let second = try await served.get("/cards/cabify:TSHIRT?source=cabify&sort=title&at=2", headers: Self.html)
+            #expect(Self.neighbours(second.text) == ["prev /cards/cabify:MUG?source=cabify&sort=title&at=1",
+                                                     "next /cards/cabify:VOUCHER?source=cabify&sort=title&at=2"])
+            #expect(second.text.contains(#"<p class="back"><a href="/?source=cabify&amp;sort=title">Back to the list</a></p>"#))
+            let third = try await served.get("/cards/cabify:VOUCHER?source=cabify&sort=title&at=2", headers: Self.html)
+            #expect(Self.neighbours(third.text) == ["prev /cards/cabify:MUG?source=cabify&sort=title&at=1"])
+            // In All nothing leaves: the next is one further on.
+            let all = try await served.get("/cards/cabify:MUG?view=all&sort=title&at=1", headers: Self.html)
+            #expect(Self.neighbours(all.text) == ["next /cards/cabify:TSHIRT?view=all&sort=title&at=2"])
+            // Without a view, no neighbours; a nonsense place is ignored.
+            #expect(Self.neighbours(try await served.get("/cards/cabify:MUG", headers: Self.html).text) == [])
+            #expect(try await served.get("/cards/cabify:MUG?at=-4&view=nope", headers: Self.html).status == .ok)
+        }
+    }
+
     @Test func markingReadAndStarringMoveCardsBetweenViews() async throws {
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
             await served.clock.untilSleeping(1)

@@ -4,7 +4,8 @@ import Foundation
 import WebFeed
 
 /// Feeds on `/feed/…`: the three snapshots (served with the wrong content types real
-/// servers use), an HTML page that advertises them, and an RFC 5005 archive of three
+/// servers use), an HTML page that advertises two of them, one that advertises the
+/// podcast, one that advertises nothing, and an RFC 5005 archive of three
 /// pages (`/feed/archive.xml?page=N`).
 public struct WebFeedFixture: FixtureUpstream {
     public let name = "feed"
@@ -15,6 +16,8 @@ public struct WebFeedFixture: FixtureUpstream {
         case "/news.rss.xml": return Self.body(WebFeedSource.snapshots[1].body, type: "text/html; charset=utf-8")
         case "/podcast.xml": return Self.body(WebFeedSource.snapshots[2].body, type: "application/rss+xml")
         case "/page.html": return Self.body(Data(Self.page.utf8), type: "text/html; charset=utf-8")
+        case "/show.html": return Self.body(Data(Self.showPage.utf8), type: "text/html; charset=utf-8")
+        case "/about.html": return Self.body(Data(Self.plainPage.utf8), type: "text/html; charset=utf-8")
         case "/archive.xml":
             let page = request.query["page"].flatMap { Int($0) } ?? 1
             return (1...3).contains(page) ? Self.body(Data(Self.archive(page).utf8), type: "application/atom+xml") : nil
@@ -33,6 +36,18 @@ public struct WebFeedFixture: FixtureUpstream {
         <link rel="alternate" type="application/atom+xml" href="blog.atom.xml">
         </head><body><p>News</p></body></html>
         """
+
+    /// A podcast's page that advertises its one feed (and a hostile link that is no feed).
+    static let showPage = """
+        <!doctype html>
+        <html><head><title>Kitchen Radio</title>
+        <link rel="alternate" type="application/rss+xml" title="Kitchen Radio &#x1b;[31m(MP3)" href="podcast.xml">
+        <link rel="alternate" type="application/rss+xml" title="Run me" href="javascript:alert(1)">
+        </head><body><p>Episodes</p></body></html>
+        """
+
+    /// A page that names no feed.
+    static let plainPage = "<!DOCTYPE html><html><head><title>About</title></head><body><p>Nothing to subscribe to.</p></body></html>"
 
     /// Page `number` of a three-page Atom archive, two entries each.
     static func archive(_ number: Int) -> String {

@@ -1,6 +1,6 @@
-// The reader's keyboard: j/k next/previous card, o or Enter open it, m toggle read,
-// s toggle star, / search, ? the list of keys. Each mark is the card's own form, sent
-// in place; without this script the forms work as they are.
+// The reader's keyboard: j/k next/previous card (on a card's page: the next/previous
+// page), o or Enter open it, m toggle read, s toggle star, / search, ? the list of keys.
+// Each mark is the card's own form, sent in place; without this script the forms work.
 (() => {
   "use strict";
   const cards = () => Array.from(document.querySelectorAll("li.card"));
@@ -65,10 +65,12 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     if (target.closest && target.closest("input, select, textarea, button, dialog")) return;
-    const card = cards()[current];
+    const list = cards().length > 0;
+    const card = list ? cards()[current] : document.querySelector("main.detail article");
+    const follow = (rel) => { const link = document.querySelector(`nav.neighbours a[rel=${rel}]`); if (link) link.click(); };
     switch (event.key) {
-      case "j": select(current + 1); break;
-      case "k": select(current - 1); break;
+      case "j": list ? select(current + 1) : follow("next"); break;
+      case "k": list ? select(current - 1) : follow("prev"); break;
       case "o": case "Enter": { const link = card && card.querySelector("a.card-link"); if (!link) return; link.click(); break; }
       case "m": toggle(card, "read"); break;
       case "s": toggle(card, "star"); break;

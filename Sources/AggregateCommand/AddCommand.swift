@@ -1,0 +1,168 @@
+import ArgumentParser
+import FeedConfig
+import FeedCore
+import FeedEngine
+import FeedSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `aggregate add URL`: a feed, or a web page that advertises one, as a new `plugin: feed`
+/// entry at the end of Sources.yml, through the same checked writer as `import`.
+struct AddCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a feed to Sources.yml: its URL, or a web page that advertises it.",
+        discussion: """
+            The URL is fetched once. A feed (RSS, Atom, JSON Feed) is added under an id made from its title; a \
+            web page is searched for the feeds it advertises (<link rel="alternate">): one is added, several are \
+            listed to choose from (on a terminal you are asked; elsewhere pass --pick N). A URL already configured \
+            adds nothing. The file keeps its text and comments; the entry is checked before it is written.
+            """)
+
+    @Argument(help: ArgumentHelp("The feed's URL, or a web page that links to its feed.", valueName: "url"))
+    var url: String
+
+    @Option(help: ArgumentHelp("The source's id (default: made from the feed's title).", valueName: "id"))
+    var id: String?
+
+    @Option(help: ArgumentHelp("The name people see (default: the feed's title).", valueName: "name"))
+    var name: String?
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("A folder for OPML exports (repeatable): the tags option.", valueName: "tag"))
+    var tags: [String] = []
+
+    @Option(help: ArgumentHelp("Of the feeds a page advertises, take the Nth (as listed).", valueName: "n"))
+    var pick: Int?
+
+    @Flag(help: "Print the entry instead of adding it.")
+    var dryRun = false
+
+    @OptionGroup var common: CommonOptions
+
+    /// Seconds each request may take.
+    static let timeout = 20.0
+
+    func run(in context: CommandContext) async throws {
+        guard let address = URL(string: url), address.isWebAddress else {
+            Terminal.writeError("aggregate: add: \"\(url)\" is not a web address; give the feed's or its page's http:// or https:// URL")
+            throw ExitStatus.usage.code
+        }
+        if let id, !ConfigLoader.isValidID(id) {
+            Terminal.writeError("aggregate: add: \"\(id)\" is not a valid id: use lowercase letters, digits and -, starting with a letter or digit")
+            throw ExitStatus.usage.code
+        }
+        if let pick, pick < 1 {
+            Terminal.writeError("aggregate: add: --pick counts from 1")
+            throw ExitStatus.usage.code
+        }
+        guard let plugin = context.registry.types.lazy.compactMap({ $0 as? any SubscribableSource.Type }).first else {
+            Terminal.writeError("aggregate: add: this build has no feed plugin")
+            throw ExitStatus.usage.code
+        }
+        let sources = try common.sourcesFile(context.registry)
+        if let existing = sources.configuredID(for: address) {
+            Terminal.writeError("aggregate: \(address.redactedString) is already configured as \(existing); nothing added")
+            return
+        }
+        if let id, sources.config.source(id: id) != nil {
+            Terminal.writeError("aggregate: add: the id \(id) is taken in \(sources.config.file); pass another --id")
+            throw ExitStatus.usage.code
+        }
+
+        let http = LiveHTTPTransport()
+        let found: (url: URL, title: String?)
+        do {
+            found = try await feed(at: address, plugin: plugin, sources: sources, http: http)
+            await http.shutdown()
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+        if let existing = sources.configuredID(for: found.url) {
+            Terminal.writeError("aggregate: \(found.url.redactedString) is already configured as \(existing); nothing added")
+            return
+        }
+        let title = name ?? found.title
+        let newID = id ?? SourcesFileEdit.id(from: title ?? found.url.host ?? "feed", taken: Set(sources.config.sources.map(\.id)))
+        let entry = NewSourceEntry(id: newID, name: title, plugin: plugin.plugin, url: found.url, tags: tags,
+                                   comment: found.url == address ? nil : "advertised by \(address.redactedString)")
+        if dryRun {
+            context.stdout.write(sources.yaml(for: [entry]))
+            return
+        }
+        try sources.addReporting([entry])
+        Terminal.writeError("aggregate: added \(newID)\(title.map { " (\($0))" } ?? "") to \(sources.config.file): \(found.url.redactedString)")
+    }
+
+    /// The feed `address` is, or the one the page at `address` advertises (asked, or
+    /// `--pick`ed, when it names several).
+    private func feed(at address: URL, plugin: any SubscribableSource.Type, sources: SourcesFile,
+                      http: LiveHTTPTransport) async throws -> (url: URL, title: String?) {
+        let response = try await fetch(address, http: http)
+        switch plugin.discover(response, json: JSONBody(environment: [:])) {
+        case .feed(let title):
+            return (response.url, title)
+        case .neither(let reason):
+            Terminal.writeError("aggregate: add: \(response.url.redactedString) is not a feed: \(reason)")
+            throw ExitStatus.usage.code
+        case .page(let feeds):
+            let chosen = try choose(from: feeds, page: response.url, sources: sources)
+            let answer = try await fetch(chosen.url, http: http)
+            guard case .feed(let title) = plugin.discover(answer, json: JSONBody(environment: [:])) else {
+                Terminal.writeError("aggregate: add: \(response.url.redactedString) names \(chosen.url.redactedString) as a feed, but it is not one")
+                throw ExitStatus.failed.code
+            }
+            return (answer.url, title ?? chosen.title)
+        }
+    }
+
+    private func fetch(_ url: URL, http: LiveHTTPTransport) async throws -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(url: url, headers: ["accept": "application/atom+xml, application/rss+xml, application/feed+json, text/html;q=0.8, */*;q=0.5"]),
+                                           timeout: Self.timeout)
+        } catch let error as SourceError {
+            Terminal.writeError("aggregate: add: cannot fetch \(url.redactedString): \(error.description)")
+            throw ExitStatus.failed.code
+        }
+        guard response.isSuccess else {
+            Terminal.writeError("aggregate: add: \(url.redactedString) answered HTTP \(response.status)")
+            throw ExitStatus.failed.code
+        }
+        return response
+    }
+
+    /// One of the feeds a page advertises: the only one, the `--pick`ed one, or the one
+    /// the person at the terminal chooses.
+    private func choose(from feeds: [AdvertisedFeed], page: URL, sources: SourcesFile) throws -> AdvertisedFeed {
+        if let pick {
+            guard pick <= feeds.count else {
+                Terminal.writeError("aggregate: add: \(page.redactedString) advertises \(feeds.count) feed\(feeds.count == 1 ? "" : "s"); --pick \(pick) is not one of them")
+                throw ExitStatus.usage.code
+            }
+            return feeds[pick - 1]
+        }
+        if feeds.count == 1 { return feeds[0] }
+        var list = "\(page.redactedString) advertises \(feeds.count) feeds:\n"
+        for (number, feed) in feeds.enumerated() {
+            let configured = sources.configuredID(for: feed.url).map { " (configured as \($0))" } ?? ""
+            list += "  \(number + 1). \(feed.title ?? "untitled") — \(feed.url.redactedString)\(configured)\n"
+        }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
+            Terminal.writeError("aggregate: add: \(list)Pass --pick N to add one of them (or add its URL).")
+            throw ExitStatus.usage.code
+        }
+        Terminal.writeError(list)
+        while true {
+            FileHandle.standardError.write(Data("Which one? [1-\(feeds.count)] ".utf8))
+            guard let line = readLine() else { throw ExitStatus.usage.code }
+            if let number = Int(line.trimmingCharacters(in: .whitespaces)), (1...feeds.count).contains(number) {
+                return feeds[number - 1]
+            }
+        }
+    }
+}

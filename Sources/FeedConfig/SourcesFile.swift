@@ -1,0 +1,113 @@
+import FeedCore
+import FeedSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A Sources.yml on disk that commands add sources to (`import`, `add`): the entries go
+/// through ``SourcesFileEdit`` (the one writer of text into the file), the result must
+/// load as the file did, and it replaces the file whole, so a reader sees the old file or
+/// the new one, never half of one.
+public struct SourcesFile: Sendable {
+    /// Why nothing was written; the file is as it was in every case.
+    public enum Failure: Error, CustomStringConvertible {
+        /// The file could not be read, or is not UTF-8.
+        case unreadable(path: String)
+        /// The entries have no place in the file as it is written (a flow-style list).
+        case unplaceable(path: String, reason: String)
+        /// The file with the entries would not load (every problem, with lines).
+        case wouldNotLoad(path: String, problems: String)
+        /// Writing or renaming failed (a full disk, a read-only folder).
+        case unwritable(path: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path): "cannot read \(path)"
+            case .unplaceable(let path, let reason): "cannot add to \(path): \(reason); it was left as it was"
+            case .wouldNotLoad(let path, let problems): "the new entries would not load, so \(path) was left as it was:\n\(problems)"
+            case .unwritable(let path, let reason): "cannot write \(path): \(reason); it was left as it was"
+            }
+        }
+
+        /// Whether the fault is in the file or the request (exit 2) rather than the machine.
+        public var isUsage: Bool {
+            if case .unwritable = self { false } else { true }
+        }
+    }
+
+    /// The file's path as found (`--config`, `AGGREGATE_CONFIG`, or the usual places).
+    public let path: String
+    /// The file as loaded now: what the new entries are checked against.
+    public let config: FeedConfig
+    public let loader: ConfigLoader
+
+    public init(path: String, config: FeedConfig, loader: ConfigLoader) {
+        self.path = path
+        self.config = config
+        self.loader = loader
+    }
+
+    /// The file with `entries` at the end of its `sources:` list, checked, not written.
+    public func text(adding entries: [NewSourceEntry]) throws(Failure) -> String {
+        guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw .unreadable(path: path)
+        }
+        let updated: String
+        do {
+            // Read back before it is written: the old document plus exactly these entries.
+            updated = try SourcesFileEdit.adding(entries, to: text, file: config.file)
+        } catch {
+            throw .unplaceable(path: path, reason: error.description)
+        }
+        // The new file must load as the old one did: nothing is written otherwise.
+        do {
+            _ = try loader.load(text: updated, file: config.file, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        } catch {
+            throw .wouldNotLoad(path: path, problems: error.description)
+        }
+        return updated
+    }
+
+    /// Adds `entries` to the file: written whole beside it (beside a link's target, when
+    /// it is one) and renamed over it, keeping its permissions.
+    public func add(_ entries: [NewSourceEntry]) throws(Failure) {
+        let updated = try text(adding: entries)
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let temporary = target + ".add-\(ProcessInfo.processInfo.processIdentifier).tmp"
+        do {
+            try Data(updated.utf8).write(to: URL(fileURLWithPath: temporary))
+            let mode = (try FileManager.default.attributesOfItem(atPath: target))[.posixPermissions] ?? 0o644
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary)
+            guard rename(temporary, target) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw .unwritable(path: path, reason: PlainWords.describe(error))
+        }
+    }
+
+    /// The entries' YAML as the file would get it (`--dry-run`).
+    public func yaml(for entries: [NewSourceEntry]) -> String {
+        let text = FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) } ?? ""
+        return SourcesFileEdit.yaml(for: entries, indent: SourcesFileEdit.entryIndent(in: text))
+    }
+
+    /// A URL as compared for "already configured": scheme and host in lower case, no
+    /// trailing slash.
+    public static func key(_ url: URL) -> String {
+        var text = url.absoluteString
+        if let scheme = url.scheme, let host = url.host, let range = text.range(of: "\(scheme)://\(host)", options: .caseInsensitive) {
+            text.replaceSubrange(range, with: "\(scheme.lowercased())://\(host.lowercased())")
+        }
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// The id of the source already configured with `url`, if any.
+    public func configuredID(for url: URL) -> String? {
+        let key = Self.key(url)
+        return config.sources.first { Self.key($0.url) == key }?.id
+    }
+}
