@@ -55,7 +55,7 @@ import WebFeed
             }
             let entries = (0 ..< 1 + next(3)).map { index in
                 let query = text(4).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "x"
-                return NewSourceEntry(id: "feed-\(round)-\(index)", plugin: "feed",
+                return NewSourceEntry(id: "feed-\(round)-\(index)", name: next(2) == 0 ? text(6) : nil, plugin: "feed",
                                       url: URL(string: "https://example.com/\(round)/feed?q=\(query)")!,
                                       tags: (0 ..< next(3)).map { _ in text(5) },
                                       comment: text(8) + " (imported from x.opml)")
@@ -73,6 +73,9 @@ import WebFeed
             #expect(config.digests.map(\.name) == ["daily"])
             for (source, entry) in zip(config.sources.dropFirst(), entries) {
                 #expect(source.url == entry.url)
+                // A name is one line of what was given (or none, when nothing printable was).
+                #expect(source.name == entry.name, "round \(round)")
+                if let name = source.name { #expect(!name.contains { $0.isNewline }) }
                 let tags = source.options.flatMap { options -> [String]? in
                     guard case .map(let pairs) = options.value, let node = pairs.first(where: { $0.key == "tags" })?.value,
                           case .list(let items) = node.value else { return nil }
@@ -82,7 +85,7 @@ import WebFeed
                 #expect(entry.tags.allSatisfy { !$0.contains("\u{FEFF}") })
             }
             // The file grows by the entries' own lines: one per key, one blank between.
-            let lines = entries.map { 3 + ($0.tags.isEmpty ? 0 : 2) }.reduce(0, +) + entries.count
+            let lines = entries.map { 3 + ($0.name == nil ? 0 : 1) + ($0.tags.isEmpty ? 0 : 2) }.reduce(0, +) + entries.count
             #expect(written.split(separator: "\n", omittingEmptySubsequences: false).count
                     == Self.base.split(separator: "\n", omittingEmptySubsequences: false).count + lines)
         }

@@ -142,4 +142,37 @@ import Testing
             }
         }
     }
+
+    /// What `aggregate add` is told about a URL's answer: a feed and its title, a page's
+    /// advertised feeds (web addresses only, resolved, each once), or why neither.
+    @Test func discoverTellsAFeedFromAPageThatAdvertisesFeeds() {
+        let page = URL(string: "https://news.example.com/section/")!
+        func discover(_ body: String, url: URL = page) -> FeedDiscovery {
+            WebFeedSource.discover(HTTPResponse(status: 200, body: Data(body.utf8), url: url), json: JSONBody(environment: [:]))
+        }
+        #expect(discover(String(decoding: WebFeedSource.snapshots[1].body, as: UTF8.self)) == .feed(title: "Harbour City Herald - Top Stories"))
+        let html = """
+            <!DOCTYPE html><html><head>
+            <link rel="alternate" type="application/rss+xml" title="Top &amp; latest" href="../rss.xml">
+            <LINK REL="Alternate" TYPE="application/atom+xml" href="https://news.example.com/atom.xml">
+            <link rel="alternate" type="application/rss+xml" href="javascript:alert(1)">
+            <link rel="alternate" type="application/rss+xml" href="data:text/xml,<rss/>">
+            <link rel="alternate" type="application/rss+xml" title="again" href="/rss.xml">
+            <link rel="stylesheet" type="text/css" href="/site.css">
+            <link rel="alternate" type="text/html" hreflang="fr" href="/fr/">
+            </head></html>
+            """
+        #expect(discover(html) == .page([
+            AdvertisedFeed(url: URL(string: "https://news.example.com/rss.xml")!, title: "Top & latest"),
+            AdvertisedFeed(url: URL(string: "https://news.example.com/atom.xml")!),
+        ]))
+        #expect(discover("<!doctype html><html><body>hello</body></html>")
+            == .neither("it is a web page that names no feed (no <link rel=\"alternate\"> to RSS, Atom or JSON Feed)"))
+        #expect(discover(#"{"products": []}"#) == .neither("the body is not a feed (neither XML nor a JSON Feed)"))
+        #expect(discover("<svg xmlns='http://www.w3.org/2000/svg'/>") == .neither("not a feed: the document is <svg>, where RSS, RDF or Atom was expected"))
+        // A page cannot make the list long.
+        let many = "<html><head>" + (0..<100).map { #"<link rel="alternate" type="application/rss+xml" href="/f\#($0).xml">"# }.joined() + "</head></html>"
+        guard case .page(let feeds) = discover(many) else { Issue.record("not a page"); return }
+        #expect(feeds.count == 20)
+    }
 }
