@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# The card store at a million cards (issue 41; docs/performance.md, "The card store at a
-# million cards"). Builds the store the way a user's grows — 500 made-up feeds of 2,000
-# entries on the fixture server, recorded by `aggregate refresh` — then measures on it:
+# The card store at a million cards (issues 41 and 42; docs/performance.md, "The card store
+# at a million cards"). Builds the store the way a user's grows — 500 made-up feeds of 2,000
+# entries on the fixture server, written with 20,000 made-up words drawn by Zipf's law, and
+# recorded by `aggregate refresh` — then measures on it:
 #   - its size on disk per card;
 #   - `aggregate --stored --page 1` (feed order, and by price): p50 and p99 of 50 runs;
-#   - `serve`'s reader, uncached: 100 distinct pages, p50 and p99;
+#   - `serve`'s reader, uncached: 100 distinct pages of every card, p50 and p99; the Unread
+#     view's first page; 100 two-word searches; marking 10,000 cards read in one request;
+#   - the same searches by lemon24's reader (PyPI) over the same entries, as the peer;
 #   - 32 readers (wrk) loading reader and feed pages while a purge removes 100,000 gone
 #     cards, beside the same load without a purge.
-#   bash Benchmarks/store.sh     (wrk from Debian's packages when missing; about 10 minutes)
+#   bash Benchmarks/store.sh     (wrk from Debian's packages when missing; about 15 minutes,
+#                                 and about 30 more the first time, to build the peer's
+#                                 database, which is kept in ~/.cache/aggregate-benchmarks)
 # Prints its table, and writes it into docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +26,7 @@ if ! command -v wrk > /dev/null; then
 fi
 feeds=${BENCH_FEEDS:-500}
 entries=${BENCH_ENTRIES:-2000}
+words=${BENCH_WORDS:-20000}
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
@@ -30,7 +36,7 @@ upstream_port=$(free_port)
 
 # The fixture server's feeds with N entries each, on the same port every time.
 start_feeds() {
-    "$bin/fixture-server" --port "$upstream_port" --feeds "$feeds" --feed-entries "$1" > "$work/feeds.log" &
+    "$bin/fixture-server" --port "$upstream_port" --feeds "$feeds" --feed-entries "$1" --feed-words "$words" > "$work/feeds.log" &
     feeds_pid=$!
     pids+=("$feeds_pid")
     until grep -q listening "$work/feeds.log" 2>/dev/null; do sleep 0.1; done
@@ -64,7 +70,42 @@ start_feeds "$entries"
 start=$(date +%s.%N)
 refresh_all
 built=$(python3 -c "print(f'{$(date +%s.%N) - $start:.0f}')")
+
+# The peer: lemon24's reader holding the same entries, fetched from the same feeds and
+# indexed for search. Building it takes about half an hour (its indexing reads some 800
+# entries a second), so it is kept, by corpus and version, and built again only when
+# either changes.
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/aggregate-benchmarks
+mkdir -p "$cache"
+if [ ! -x "$cache/venv/bin/python" ]; then
+    python3 -m venv "$cache/venv" && "$cache/venv/bin/pip" install --quiet reader sgmllib3k
+fi
+reader_version=$("$cache/venv/bin/python" -c 'import reader; print(reader.__version__)')
+reader_db="$cache/reader-$feeds-$entries-$words-$reader_version.sqlite"
+if [ ! -f "$reader_db" ]; then
+    echo "building the peer's database (once; about 30 minutes)" >&2
+    "$cache/venv/bin/python" Benchmarks/peers/reader_search.py build "http://127.0.0.1:$upstream_port" "$feeds" "$reader_db.tmp" > /dev/null
+    for suffix in "" -wal -shm .search .search-wal .search-shm; do
+        [ -f "$reader_db.tmp$suffix" ] && mv "$reader_db.tmp$suffix" "$reader_db$suffix"
+    done
+fi
 stop_feeds
+
+# 100 two-word searches: words of ranks 10 to 300 and 10 to 3,000, spelled as the fixture
+# server spells its made-up words (FeedFarm.word), drawn the same way every run.
+python3 - "$work/queries.txt" <<'PY'
+import math, random, sys
+consonants, vowels = "bdfgklmnprstvz", "aeiou"
+def syllable(n): return consonants[n % 70 // 5] + vowels[n % 5]
+def word(rank): return syllable(rank % 70) + syllable(rank // 70 % 70) + (syllable(rank // 4900) if rank >= 4900 else "")
+draw = random.Random(42)
+with open(sys.argv[1], "w") as out:
+    for _ in range(100):
+        first = int(math.exp(draw.uniform(math.log(10), math.log(300))))
+        second = int(math.exp(draw.uniform(math.log(10), math.log(3000))))
+        if second == first: second += 1
+        out.write(f"{word(first)} {word(second)}\n")
+PY
 cards=$(run store | awk 'NR > 1 && $1 != "total" { n += $2 } END { print n }')
 bytes=$(stat -c %s "$work/state/cards.sqlite")
 per_card=$((bytes / cards))
@@ -101,17 +142,64 @@ import sys, time, urllib.request
 base, times = sys.argv[1], []
 for page in range(2, 102):
     start = time.perf_counter()
-    urllib.request.urlopen(f"{base}/?page={page}&sort=price", timeout=30).read()
+    urllib.request.urlopen(f"{base}/?view=all&page={page}&sort=price", timeout=30).read()
     times.append((time.perf_counter() - start) * 1000)
 times.sort()
 print(f"{times[len(times) // 2]:.1f} {times[98]:.1f}")
 PY
 )
+# The reading views (issue 42): Unread's first page, searches, 10,000 cards marked read
+# in one request (the ids of ten sources, a request each, every one unread before).
+ids_of() { run --stored --all --format jsonl --source "$1" | python3 -c 'import json, sys; print("\n".join(json.loads(l)["id"] for l in sys.stdin))'; }
+for ((n = 0; n < 50; n++)); do ids_of "f$n"; done > "$work/ids.txt"
+reading=$(python3 - "$base" "$work/queries.txt" "$work/ids.txt" <<'PY'
+import http.cookiejar, json, re, sys, time, urllib.parse, urllib.request
+base, queries, ids = sys.argv[1], [l.strip() for l in open(sys.argv[2])], [l.strip() for l in open(sys.argv[3]) if l.strip()]
+opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+def timed(request, runs):
+    times = []
+    for index in range(runs):
+        start = time.perf_counter()
+        body = opener.open(request(index), timeout=60).read()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return f"{times[len(times) // 2]:.1f}/{times[min(len(times) - 1, int(len(times) * 0.99))]:.1f}", body
+html = {"Accept": "text/html"}
+unread, page = timed(lambda _: urllib.request.Request(base + "/", headers=html), 100)
+token = re.search(rb'name="token" value="([^"]+)"', page).group(1).decode()
+found = []
+def search(index):
+    return urllib.request.Request(base + "/search?" + urllib.parse.urlencode({"q": queries[index], "per_page": 20}))
+searches, _ = timed(search, len(queries))
+counts = [sum(1 for _ in opener.open(search(i), timeout=60)) for i in range(len(queries))]
+def mark(index):
+    chunk = ids[index * 10000:(index + 1) * 10000]
+    form = urllib.parse.urlencode([("token", token)] + [("ids", i) for i in chunk]).encode()
+    return urllib.request.Request(base + "/read", data=form, headers={"Accept": "application/json"})
+marks, answer = timed(mark, len(ids) // 10000)
+print(unread, searches, marks, json.loads(answer)["marked"], sum(1 for c in counts if c == 20), len(counts), len(ids) // 10000)
+PY
+)
+read -r unread_page searches marks marked full_pages query_count mark_requests <<< "$reading"
+peer_search=$("$cache/venv/bin/python" Benchmarks/peers/reader_search.py search "$reader_db" "$work/queries.txt")
+search_cli=$(python3 - "$bin/aggregate" "$work" "$work/queries.txt" <<'PY'
+import subprocess, sys, time
+binary, work, queries = sys.argv[1], sys.argv[2], [l.strip() for l in open(sys.argv[3])][:50]
+times = []
+for query in queries:
+    start = time.perf_counter()
+    subprocess.run([binary, "--config", f"{work}/Sources.yml", "--state", f"{work}/state", "search", query], stdout=subprocess.DEVNULL, check=True)
+    times.append((time.perf_counter() - start) * 1000)
+times.sort()
+print(f"{times[len(times) // 2]:.1f}/{times[min(len(times) - 1, int(len(times) * 0.99))]:.1f}")
+PY
+)
 cat > "$work/pages.lua" <<'LUA'
--- Reader and feed pages 1 to 20, by feed order and by price: the purge retires them all.
+-- Reader and feed pages 1 to 20: Unread newest first, every card by price, and the
+-- feed: the purge retires them all.
 request = function()
     local page = math.random(1, 20)
-    local paths = {"/?page=" .. page, "/?sort=price&page=" .. page, "/feed.atom?per_page=50&page=" .. page}
+    local paths = {"/?page=" .. page, "/?view=all&sort=price&page=" .. page, "/feed.atom?per_page=50&page=" .. page}
     return wrk.format("GET", paths[math.random(1, 3)])
 end
 LUA
@@ -151,7 +239,12 @@ row() { echo "| $1 | $2 | $3 |" >> "$table"; }
 row "\`aggregate --version\` (a process starting)" "$(echo "$version" | tr ' ' /)" "50 runs"
 row "\`aggregate --stored --page 1\`" "$(echo "$stored" | tr ' ' /)" "50 runs"
 row "\`aggregate --stored --page 1 --sort price\`" "$(echo "$by_price" | tr ' ' /)" "50 runs"
-row "serve: reader pages 2–101 by price, each uncached" "$(echo "$reader" | tr ' ' /)" "one reader"
+row "serve: reader pages 2–101 of every card by price, each uncached" "$(echo "$reader" | tr ' ' /)" "one reader"
+row "serve: the Unread view's first page (\`/\`), uncached" "$unread_page" "100 requests, one reader"
+row "serve: two-word searches (\`/search?q=\`, 20 results)" "$searches" "$query_count searches, $full_pages of them with a full page"
+row "lemon24's reader: the same searches (\`search_entries\`, 20 results)" "$peer_search" "reader $reader_version, its FTS5 index of the same entries"
+row "\`aggregate search\` (a process each)" "$search_cli" "50 of the searches"
+row "serve: 10,000 cards marked read in one request (\`POST /read\`)" "$marks" "$mark_requests requests; the last marked $marked"
 read -r rps p99 requests errors <<< "$quiet"
 row "serve: 32 readers, pages 1–20 of the reader and /feed.atom" "– / $p99" "$rps requests/s, $errors errors"
 read -r rps p99 requests errors <<< "$purging"

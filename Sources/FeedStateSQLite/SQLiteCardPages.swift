@@ -65,12 +65,20 @@ extension SQLiteCardStore {
         return try await database.read { db -> StoredPage? in
             let sources = StatementArguments(query.sources)
             let inSources = "card.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
+            if reading == .unread, query.order == .published, query.descending,
+               let page = try Self.newestUnread(db, query, inSources: inSources, path: path) {
+                return page
+            }
             if query.order == .price,
                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM card WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1"),
                                  arguments: [StoreUser.default] + sources) == true {
                 return nil
             }
             let marked = reading == .unread ? "reading.read_at IS NULL" : "reading.starred_at IS NOT NULL"
+            // Starred cards are few: found from the marks' index, not by reading every card.
+            let from = reading == .starred
+                ? "card_reading reading INDEXED BY card_starred CROSS JOIN card ON card.user_id = reading.user_id AND card.id = reading.id"
+                : Self.keptFrom
             // The source's place in the query breaks ties after the filtered rank.
             let place = "CASE card.source " + query.sources.indices.map { "WHEN ? THEN \($0) " }.joined() + "END"
             let direction = query.descending ? "DESC" : "ASC"
@@ -88,12 +96,39 @@ extension SQLiteCardStore {
                 SELECT rid FROM (
                   SELECT card.rowid AS rid, \(key) AS key, \(place) AS place,
                          row_number() OVER (PARTITION BY card.source ORDER BY card.rank) AS n
-                  FROM \(Self.keptFrom) WHERE card.user_id = ? AND \(inSources) AND \(marked))
+                  FROM \(from) WHERE card.user_id = ? AND \(inSources) AND \(marked))
                 ORDER BY \(order)
                 """), arguments: sources + [StoreUser.default] + sources)
             let start = min(query.offset, rows.count)
             return StoredPage(cards: try Self.cards(db, rowids: Array(rows[start...].prefix(query.limit)), path: path), total: rows.count)
         }
+    }
+
+    /// The Unread view newest first — the reader's first page — read from the date index
+    /// from the newest: the page's unread cards are among the first rows, however many
+    /// cards are kept; the total is the sources' unread counts. Nil (the caller numbers
+    /// every unread card instead) when two of the rows up to the page share a date, which
+    /// feed order would have to break, or when the page reaches the cards without one.
+    private static func newestUnread(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String) throws -> StoredPage? {
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        guard !overflow, end <= 10_000 else { return nil }
+        let sources = StatementArguments(query.sources)
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT card.rowid, card.published FROM card INDEXED BY card_by_date
+            LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+            WHERE card.user_id = ? AND card.published IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
+            ORDER BY card.published DESC LIMIT ?
+            """), arguments: [StoreUser.default] + sources + [end + 1])
+        guard rows.count == end + 1 else { return nil }
+        let dates = rows.map { $0[1] as Double }
+        guard zip(dates, dates.dropFirst()).allSatisfy({ $0 != $1 }) else { return nil }
+        let total = try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT coalesce(sum(v.cards - coalesce(r.read, 0)), 0) FROM card_source_version v
+            LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source
+            WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
+            """), arguments: [StoreUser.default] + sources) ?? 0
+        let rowids = rows[query.offset..<end].map { $0[0] as Int64 }
+        return StoredPage(cards: try cards(db, rowids: rowids, path: path), total: total)
     }
 
     /// A card's place: its row, source's place in the query, rank, and sort key.

@@ -84,6 +84,9 @@ public struct SQLiteCardStore: CardStore {
         migrator.registerMigration("v5: search") { db in
             try createSearchTable(db)
         }
+        migrator.registerMigration("v6: read counts") { db in
+            try createReadCounts(db)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 

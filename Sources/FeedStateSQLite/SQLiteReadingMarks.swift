@@ -54,15 +54,56 @@ extension SQLiteCardStore {
         }
     }
 
+    /// Each source's cards (kept by every write) less its read ones (kept by triggers on
+    /// every change of a mark and every card removed): two small tables read, where
+    /// counting the unread cards of a million-card store took most of a second.
     public func unreadCounts() async throws -> [String: Int] {
         try await database.read { db in
             var counts: [String: Int] = [:]
             let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT card.source, count(*) FROM \(Self.keptFrom) WHERE card.user_id = ? AND reading.read_at IS NULL GROUP BY card.source
+                SELECT v.source, v.cards - coalesce(r.read, 0) FROM card_source_version v
+                LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source
                 """), arguments: [StoreUser.default])
-            while let row = try rows.next() { counts[row[0]] = row[1] }
+            while let row = try rows.next() {
+                let unread: Int = row[1]
+                if unread > 0 { counts[row[0]] = unread }
+            }
             return counts
         }
+    }
+
+    /// `card_read_count`: each source's read cards, moved by triggers, so a source's unread
+    /// count is its card count less this, whatever changed a mark or removed a card.
+    static func createReadCounts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE card_read_count (
+              user_id INTEGER NOT NULL, source TEXT NOT NULL, read INTEGER NOT NULL,
+              PRIMARY KEY (user_id, source)) WITHOUT ROWID;
+            INSERT INTO card_read_count (user_id, source, read)
+              SELECT card.user_id, card.source, count(*) FROM card
+              JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+              WHERE reading.read_at IS NOT NULL GROUP BY card.user_id, card.source;
+            CREATE TRIGGER card_read_marked AFTER INSERT ON card_reading WHEN new.read_at IS NOT NULL BEGIN
+              INSERT INTO card_read_count (user_id, source, read)
+                SELECT user_id, source, 1 FROM card WHERE user_id = new.user_id AND id = new.id
+                ON CONFLICT (user_id, source) DO UPDATE SET read = read + 1;
+            END;
+            CREATE TRIGGER card_read_changed AFTER UPDATE OF read_at ON card_reading
+              WHEN (old.read_at IS NULL) <> (new.read_at IS NULL) BEGIN
+              INSERT INTO card_read_count (user_id, source, read)
+                SELECT user_id, source, CASE WHEN new.read_at IS NULL THEN -1 ELSE 1 END FROM card WHERE user_id = new.user_id AND id = new.id
+                ON CONFLICT (user_id, source) DO UPDATE SET read = read + excluded.read;
+            END;
+            CREATE TRIGGER card_read_unmarked AFTER DELETE ON card_reading WHEN old.read_at IS NOT NULL BEGIN
+              UPDATE card_read_count SET read = read - 1
+              WHERE user_id = old.user_id AND source = (SELECT source FROM card WHERE user_id = old.user_id AND id = old.id);
+            END;
+            CREATE TRIGGER card_read_removed AFTER DELETE ON card BEGIN
+              UPDATE card_read_count SET read = read - 1
+              WHERE user_id = old.user_id AND source = old.source
+                AND EXISTS (SELECT 1 FROM card_reading WHERE user_id = old.user_id AND id = old.id AND read_at IS NOT NULL);
+            END;
+            """)
     }
 
     public func ids(of source: String) async throws -> [String] {

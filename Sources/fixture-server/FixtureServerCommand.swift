@@ -39,7 +39,11 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Entries in each made-up feed of --feeds (for the card store's million-card benchmark).", valueName: "N"))
     var feedEntries = FeedFarm.entriesPerFeed
 
+    @Option(help: ArgumentHelp("Write the made-up feeds with N made-up words, drawn by Zipf's law (for the search benchmark); 0 = 28 words, each in every entry.", valueName: "N"))
+    var feedWords = 0
+
     func validate() throws {
+        guard (0...300_000).contains(feedWords) else { throw ValidationError("--feed-words must be between 0 and 300000, got \(feedWords)") }
         guard (1...100_000).contains(scale) else { throw ValidationError("--scale must be between 1 and 100000, got \(scale)") }
         guard (0...100_000).contains(feeds) else { throw ValidationError("--feeds must be between 0 and 100000, got \(feeds)") }
         guard (1...100_000).contains(feedEntries) else { throw ValidationError("--feed-entries must be between 1 and 100000, got \(feedEntries)") }
@@ -66,7 +70,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         let standard = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
                                               options: FixtureOptions(requiredKeys: keys), scale: scale)
         let server = feeds == 0 ? standard
-            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds, entries: feedEntries)], control: standard.control, scale: scale)
+            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds, entries: feedEntries, vocabulary: feedWords)], control: standard.control, scale: scale)
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {

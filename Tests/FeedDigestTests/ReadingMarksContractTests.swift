@@ -19,6 +19,7 @@ extension StoreContractTests {
             #expect(try await store.mark(["shop:a"], .star, at: at(2)) == ["shop:a"])
             // Read again later: the first reading's time stays.
             #expect(try await store.mark(["shop:a"], .read, at: at(3)) == ["shop:a"])
+            #expect(try await store.unreadCounts() == ["shop": 1])
             #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(1), starredAt: at(2)))
 
             // A refresh that changes a card leaves its marks.
@@ -27,6 +28,7 @@ extension StoreContractTests {
 
             #expect(try await store.mark(["shop:a", "shop:c"], .unread, at: at(5)) == ["shop:a", "shop:c"])
             #expect(try await store.mark(["shop:a"], .unstar, at: at(5)) == ["shop:a"])
+            #expect(try await store.unreadCounts() == ["shop": 3])
             #expect(try await store.cards(of: ["shop"]).map(\.dates) == [
                 KeptDates(firstSeen: at(0), lastSeen: at(4)), KeptDates(firstSeen: at(0), lastSeen: at(4)),
                 KeptDates(firstSeen: at(0), lastSeen: at(4)),
@@ -72,13 +74,58 @@ extension StoreContractTests {
             // Gone for 15 minutes at minute 30 removes 1, not the starred 0; one card per
             // source: of 2 and 3, the starred 3 does not count, so 2 stays.
             let policy: @Sendable (String) -> KeepPolicy = { _ in KeepPolicy(goneFor: 15 * 60, maxCards: 1) }
+            #expect(try await store.mark(["shop:1", "shop:2"], .read, at: at(12)) == ["shop:1", "shop:2"])
+            #expect(try await store.unreadCounts() == ["shop": 2])
             #expect(try await store.purge(policy, now: at(30), limit: 100) == 1)
             #expect(try await store.cards(of: ["shop"]).map(\.card.id).sorted() == ["shop:0", "shop:2", "shop:3"])
+            // The read card removed took its mark with it: the counts say the same.
+            #expect(try await store.unreadCounts() == ["shop": 2])
             // Unstarred, it goes with the next purge, marks and all.
             #expect(try await store.mark(["shop:0"], .unstar, at: at(31)) == ["shop:0"])
             #expect(try await store.mark(["shop:0"], .read, at: at(31)) == ["shop:0"])
             #expect(try await store.purge(policy, now: at(32), limit: 100) == 1)
             #expect(try await store.card(id: "shop:0") == nil)
+            #expect(try await store.unreadCounts() == ["shop": 1])
+            // Back upstream, it is a new card: unread.
+            try await store.record([listing([cards[0], cards[2], cards[3]], at: at(33))])
+            #expect(try await store.card(id: "shop:0")?.dates.readAt == nil)
+            #expect(try await store.unreadCounts() == ["shop": 2])
+        }
+    }
+
+    /// The reader's first view, Unread newest first, in every slice: the same cards as
+    /// ordering every unread card, however the store finds them (SQLite walks its date
+    /// index; a tie or a card without a date takes the long way).
+    @Test(arguments: Backend.all) func theNewestUnreadCardsInEverySlice(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            func item(_ source: String, _ n: Int, hours: Double?) -> Card {
+                Card(source: source, upstreamID: "\(n)", kind: .post, title: "\(source) \(n)",
+                     published: hours.map { at(0).addingTimeInterval($0 * 3600) })
+            }
+            let a = (0..<12).map { item("a", $0, hours: Double($0 * 2)) }
+            let b = (0..<12).map { item("b", $0, hours: $0 == 11 ? nil : Double($0 * 2 + 1)) }
+            try await store.record([listing(a, at: at(0), source: "a"), listing(b, at: at(0), source: "b")])
+            _ = try await store.mark(["a:11", "b:10", "a:7", "b:3", "a:0"], .read, at: at(1))
+            let unread = (a + b).filter { !["a:11", "b:10", "a:7", "b:3", "a:0"].contains($0.id) }
+            let newestFirst = unread.sorted { x, y in
+                switch (x.published, y.published) {
+                case let (p?, q?): p > q
+                case (_?, nil): true
+                default: false
+                }
+            }.map(\.id)
+            for (offset, limit) in [(0, 5), (5, 5), (0, 18), (0, 19), (15, 5), (2, 1)] {
+                let query = StoredPageQuery(sources: ["a", "b"], order: .published, descending: true, offset: offset, limit: limit, reading: .unread)
+                guard let page = try await store.page(query) else { continue }
+                #expect(page.cards.map(\.card.id) == Array(newestFirst.dropFirst(offset).prefix(limit)), "\(offset), \(limit)")
+                #expect(page.total == 19)
+            }
+            let one = StoredPageQuery(sources: ["b"], order: .published, descending: true, offset: 0, limit: 2, reading: .unread)
+            if let page = try await store.page(one) {
+                #expect(page.cards.map(\.card.id) == ["b:9", "b:8"])
+                #expect(page.total == 10)
+            }
         }
     }
 }
