@@ -36,6 +36,8 @@ final class FeedRoutes: Sendable {
     let logsRequests: Bool
     /// The reader's source filter with nothing selected, rendered once (``ReaderPage/sourceOptions(_:selected:)``).
     let unselectedSources: String
+    /// The reader's side list of sources, as last rendered.
+    let sourceViews = SourceViews()
     /// The reader's sessions and form tokens (with a card store: the marks' forms).
     let sessions = ReaderSessions()
 

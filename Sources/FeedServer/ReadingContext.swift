@@ -3,6 +3,7 @@ import FeedFormats
 import FeedState
 import FeedSupport
 import Foundation
+import Synchronization
 
 /// The reader's views when the card store keeps reading marks: Unread (the default),
 /// Starred, All.
@@ -44,6 +45,8 @@ struct ReadingContext {
     var highlight: [[String]] = []
     /// A search page (`/search`): its heading names the query.
     var search: String?
+    /// Where the side list of sources was last rendered.
+    var sourceList: SourceViews
 
     /// The page's heading; `sources` are the names of the sources it is limited to.
     func heading(sources: [String], text: String?) -> String {
@@ -75,12 +78,12 @@ struct ReadingContext {
             return entry
         }
         // One entry per source with something unread, in Sources.yml's order.
-        let sourceViews: [[String: Any]] = config.sources.filter { (unread[$0.id] ?? 0) > 0 }.map { source in
-            ["name": source.displayName, "unread": unread[source.id] ?? 0, "href": "/?view=unread&source=\(source.id)",
-             "current": search == nil && sources == [source.id] && view == .unread]
+        let sourceViews = config.sources.filter { (unread[$0.id] ?? 0) > 0 }.map { source in
+            SourceViews.Entry(id: source.id, name: source.displayName, unread: unread[source.id] ?? 0,
+                              current: search == nil && sources == [source.id] && view == .unread)
         }
         return ["reading": [
-            "view": view.rawValue, "views": views, "source_views": sourceViews, "has_source_views": !sourceViews.isEmpty,
+            "view": view.rawValue, "views": views, "source_views": sourceList.html(sourceViews),
             "token": token, "return_to": returnTo, "rendered_at": RFC3339.string(from: renderedAt),
             "page_ids": pageIDs, "view_sources": sources,
         ] as [String: Any]]
@@ -111,5 +114,33 @@ enum Highlight {
         }
         flush()
         return parts
+    }
+}
+
+/// The side list of sources with unread cards, kept as last rendered: with 500 sources it
+/// was most of a reader page's time (the template engine looks up every field of every
+/// entry by name, at run time), and between two pages it changes only when a count does
+/// or another source's view is open.
+final class SourceViews: Sendable {
+    struct Entry: Equatable, Sendable {
+        var id: String
+        var name: String
+        var unread: Int
+        var current: Bool
+    }
+
+    private let last = Mutex<(entries: [Entry], html: String)?>(nil)
+
+    func html(_ entries: [Entry]) -> String {
+        if let kept = last.withLock({ $0 }), kept.entries == entries { return kept.html }
+        let context: [String: Any] = [
+            "has_source_views": !entries.isEmpty,
+            "source_views": entries.map { entry -> [String: Any] in
+                ["name": entry.name, "unread": entry.unread, "href": "/?view=unread&source=\(entry.id)", "current": entry.current]
+            },
+        ]
+        let html = ReaderPage.library.render(context, withTemplate: "source-views") ?? ""
+        last.withLock { $0 = (entries, html) }
+        return html
     }
 }

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Words match whole, in any case and with or without accents (`cafe` finds `Café`). Found
 /// cards are ranked: those whose title holds every word and phrase first, then the newest
-/// (published, else first seen), then by id. The stores say the same in SQL; ``matches(_:)``
+/// (published, else first seen, to the second: ``second(of:)``), then by id. The stores say the same in SQL; ``matches(_:)``
 /// and ``ranked(_:)`` are its specification and the in-memory store's code.
 public struct CardSearch: Sendable, Equatable {
     /// Each a word or a phrase, as normalized tokens (``SearchText/tokens(_:)``).
@@ -175,7 +175,7 @@ public struct CardSearch: Sendable, Equatable {
     /// `cards` found, best first (see the type's documentation).
     public func ranked(_ cards: [(card: Card, firstSeen: Date)]) -> [Card] {
         cards.filter { matches($0.card) }
-            .map { (card: $0.card, inTitle: matchesTitle($0.card), newest: ($0.card.published ?? $0.firstSeen).timeIntervalSince1970) }
+            .map { (card: $0.card, inTitle: matchesTitle($0.card), newest: Self.second(of: $0.card.published ?? $0.firstSeen)) }
             .sorted { a, b in
                 if a.inTitle != b.inTitle { return a.inTitle }
                 if a.newest != b.newest { return a.newest > b.newest }
@@ -183,6 +183,17 @@ public struct CardSearch: Sendable, Equatable {
             }
             .map(\.card)
     }
+
+    /// The second a card is ranked by: whole seconds since 1970, from 0 to 2⁴⁰ - 1 (a date
+    /// outside is ranked at the nearer end). SQLite's search index is ordered by it.
+    public static func second(of date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return seconds >= Double(latestSecond) ? latestSecond : Int64(seconds)
+    }
+
+    /// The latest second ``second(of:)`` gives (about the year 36,812).
+    public static let latestSecond: Int64 = (1 << 40) - 1
 
     /// Whether `tokens` holds `term`'s tokens one after another.
     static func contains(_ tokens: [String], _ term: [String]) -> Bool {

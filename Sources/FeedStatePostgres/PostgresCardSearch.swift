@@ -95,7 +95,7 @@ extension PostgresCardStore {
         let ids = try await migrated().query(PostgresQuery(unsafeSQL: """
             SELECT card.id FROM card JOIN card_search found ON found.user_id = card.user_id AND found.id = card.id
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(inTitle)found.newest DESC, card.id COLLATE "C"
+            ORDER BY \(inTitle)greatest(0, least(floor(found.newest), \(CardSearch.latestSecond))) DESC, card.id COLLATE "C"
             """, binds: bindings)).map { try $0.decode(String.self) }
         let start = min(max(offset, 0), ids.count)
         let page = Array(ids[start...].prefix(max(limit, 0)))

@@ -82,10 +82,13 @@ public struct SQLiteCardStore: CardStore {
                 """)
         }
         migrator.registerMigration("v5: search") { db in
-            try createSearchTable(db)
+            try createFirstSearchTable(db)
         }
         migrator.registerMigration("v6: read counts") { db in
             try createReadCounts(db)
+        }
+        migrator.registerMigration("v7: search newest first") { db in
+            try createSearchTable(db)
         }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
@@ -221,8 +224,7 @@ public struct SQLiteCardStore: CardStore {
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position]
                     }
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
-                    try Self.indexForSearch(db, cards: chunk.map { listing.cards[$0.position] },
-                                            replacing: chunk.map { known[listing.cards[$0.position].id] != nil }, user: user)
+                    try Self.indexForSearch(db, cards: chunk.map { listing.cards[$0.position] }, user: user)
                     start += chunk.count
                 }
                 // A card now gone was last seen when its source was last listed (lastSeen).
@@ -378,7 +380,7 @@ public struct SQLiteCardStore: CardStore {
                 doomed += oldest.map { ($0, source) }
             }
             for (id, _) in doomed {
-                try db.execute(sql: "DELETE FROM card_search WHERE rowid IN (SELECT rowid FROM card WHERE user_id = ? AND id = ?)", arguments: [user, id])
+                try db.execute(sql: "DELETE FROM card_search WHERE rowid IN (SELECT search_key FROM card WHERE user_id = ? AND id = ?)", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_change WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_reading WHERE user_id = ? AND id = ?", arguments: [user, id])

@@ -8,31 +8,33 @@ extension SQLiteCardStore {
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         let user = StoreUser.default
+        // The ids go in as one JSON array, read by json_each: a statement for all of them,
+        // where three per id made marking 10,000 cards cost a quarter of a second.
+        let wanted = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
         return try await database.write { db in
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM card WHERE user_id = ? AND id = ?")
-            let write = try db.cachedStatement(sql: Self.markStatement(mark))
-            let tidy = try db.cachedStatement(sql: "DELETE FROM card_reading WHERE user_id = ? AND id = ? AND read_at IS NULL AND starred_at IS NULL")
-            var marked: [String] = []
-            for id in ids where try Bool.fetchOne(exists, arguments: [user, id]) == true {
-                try write.execute(arguments: mark == .read || mark == .star ? [user, id, at.timeIntervalSince1970] : [user, id])
-                try tidy.execute(arguments: [user, id])
-                marked.append(id)
+            let known = try Set(String.fetchAll(db.cachedStatement(sql: """
+                SELECT card.id FROM json_each(?2) AS wanted CROSS JOIN card ON card.user_id = ?1 AND card.id = wanted.value
+                """), arguments: [user, wanted]))
+            switch mark {
+            case .read, .star:
+                // A first read or star keeps its time.
+                let column = mark == .read ? "read_at" : "starred_at"
+                try db.cachedStatement(sql: """
+                    INSERT INTO card_reading (user_id, id, \(column))
+                    SELECT card.user_id, card.id, ?3 FROM json_each(?2) AS wanted CROSS JOIN card ON card.user_id = ?1 AND card.id = wanted.value
+                    WHERE true ON CONFLICT (user_id, id) DO UPDATE SET \(column) = coalesce(card_reading.\(column), excluded.\(column))
+                    """).execute(arguments: [user, wanted, at.timeIntervalSince1970])
+            case .unread, .unstar:
+                try db.cachedStatement(sql: """
+                    UPDATE card_reading SET \(mark == .unread ? "read_at" : "starred_at") = NULL
+                    WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))
+                    """).execute(arguments: [user, wanted])
+                // A card with no mark left has no row.
+                try db.cachedStatement(sql: """
+                    DELETE FROM card_reading WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND read_at IS NULL AND starred_at IS NULL
+                    """).execute(arguments: [user, wanted])
             }
-            return marked
-        }
-    }
-
-    /// The statement that sets `mark` for (user, id[, at]): a first read or star keeps its time.
-    private static func markStatement(_ mark: ReadingMark) -> String {
-        switch mark {
-        case .read, .star:
-            let column = mark == .read ? "read_at" : "starred_at"
-            return """
-                INSERT INTO card_reading (user_id, id, \(column)) VALUES (?1, ?2, ?3)
-                ON CONFLICT (user_id, id) DO UPDATE SET \(column) = coalesce(card_reading.\(column), excluded.\(column))
-                """
-        case .unread, .unstar:
-            return "UPDATE card_reading SET \(mark == .unread ? "read_at" : "starred_at") = NULL WHERE user_id = ? AND id = ?"
+            return ids.filter(known.contains)
         }
     }
 

@@ -76,6 +76,42 @@ extension StoreContractTests {
         }
     }
 
+    /// 60 cards in a few seconds (many in the same one, some undated and ranked by when
+    /// they were first seen), found in the title or elsewhere: every page of every search
+    /// is the slice of the specification's ranking (``CardSearch/ranked(_:)``), whatever the
+    /// order the cards were recorded in.
+    @Test(arguments: Backend.all) func pagesOfCardsOfTheSameSecondAreTheRankingsSlices(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let seconds = [t1, t1.addingTimeInterval(0.4), t1.addingTimeInterval(1), t1.addingTimeInterval(-3600), t2]
+            let cards = (0..<60).map { n in
+                Card(source: n % 3 == 0 ? "a" : "b", upstreamID: "c\((n * 37) % 61)", kind: n % 4 == 0 ? .deal : .post,
+                     title: n % 5 == 0 ? "Alpha news" : "Other news", summary: n % 2 == 0 ? "alpha and beta" : "alpha only",
+                     price: n % 4 == 0 ? Price(amount: Decimal(n), currency: "EUR") : nil, published: n % 7 == 0 ? nil : seconds[n % seconds.count])
+            }
+            // Recorded in two runs: the second run's first seen is later.
+            let (early, late) = (cards.filter { $0.upstreamID.count % 2 == 0 }, cards.filter { $0.upstreamID.count % 2 == 1 })
+            try await state.cards.record(["a", "b"].map { source in
+                LiveListing(source: source, cards: early.filter { $0.source == source }, complete: false, at: t1) })
+            try await state.cards.record(["a", "b"].map { source in
+                LiveListing(source: source, cards: late.filter { $0.source == source }, complete: false, at: t2) })
+            let firstSeen = Dictionary(uniqueKeysWithValues: early.map { ($0.id, t1) } + late.map { ($0.id, t2) })
+            for text in ["alpha", "alpha news", "alpha -beta", "news source:a", "alpha price<30", "alpha kind:deal", "-beta", "source:b"] {
+                let search = try CardSearch(parsing: text)
+                let expected = search.ranked(cards.map { ($0, firstSeen[$0.id] ?? t1) }).map(\.id)
+                #expect(!expected.isEmpty, "\(text)")
+                for size in [1, 7, 60] {
+                    var pages: [String] = []
+                    for offset in stride(from: 0, to: 61, by: size) {
+                        let page = try await state.cards.search(search, offset: offset, limit: size)
+                        #expect(page.total == expected.count, "\(text)")
+                        pages += page.cards.map(\.card.id)
+                    }
+                    #expect(pages == expected, "\(text), pages of \(size)")
+                }
+            }
+        }
+    }
+
     @Test func textIsTokenizedTheSameWhateverItHolds() {
         #expect(SearchText.tokens("Red Shirt, cotton — 2 for 1!") == ["red", "shirt", "cotton", "2", "for", "1"])
         #expect(SearchText.tokens("Café Zoë Müller’s CRÈME brûlée") == ["cafe", "zoe", "muller", "s", "creme", "brulee"])
