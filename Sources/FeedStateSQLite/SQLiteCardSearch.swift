@@ -41,19 +41,22 @@ extension SQLiteCardStore {
         let document = CardSearch.document(of: card)
         let second = CardSearch.second(of: card.published ?? Date(timeIntervalSince1970: firstSeen))
         let slots: Int64 = 1 << keyShift
-        // The card's own row number picks its place in the second; a taken one, the next free.
+        // The card's own row number picks its place in the second; a taken one (FTS5 refuses
+        // the row), the next.
         let start = row & (slots - 1)
-        let taken = try db.cachedStatement(sql: "SELECT 1 FROM card_search WHERE rowid = ?")
+        let insert = try db.cachedStatement(sql: "INSERT INTO card_search (rowid, title, body, kind, card) VALUES (?, ?, ?, ?, ?)")
+        let (title, body) = (document.title.joined(separator: " "), document.body.joined(separator: " "))
         var offset: Int64 = 0
-        while try Bool.fetchOne(taken, arguments: [second << keyShift | (start + offset) & (slots - 1)]) == true {
-            offset += 1
-            guard offset < slots else {
-                throw DatabaseError(resultCode: .SQLITE_FULL, message: "more than \(slots) cards dated the same second")
+        var key: Int64
+        while true {
+            key = second << keyShift | (start + offset) & (slots - 1)
+            do {
+                try insert.execute(arguments: [key, title, body, card.kind.rawValue, row])
+                break
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT && offset + 1 < slots {
+                offset += 1
             }
         }
-        let key = second << keyShift | (start + offset) & (slots - 1)
-        try db.cachedStatement(sql: "INSERT INTO card_search (rowid, title, body, kind, card) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [key, document.title.joined(separator: " "), document.body.joined(separator: " "), card.kind.rawValue, row])
         try db.cachedStatement(sql: "UPDATE card SET search_key = ? WHERE rowid = ?").execute(arguments: [key, row])
     }
 
