@@ -107,10 +107,14 @@ public struct StoredPageQuery: Sendable, Equatable {
 public struct StoredPage: Sendable, Equatable {
     public var cards: [KeptCard]
     public var total: Int
+    /// The store stopped counting at `total`: there are at least that many (a search of
+    /// common words in SQLite counts up to 10,000 or the page's end).
+    public var totalIsAtLeast: Bool
 
-    public init(cards: [KeptCard], total: Int) {
+    public init(cards: [KeptCard], total: Int, totalIsAtLeast: Bool = false) {
         self.cards = cards
         self.total = total
+        self.totalIsAtLeast = totalIsAtLeast
     }
 }
 

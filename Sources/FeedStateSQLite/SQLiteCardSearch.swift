@@ -107,9 +107,14 @@ extension SQLiteCardStore {
             let found = MatchQuery(match: "(\(Self.matchAll(search.required)))" + excluded, filters: filters, arguments: arguments)
             let titled = MatchQuery(match: inTitle + excluded, filters: filters, arguments: arguments)
             let others = MatchQuery(match: "(\(Self.matchAll(search.required))) NOT \(inTitle)" + excluded, filters: filters, arguments: arguments)
-            let total = try found.count(db)
-            let end = min(total, skip.addingReportingOverflow(take).overflow ? Int.max : skip + take)
-            guard skip < end else { return StoredPage(cards: [], total: total) }
+            // Counted up to 10,000 or the page's end: counting 80,000 matches of two common
+            // words was most of such a search's time, and nobody pages that far.
+            let wantedEnd = skip.addingReportingOverflow(take).overflow ? Int.max : skip + take
+            let countLimit = max(Self.countedMatches, min(wantedEnd, Int.max - 1))
+            let counted = try found.count(db, upTo: countLimit + 1)
+            let total = min(counted, countLimit)
+            let end = min(total, wantedEnd)
+            guard skip < end else { return StoredPage(cards: [], total: total, totalIsAtLeast: counted > countLimit) }
             let first = try titled.newest(db, end)
             var rowids = Array(first[min(skip, first.count)..<min(end, first.count)])
             if first.count < end {
@@ -117,9 +122,12 @@ extension SQLiteCardStore {
                 let rest = try others.newest(db, end - first.count)
                 rowids += rest[min(max(0, skip - first.count), rest.count)...]
             }
-            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path), total: total)
+            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path), total: total, totalIsAtLeast: counted > countLimit)
         }
     }
+
+    /// How many matches a search counts at least (see ``StoredPage/totalIsAtLeast``).
+    static let countedMatches = 10_000
 
     /// A search with no word to match: every card the filters keep, in search order.
     private static func everyCard(_ db: Database, _ search: CardSearch, filters: [String], arguments: StatementArguments) throws -> [Int64] {
@@ -152,10 +160,10 @@ extension SQLiteCardStore {
             return ("SELECT \(columns) FROM card_search found\(join) WHERE \(conditions.joined(separator: " AND "))", values)
         }
 
-        /// How many cards the tier holds.
-        func count(_ db: Database) throws -> Int {
-            let query = select("count(*)", from: nil)
-            return try Int.fetchOne(db.cachedStatement(sql: query.sql), arguments: query.arguments) ?? 0
+        /// How many cards the tier holds, counted up to `limit`.
+        func count(_ db: Database, upTo limit: Int) throws -> Int {
+            let query = select("1", from: nil)
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (\(query.sql) LIMIT ?)"), arguments: query.arguments + [limit]) ?? 0
         }
 
         /// The card rows of the tier's first `count`, newest first and by id within a

@@ -112,6 +112,31 @@ extension StoreContractTests {
         }
     }
 
+    /// 10,050 cards that all match: SQLite stops counting at 10,000 (or the page's end) and
+    /// says the total is a least; the others count them all; every store pages past it.
+    @Test(arguments: Backend.all) func aSearchOfVeryManyCardsCountsAtLeastAndPagesPastIt(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let cards = (0..<10_050).map { n in
+                Card(source: "many", upstreamID: String(format: "%05d", n), kind: .post, title: "Item \(n)", summary: "common words",
+                     published: t1.addingTimeInterval(Double(n)))
+            }
+            try await state.cards.record([LiveListing(source: "many", cards: cards, complete: true, at: t1)])
+            let search = try CardSearch(parsing: "common words")
+            let first = try await state.cards.search(search, offset: 0, limit: 3)
+            #expect(first.cards.map(\.card.id) == ["many:10049", "many:10048", "many:10047"])
+            let counts = backend == .sqlite || backend == .sqlitePool
+            #expect(first.total == (counts ? 10_000 : 10_050))
+            #expect(first.totalIsAtLeast == counts)
+            let deep = try await state.cards.search(search, offset: 10_020, limit: 20)
+            #expect(deep.cards.map(\.card.id) == (10...29).reversed().map { "many:" + String(format: "%05d", $0) })
+            #expect(deep.total == (counts ? 10_040 : 10_050))
+            let last = try await state.cards.search(search, offset: 10_040, limit: 20)
+            #expect(last.cards.map(\.card.id) == (0...9).reversed().map { "many:" + String(format: "%05d", $0) })
+            #expect(last.total == 10_050)
+            #expect(!last.totalIsAtLeast)
+        }
+    }
+
     @Test func textIsTokenizedTheSameWhateverItHolds() {
         #expect(SearchText.tokens("Red Shirt, cotton — 2 for 1!") == ["red", "shirt", "cotton", "2", "for", "1"])
         #expect(SearchText.tokens("Café Zoë Müller’s CRÈME brûlée") == ["cafe", "zoe", "muller", "s", "creme", "brulee"])

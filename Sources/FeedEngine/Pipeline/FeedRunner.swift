@@ -208,7 +208,7 @@ public struct FeedRunner: Sendable {
 
     /// The result of a page the card store made (``storedPage(_:sources:)``).
     public static func stored(_ page: StoredPage, query: FeedQuery, sources: [SourceConfig]) -> FeedResult {
-        FeedResult(cards: FeedCards(page.cards.map(\.card)), query: query, matched: page.total, isComplete: true, duplicatesDropped: 0,
+        FeedResult(cards: FeedCards(page.cards.map(\.card)), query: query, matched: page.total, isComplete: !page.totalIsAtLeast, duplicatesDropped: 0,
                    outcomes: sources.map { SourceOutcome(id: $0.id, url: $0.url) })
     }
 
