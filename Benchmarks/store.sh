@@ -242,7 +242,7 @@ row "\`aggregate --stored --page 1 --sort price\`" "$(echo "$by_price" | tr ' ' 
 row "serve: reader pages 2–101 of every card by price, each uncached" "$(echo "$reader" | tr ' ' /)" "one reader"
 row "serve: the Unread view's first page (\`/\`), uncached" "$unread_page" "100 requests, one reader"
 row "serve: two-word searches (\`/search?q=\`, 20 results)" "$searches" "$query_count searches, $full_pages of them with a full page"
-row "lemon24's reader: the same searches (\`search_entries\`, 20 results)" "$peer_search" "reader $reader_version, its FTS5 index of the same entries"
+row "lemon24's reader: the same searches (\`search_entries\`, 20 results)" "$(echo "$peer_search" | tr ' ' /)" "reader $reader_version, its FTS5 index of the same entries"
 row "\`aggregate search\` (a process each)" "$search_cli" "50 of the searches"
 row "serve: 10,000 cards marked read in one request (\`POST /read\`)" "$marks" "$mark_requests requests; the last marked $marked"
 read -r rps p99 requests errors <<< "$quiet"
