@@ -123,9 +123,7 @@ extension SQLiteCardStore {
         let dates = rows.map { $0[1] as Double }
         guard zip(dates, dates.dropFirst()).allSatisfy({ $0 != $1 }) else { return nil }
         let total = try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT coalesce(sum(v.cards - coalesce(r.read, 0)), 0) FROM card_source_version v
-            LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source
-            WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
+            SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
             """), arguments: [StoreUser.default] + sources) ?? 0
         let rowids = rows[query.offset..<end].map { $0[0] as Int64 }
         return StoredPage(cards: try cards(db, rowids: rowids, path: path), total: total)

@@ -74,6 +74,11 @@ extension SQLiteCardStore {
         terms.map { "\"" + $0.joined(separator: " ") + "\"" }.joined(separator: " ")
     }
 
+    /// An FTS5 query: any of the terms.
+    static func matchAny(_ terms: [[String]]) -> String {
+        terms.map { matchAll([$0]) }.joined(separator: " OR ")
+    }
+
     public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
         let path = directory.cardsPath
         return try await database.read { db in
@@ -102,7 +107,7 @@ extension SQLiteCardStore {
             // Ranked in two tiers, each an FTS5 query read newest first: the cards whose
             // title holds every term, then the others. Only the first tier's rows up to the
             // page's end are read: if it holds fewer, they say how many it has.
-            let excluded = search.excluded.isEmpty ? "" : " NOT (" + search.excluded.map { Self.matchAll([$0]) }.joined(separator: " OR ") + ")"
+            let excluded = search.excluded.isEmpty ? "" : " NOT (\(Self.matchAny(search.excluded)))"
             let inTitle = "(title : (\(Self.matchAll(search.required))))"
             let found = MatchQuery(match: "(\(Self.matchAll(search.required)))" + excluded, filters: filters, arguments: arguments)
             let titled = MatchQuery(match: inTitle + excluded, filters: filters, arguments: arguments)
@@ -135,7 +140,7 @@ extension SQLiteCardStore {
         var arguments: StatementArguments = [StoreUser.default] + arguments
         if !search.excluded.isEmpty {
             conditions.append("found.rowid NOT IN (SELECT rowid FROM card_search WHERE card_search MATCH ?)")
-            arguments += [search.excluded.map { Self.matchAll([$0]) }.joined(separator: " OR ")]
+            arguments += [Self.matchAny(search.excluded)]
         }
         return try Int64.fetchAll(db, sql: """
             SELECT card.rowid FROM card JOIN card_search found ON found.rowid = card.search_key
@@ -151,32 +156,32 @@ extension SQLiteCardStore {
         var filters: [String]
         var arguments: StatementArguments
 
-        /// The cards found by `match` that the filters keep, read in `found`'s row-id order
-        /// (newest first) from the row id `below` down. SQLite leaves the order to FTS5.
-        private func select(_ columns: String, from below: Int64?) -> (sql: String, arguments: StatementArguments) {
+        /// The cards found by `match` that the filters keep, with row ids in `keys` if given.
+        /// Read in row-id order (newest first), SQLite leaves the order to FTS5.
+        private func select(_ columns: String, keys: ClosedRange<Int64>? = nil) -> (sql: String, arguments: StatementArguments) {
             let join = filters.isEmpty ? "" : " CROSS JOIN card ON card.rowid = found.card"
-            let conditions = ["found.card_search MATCH ?"] + (below.map { _ in ["found.rowid <= ?"] } ?? []) + filters
-            let values: StatementArguments = [match] + (below.map { [$0] } ?? []) + arguments
+            let conditions = ["found.card_search MATCH ?"] + (keys == nil ? [] : ["found.rowid BETWEEN ? AND ?"]) + filters
+            let values: StatementArguments = [match] + (keys.map { [$0.lowerBound, $0.upperBound] } ?? []) + arguments
             return ("SELECT \(columns) FROM card_search found\(join) WHERE \(conditions.joined(separator: " AND "))", values)
         }
 
         /// How many cards the tier holds, counted up to `limit`.
         func count(_ db: Database, upTo limit: Int) throws -> Int {
-            let query = select("1", from: nil)
+            let query = select("1")
             return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (\(query.sql) LIMIT ?)"), arguments: query.arguments + [limit]) ?? 0
         }
 
         /// The card rows of the tier's first `count`, newest first and by id within a
         /// second; fewer when it holds fewer.
         func newest(_ db: Database, _ count: Int) throws -> [Int64] {
-            let query = select("found.rowid, found.card", from: nil)
+            let query = select("found.rowid, found.card")
             var found = try Row.fetchAll(db.cachedStatement(sql: query.sql + " ORDER BY found.rowid DESC LIMIT ?"),
                                          arguments: query.arguments + [count]).map { (key: $0[0] as Int64, card: $0[1] as Int64) }
             // The last second may go on past the limit, and its cards sort by id: read it whole.
-            if found.count == count, let last = found.last?.key {
-                let rest = select("found.rowid, found.card", from: last - 1)
-                found += try Row.fetchAll(db.cachedStatement(sql: rest.sql + " AND found.rowid >= ? ORDER BY found.rowid DESC"),
-                                          arguments: rest.arguments + [(last >> keyShift) << keyShift]).map { (key: $0[0], card: $0[1]) }
+            if found.count == count, let last = found.last?.key, last > (last >> keyShift) << keyShift {
+                let rest = select("found.rowid, found.card", keys: (last >> keyShift) << keyShift...(last - 1))
+                found += try Row.fetchAll(db.cachedStatement(sql: rest.sql + " ORDER BY found.rowid DESC"), arguments: rest.arguments)
+                    .map { (key: $0[0], card: $0[1]) }
             }
             // Cards of one second go by id: read the ids of every second that has several.
             let perSecond = Dictionary(grouping: found, by: { $0.key >> keyShift })

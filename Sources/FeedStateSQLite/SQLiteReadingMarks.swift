@@ -62,10 +62,8 @@ extension SQLiteCardStore {
     public func unreadCounts() async throws -> [String: Int] {
         try await database.read { db in
             var counts: [String: Int] = [:]
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT v.source, v.cards - coalesce(r.read, 0) FROM card_source_version v
-                LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source
-                """), arguments: [StoreUser.default])
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT v.source, \(Self.unread) FROM \(Self.unreadFrom)"),
+                                           arguments: [StoreUser.default])
             while let row = try rows.next() {
                 let unread: Int = row[1]
                 if unread > 0 { counts[row[0]] = unread }
@@ -73,6 +71,10 @@ extension SQLiteCardStore {
             return counts
         }
     }
+
+    /// A source's unread cards, over ``unreadFrom`` (the user bound first).
+    static let unread = "v.cards - coalesce(r.read, 0)"
+    static let unreadFrom = "card_source_version v LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source"
 
     /// `card_read_count`: each source's read cards, moved by triggers, so a source's unread
     /// count is its card count less this, whatever changed a mark or removed a card.
