@@ -10,6 +10,10 @@ import Foundation
 /// Implementations: ``InMemoryCardStore`` (tests), SQLite in the state directory,
 /// PostgreSQL on a shared state.
 public protocol CardStore: Sendable {
+    /// The same store, its marks (``KeptDates/readAt``, ``KeptDates/starredAt``, unread
+    /// counts, the reading views) those of `person` (``StoreUser``): cards are everyone's,
+    /// marks each person's own.
+    func reading(as person: Int) -> any CardStore
     /// Records what sources answered live, each in one transaction: new cards, changed
     /// ones (with a history row per tracked field that changed), cards seen again, and —
     /// for a listing that is complete — cards no longer listed, marked gone.
@@ -118,8 +122,9 @@ public struct StoredPage: Sendable, Equatable {
     }
 }
 
-/// The user cards are kept for: one default user until accounts exist, so per-person
-/// state is added beside it without migrating every row.
+/// Who the store keeps things for. Cards are kept once, for everyone, under ``default``;
+/// marks are kept per person: the default person's (the command line and a `serve` without
+/// accounts) under ``default``, an account's under its id (from 1).
 public enum StoreUser {
     public static let `default` = 0
 }

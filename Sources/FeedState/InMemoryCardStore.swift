@@ -17,18 +17,30 @@ public actor InMemoryCardStore: CardStore {
     private var changes: [CardChange] = []
     private var counters: [String: Int] = [:]
     private var tags: [String: String] = [:]
-    /// The person's marks, beside the cards (a recording replaces a card, not its marks).
-    private var marks: [String: (read: Date?, starred: Date?)] = [:]
+    /// Each person's marks, beside the cards (a recording replaces a card, not its marks).
+    private var marks: [Int: [String: (read: Date?, starred: Date?)]] = [:]
 
     public init() {}
 
-    /// The row's card with the person's marks.
-    private func kept(_ row: Row) -> KeptCard {
+    /// The same store with `person`'s marks.
+    public nonisolated func reading(as person: Int) -> any CardStore {
+        person == StoreUser.default ? self : InMemoryPersonView(store: self, person: person)
+    }
+
+    /// The row's card with `person`'s marks.
+    private func kept(_ row: Row, for person: Int = StoreUser.default) -> KeptCard {
         var kept = row.kept
-        if let mark = marks[kept.card.id] {
+        if let mark = marks[person]?[kept.card.id] {
             kept.dates.readAt = mark.read
             kept.dates.starredAt = mark.starred
         }
+        return kept
+    }
+
+    /// The row's card starred if anyone starred it: what retention looks at.
+    private func keptForRetention(_ row: Row) -> KeptCard {
+        var kept = row.kept
+        kept.dates.starredAt = marks.values.compactMap { $0[kept.card.id]?.starred }.min()
         return kept
     }
 
@@ -65,14 +77,22 @@ public actor InMemoryCardStore: CardStore {
     }
 
     public func cards(of sources: [String]?) -> [KeptCard] {
-        rows.values.map(kept).filter { sources?.contains($0.card.source) ?? true }
+        cards(of: sources, for: StoreUser.default)
+    }
+
+    func cards(of sources: [String]?, for person: Int) -> [KeptCard] {
+        rows.values.map { kept($0, for: person) }.filter { sources?.contains($0.card.source) ?? true }
             .sorted { a, b in
                 (a.card.source, a.dates.goneSince == nil ? 0 : 1, a.position, a.card.id) < (b.card.source, b.dates.goneSince == nil ? 0 : 1, b.position, b.card.id)
             }
     }
 
     public func card(id: String) -> KeptCard? {
-        rows[id].map(kept)
+        card(id: id, for: StoreUser.default)
+    }
+
+    func card(id: String, for person: Int) -> KeptCard? {
+        rows[id].map { kept($0, for: person) }
     }
 
     public func history(of id: String) -> [CardChange] {
@@ -84,14 +104,14 @@ public actor InMemoryCardStore: CardStore {
     }
 
     public func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) -> Int {
-        let doomed = Array(CardRetention.doomed(rows.values.map(kept), policy: policy, now: now).prefix(limit))
+        let doomed = Array(CardRetention.doomed(rows.values.map(keptForRetention), policy: policy, now: now).prefix(limit))
         for id in doomed {
             if let source = rows[id]?.kept.card.source {
                 counters[source, default: 0] += 1
                 tags[source] = nil
             }
             rows[id] = nil
-            marks[id] = nil
+            for person in marks.keys { marks[person]?[id] = nil }
         }
         changes.removeAll { doomed.contains($0.id) }
         return doomed.count
@@ -102,31 +122,43 @@ public actor InMemoryCardStore: CardStore {
     }
 
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) -> [String] {
+        self.mark(ids, mark, at: at, for: StoreUser.default)
+    }
+
+    func mark(_ ids: [String], _ mark: ReadingMark, at: Date, for person: Int) -> [String] {
         var marked: [String] = []
         for id in ids where rows[id] != nil {
-            var current = marks[id] ?? (nil, nil)
+            var current = marks[person]?[id] ?? (nil, nil)
             switch mark {
             case .read: current.read = current.read ?? at
             case .unread: current.read = nil
             case .star: current.starred = current.starred ?? at
             case .unstar: current.starred = nil
             }
-            marks[id] = current.read == nil && current.starred == nil ? nil : current
+            marks[person, default: [:]][id] = current.read == nil && current.starred == nil ? nil : current
             marked.append(id)
         }
         return marked
     }
 
     public func markRead(seenBy: Date, sources: [String]?, at: Date) -> Int {
-        let unread = rows.values.map(kept).filter { card in
+        markRead(seenBy: seenBy, sources: sources, at: at, for: StoreUser.default)
+    }
+
+    func markRead(seenBy: Date, sources: [String]?, at: Date, for person: Int) -> Int {
+        let unread = rows.values.map { kept($0, for: person) }.filter { card in
             card.dates.readAt == nil && card.dates.firstSeen <= seenBy && (sources?.contains(card.card.source) ?? true)
         }
-        return mark(unread.map(\.card.id), .read, at: at).count
+        return mark(unread.map(\.card.id), .read, at: at, for: person).count
     }
 
     public func unreadCounts() -> [String: Int] {
+        unreadCounts(for: StoreUser.default)
+    }
+
+    func unreadCounts(for person: Int) -> [String: Int] {
         var counts: [String: Int] = [:]
-        for row in rows.values where marks[row.kept.card.id]?.read == nil { counts[row.kept.card.source, default: 0] += 1 }
+        for row in rows.values where marks[person]?[row.kept.card.id]?.read == nil { counts[row.kept.card.source, default: 0] += 1 }
         return counts
     }
 
@@ -141,6 +173,30 @@ public actor InMemoryCardStore: CardStore {
                                 historyRows: changes.filter { ids.contains($0.id) }.count, bytes: rows.map(\.bytes).reduce(0, +))
         }.sorted { $0.source < $1.source }
     }
+}
+
+/// ``InMemoryCardStore`` with another person's marks (``CardStore/reading(as:)``).
+struct InMemoryPersonView: CardStore {
+    let store: InMemoryCardStore
+    let person: Int
+
+    func reading(as person: Int) -> any CardStore { store.reading(as: person) }
+    func record(_ listings: [LiveListing]) async throws { await store.record(listings) }
+    func cards(of sources: [String]?) async throws -> [KeptCard] { await store.cards(of: sources, for: person) }
+    func card(id: String) async throws -> KeptCard? { await store.card(id: id, for: person) }
+    func history(of id: String) async throws -> [CardChange] { await store.history(of: id) }
+    func versions() async throws -> [String: Int] { await store.versions() }
+    func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {
+        await store.purge(policy, now: now, limit: limit)
+    }
+    func summary() async throws -> [StoreSummary] { await store.summary() }
+    func listingTags() async throws -> [String: String] { await store.listingTags() }
+    func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] { await store.mark(ids, mark, at: at, for: person) }
+    func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int {
+        await store.markRead(seenBy: seenBy, sources: sources, at: at, for: person)
+    }
+    func unreadCounts() async throws -> [String: Int] { await store.unreadCounts(for: person) }
+    func ids(of source: String) async throws -> [String] { await store.ids(of: source) }
 }
 
 /// Which cards retention removes: gone longer than `goneFor`, and past `maxCards` of a

@@ -101,7 +101,7 @@ extension PostgresCardStore {
         let page = Array(ids[start...].prefix(max(limit, 0)))
         guard !page.isEmpty else { return StoredPage(cards: [], total: ids.count) }
         let kept = try await migrated().query("""
-            \(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) AND card.id = ANY(\(page)::text[])
+            \(unescaped: Self.selectKept(person)) WHERE card.user_id = \(StoreUser.default) AND card.id = ANY(\(page)::text[])
             """).map(Self.kept)
         let byID = Dictionary(kept.map { ($0.card.id, $0) }, uniquingKeysWith: { first, _ in first })
         return StoredPage(cards: page.compactMap { byID[$0] }, total: ids.count)

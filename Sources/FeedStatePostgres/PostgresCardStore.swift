@@ -10,9 +10,16 @@ import PostgresNIO
 /// rows go in with one statement each (arrays unnested), not one round trip per card.
 public struct PostgresCardStore: CardStore {
     let database: PostgresStateDatabase
+    /// Whose marks it reads and writes (``StoreUser``).
+    let person: Int
 
-    public init(_ database: PostgresStateDatabase) {
+    public init(_ database: PostgresStateDatabase, person: Int = StoreUser.default) {
         self.database = database
+        self.person = person
+    }
+
+    public func reading(as person: Int) -> any CardStore {
+        PostgresCardStore(database, person: person)
     }
 
     static let schema = PostgresSchema(component: "cards", migrations: [
@@ -51,17 +58,21 @@ public struct PostgresCardStore: CardStore {
             """,
             "CREATE INDEX card_search_words ON card_search USING gin (words)",
         ], then: { connection in try await PostgresCardStore.indexEveryCard(on: connection) }),
+        // Marks per person: a card's marks found by its id (retention keeps what anyone starred).
+        .init("5: marks per person", ["CREATE INDEX card_reading_by_card ON card_reading (id)"]),
     ])
 
-    /// The rows ``kept(_:)`` reads: the cards with the person's marks (the default user's
-    /// until accounts exist).
-    static let selectKept = """
-        SELECT card.card, card.position, card.first_seen, card.last_seen, card.gone_since, reading.read_at, reading.starred_at
-        FROM card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+    /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
+    /// text from outside).
+    static func selectKept(_ person: Int) -> String {
         """
-    /// A card is starred (over `card`): kept by every purge.
+        SELECT card.card, card.position, card.first_seen, card.last_seen, card.gone_since, reading.read_at, reading.starred_at
+        FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
+        """
+    }
+    /// A card someone starred (over `card`): kept by every purge.
     static let isStarred = """
-        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.user_id = card.user_id AND starred.id = card.id AND starred.starred_at IS NOT NULL)
+        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.id = card.id AND starred.starred_at IS NOT NULL)
         """
 
     /// The database, with this store's tables made or brought up to date.
@@ -169,17 +180,17 @@ public struct PostgresCardStore: CardStore {
         let order = "ORDER BY card.source, card.gone_since IS NOT NULL, card.position, card.id"
         let rows = if let sources {
             try await migrated().query("""
-                \(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) AND card.source = ANY(\(sources)::text[]) \(unescaped: order)
+                \(unescaped: Self.selectKept(person)) WHERE card.user_id = \(StoreUser.default) AND card.source = ANY(\(sources)::text[]) \(unescaped: order)
                 """)
         } else {
-            try await migrated().query("\(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) \(unescaped: order)")
+            try await migrated().query("\(unescaped: Self.selectKept(person)) WHERE card.user_id = \(StoreUser.default) \(unescaped: order)")
         }
         return try rows.map(Self.kept)
     }
 
     public func card(id: String) async throws -> KeptCard? {
         try await migrated().query("""
-            \(unescaped: Self.selectKept) WHERE card.user_id = \(StoreUser.default) AND card.id = \(id)
+            \(unescaped: Self.selectKept(person)) WHERE card.user_id = \(StoreUser.default) AND card.id = \(id)
             """).first.map(Self.kept)
     }
 
@@ -260,7 +271,7 @@ public struct PostgresCardStore: CardStore {
                 guard !doomed.isEmpty else { return 0 }
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
-                _ = try await PostgresStateDatabase.rows("DELETE FROM card_reading WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_reading WHERE id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_search WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)

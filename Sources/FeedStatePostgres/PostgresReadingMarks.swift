@@ -2,11 +2,11 @@ import FeedState
 import Foundation
 import PostgresNIO
 
-/// The person's marks in `card_reading` (as ``SQLiteCardStore`` keeps them).
+/// Each person's marks in `card_reading` (as ``SQLiteCardStore`` keeps them).
 extension PostgresCardStore {
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
-        let user = StoreUser.default
+        let (user, person) = (StoreUser.default, person)
         let time = at.timeIntervalSince1970
         return try await migrated().withTransaction { connection in
             let kept = Set(try await PostgresStateDatabase.rows("""
@@ -18,16 +18,16 @@ extension PostgresCardStore {
             case .read, .star:
                 let column = mark == .read ? "read_at" : "starred_at"
                 _ = try await PostgresStateDatabase.rows("""
-                    INSERT INTO card_reading (user_id, id, \(unescaped: column)) SELECT \(user), id, \(time) FROM unnest(\(marked)::text[]) AS t(id)
+                    INSERT INTO card_reading (user_id, id, \(unescaped: column)) SELECT \(person), id, \(time) FROM unnest(\(marked)::text[]) AS t(id)
                     ON CONFLICT (user_id, id) DO UPDATE SET \(unescaped: column) = coalesce(card_reading.\(unescaped: column), excluded.\(unescaped: column))
                     """, on: connection)
             case .unread, .unstar:
                 let column = mark == .unread ? "read_at" : "starred_at"
                 _ = try await PostgresStateDatabase.rows("""
-                    UPDATE card_reading SET \(unescaped: column) = NULL WHERE user_id = \(user) AND id = ANY(\(marked)::text[])
+                    UPDATE card_reading SET \(unescaped: column) = NULL WHERE user_id = \(person) AND id = ANY(\(marked)::text[])
                     """, on: connection)
                 _ = try await PostgresStateDatabase.rows("""
-                    DELETE FROM card_reading WHERE user_id = \(user) AND id = ANY(\(marked)::text[]) AND read_at IS NULL AND starred_at IS NULL
+                    DELETE FROM card_reading WHERE user_id = \(person) AND id = ANY(\(marked)::text[]) AND read_at IS NULL AND starred_at IS NULL
                     """, on: connection)
             }
             return marked
@@ -38,7 +38,7 @@ extension PostgresCardStore {
         let user = StoreUser.default
         let rows = try await migrated().query("""
             INSERT INTO card_reading (user_id, id, read_at)
-            SELECT card.user_id, card.id, \(at.timeIntervalSince1970) FROM card
+            SELECT \(person), card.id, \(at.timeIntervalSince1970) FROM card
             WHERE card.user_id = \(user) AND card.first_seen <= \(seenBy.timeIntervalSince1970)
               AND (\(sources == nil) OR card.source = ANY(\(sources ?? [])::text[]))
             ON CONFLICT (user_id, id) DO UPDATE SET read_at = excluded.read_at WHERE card_reading.read_at IS NULL
@@ -50,7 +50,7 @@ extension PostgresCardStore {
     public func unreadCounts() async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try await migrated().query("""
-            SELECT card.source, count(*)::bigint FROM card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+            SELECT card.source, count(*)::bigint FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
             WHERE card.user_id = \(StoreUser.default) AND reading.read_at IS NULL GROUP BY card.source
             """) {
             let (source, count) = try row.decode((String, Int).self)

@@ -52,7 +52,7 @@ extension SQLiteCardStore {
                 rows = keyed
             }
             let rowids = rows[query.offset..<min(needed, rows.count)].map(\.rowid)
-            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path), total: total)
+            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path, person: person), total: total)
         }
     }
 
@@ -62,11 +62,12 @@ extension SQLiteCardStore {
     /// rows, not their cards: a reader's Unread view of 25,000 cards reads no JSON but a page's.
     private func markedPage(_ query: StoredPageQuery, reading: ReadingFilter) async throws -> StoredPage? {
         let path = directory.cardsPath
+        let person = person
         return try await database.read { db -> StoredPage? in
             let sources = StatementArguments(query.sources)
             let inSources = "card.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
             if reading == .unread, query.order == .published, query.descending,
-               let page = try Self.newestUnread(db, query, inSources: inSources, path: path) {
+               let page = try Self.newestUnread(db, query, inSources: inSources, path: path, person: person) {
                 return page
             }
             if query.order == .price,
@@ -77,8 +78,8 @@ extension SQLiteCardStore {
             let marked = reading == .unread ? "reading.read_at IS NULL" : "reading.starred_at IS NOT NULL"
             // Starred cards are few: found from the marks' index, not by reading every card.
             let from = reading == .starred
-                ? "card_reading reading INDEXED BY card_starred CROSS JOIN card ON card.user_id = reading.user_id AND card.id = reading.id"
-                : Self.keptFrom
+                ? "card_reading reading INDEXED BY card_starred CROSS JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id AND reading.user_id = \(person)"
+                : Self.keptFrom(person)
             // The source's place in the query breaks ties after the filtered rank.
             let place = "CASE card.source " + query.sources.indices.map { "WHEN ? THEN \($0) " }.joined() + "END"
             let direction = query.descending ? "DESC" : "ASC"
@@ -100,7 +101,7 @@ extension SQLiteCardStore {
                 ORDER BY \(order)
                 """), arguments: sources + [StoreUser.default] + sources)
             let start = min(query.offset, rows.count)
-            return StoredPage(cards: try Self.cards(db, rowids: Array(rows[start...].prefix(query.limit)), path: path), total: rows.count)
+            return StoredPage(cards: try Self.cards(db, rowids: Array(rows[start...].prefix(query.limit)), path: path, person: person), total: rows.count)
         }
     }
 
@@ -109,13 +110,13 @@ extension SQLiteCardStore {
     /// cards are kept; the total is the sources' unread counts. Nil (the caller numbers
     /// every unread card instead) when two of the rows up to the page share a date, which
     /// feed order would have to break, or when the page reaches the cards without one.
-    private static func newestUnread(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String) throws -> StoredPage? {
+    private static func newestUnread(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
         let sources = StatementArguments(query.sources)
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT card.rowid, card.published FROM card INDEXED BY card_by_date
-            LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
+            LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
             WHERE card.user_id = ? AND card.published IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
             ORDER BY card.published DESC LIMIT ?
             """), arguments: [StoreUser.default] + sources + [end + 1])
@@ -124,9 +125,9 @@ extension SQLiteCardStore {
         guard zip(dates, dates.dropFirst()).allSatisfy({ $0 != $1 }) else { return nil }
         let total = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
-            """), arguments: [StoreUser.default] + sources) ?? 0
+            """), arguments: [person] + sources) ?? 0
         let rowids = rows[query.offset..<end].map { $0[0] as Int64 }
-        return StoredPage(cards: try cards(db, rowids: rowids, path: path), total: total)
+        return StoredPage(cards: try cards(db, rowids: rowids, path: path, person: person), total: total)
     }
 
     /// A card's place: its row, source's place in the query, rank, and sort key.
@@ -191,10 +192,10 @@ extension SQLiteCardStore {
     }
 
     /// The kept cards of `rowids`, in that order.
-    static func cards(_ db: Database, rowids: [Int64], path: String) throws -> [KeptCard] {
+    static func cards(_ db: Database, rowids: [Int64], path: String, person: Int) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT card.rowid, \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom)
+            SELECT card.rowid, \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom(person))
             WHERE card.rowid IN (\(rowids.map { _ in "?" }.joined(separator: ", ")))
             """), arguments: StatementArguments(rowids))
         var byRow: [Int64: KeptCard] = [:]

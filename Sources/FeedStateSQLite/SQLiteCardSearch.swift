@@ -102,7 +102,7 @@ extension SQLiteCardStore {
             guard !search.required.isEmpty else {
                 let rows = try Self.everyCard(db, search, filters: filters, arguments: arguments)
                 let start = min(skip, rows.count)
-                return StoredPage(cards: try Self.cards(db, rowids: Array(rows[start...].prefix(take)), path: path), total: rows.count)
+                return StoredPage(cards: try Self.cards(db, rowids: Array(rows[start...].prefix(take)), path: path, person: person), total: rows.count)
             }
             // Ranked in two tiers, each an FTS5 query read newest first: the cards whose
             // title holds every term, then the others. Only the first tier's rows up to the
@@ -127,7 +127,7 @@ extension SQLiteCardStore {
                 let rest = try others.newest(db, end - first.count)
                 rowids += rest[min(max(0, skip - first.count), rest.count)...]
             }
-            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path), total: total, totalIsAtLeast: counted > countLimit)
+            return StoredPage(cards: try Self.cards(db, rowids: rowids, path: path, person: person), total: total, totalIsAtLeast: counted > countLimit)
         }
     }
 

@@ -10,9 +10,16 @@ import GRDB
 /// merges without decoding what it stored before.
 public struct SQLiteCardStore: CardStore {
     let directory: SQLiteStateDirectory
+    /// Whose marks it reads and writes (``StoreUser``).
+    let person: Int
 
-    public init(_ directory: SQLiteStateDirectory) {
+    public init(_ directory: SQLiteStateDirectory, person: Int = StoreUser.default) {
         self.directory = directory
+        self.person = person
+    }
+
+    public func reading(as person: Int) -> any CardStore {
+        SQLiteCardStore(directory, person: person)
     }
 
     static let schema: SQLiteSchema = {
@@ -90,6 +97,17 @@ public struct SQLiteCardStore: CardStore {
         migrator.registerMigration("v7: search newest first") { db in
             try createSearchTable(db)
         }
+        migrator.registerMigration("v8: marks per person") { db in
+            // Cards stay the default user's, marks become each person's: the read counts'
+            // triggers look cards up under the default user, and a card's marks are found
+            // by its id alone (retention keeps what anyone starred).
+            try db.execute(sql: """
+                DROP TRIGGER IF EXISTS card_read_marked; DROP TRIGGER IF EXISTS card_read_changed;
+                DROP TRIGGER IF EXISTS card_read_unmarked; DROP TRIGGER IF EXISTS card_read_removed;
+                CREATE INDEX card_reading_by_card ON card_reading (id);
+                """)
+            try createReadCountTriggers(db)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -107,12 +125,13 @@ public struct SQLiteCardStore: CardStore {
 
     /// The columns ``kept(_:path:)`` reads, over ``keptFrom``.
     static let keptColumns = "card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at"
-    /// The cards with the person's marks. Cards are kept for the default user, whose marks
-    /// these are until accounts exist.
-    static let keptFrom = "card LEFT JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id"
-    /// A card is starred (over `card`): kept by every purge.
+    /// The cards with `person`'s marks (an integer, never text from outside).
+    static func keptFrom(_ person: Int) -> String {
+        "card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id"
+    }
+    /// A card someone starred (over `card`): kept by every purge.
     static let isStarred = """
-        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.user_id = card.user_id AND starred.id = card.id AND starred.starred_at IS NOT NULL)
+        EXISTS (SELECT 1 FROM card_reading starred WHERE starred.id = card.id AND starred.starred_at IS NOT NULL)
         """
 
     /// What a page is ordered by, stored beside a card.
@@ -261,7 +280,7 @@ public struct SQLiteCardStore: CardStore {
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
         let path = directory.cardsPath
         return try await database.read { db in
-            var sql = "SELECT \(Self.keptColumns) FROM \(Self.keptFrom) WHERE card.user_id = ?"
+            var sql = "SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person)) WHERE card.user_id = ?"
             var arguments: StatementArguments = [StoreUser.default]
             if let sources {
                 sql += " AND card.source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
@@ -276,7 +295,7 @@ public struct SQLiteCardStore: CardStore {
         let path = directory.cardsPath
         return try await database.read { db in
             try Row.fetchOne(db, sql: """
-                SELECT \(Self.keptColumns) FROM \(Self.keptFrom) WHERE card.user_id = ? AND card.id = ?
+                SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person)) WHERE card.user_id = ? AND card.id = ?
                 """, arguments: [StoreUser.default, id]).map { try Self.kept($0, path: path) }
         }
     }
@@ -340,8 +359,8 @@ public struct SQLiteCardStore: CardStore {
             for row in try Row.fetchAll(db, sql: "SELECT source, cards FROM card_source_version") { counts[row["source"]] = row["cards"] }
             // Starred cards are kept and count for none of their source's.
             for row in try Row.fetchAll(db, sql: """
-                SELECT card.source, count(*) AS starred FROM card_reading reading JOIN card ON card.user_id = reading.user_id AND card.id = reading.id
-                WHERE reading.user_id = ? AND reading.starred_at IS NOT NULL GROUP BY card.source
+                SELECT card.source, count(DISTINCT card.id) AS starred FROM card_reading reading JOIN card ON card.user_id = ? AND card.id = reading.id
+                WHERE reading.starred_at IS NOT NULL GROUP BY card.source
                 """, arguments: [user]) {
                 counts[row["source"], default: 0] -= row["starred"] as Int
             }
@@ -383,7 +402,7 @@ public struct SQLiteCardStore: CardStore {
                 try db.execute(sql: "DELETE FROM card_search WHERE rowid IN (SELECT search_key FROM card WHERE user_id = ? AND id = ?)", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card WHERE user_id = ? AND id = ?", arguments: [user, id])
                 try db.execute(sql: "DELETE FROM card_change WHERE user_id = ? AND id = ?", arguments: [user, id])
-                try db.execute(sql: "DELETE FROM card_reading WHERE user_id = ? AND id = ?", arguments: [user, id])
+                try db.execute(sql: "DELETE FROM card_reading WHERE id = ?", arguments: [id])
             }
             for source in Set(doomed.map(\.source)) {
                 try db.execute(sql: """

@@ -2,12 +2,12 @@ import FeedState
 import Foundation
 import GRDB
 
-/// The person's marks in `card_reading`: one row per card read or starred, none for a
-/// card that is neither.
+/// Each person's marks in `card_reading`: one row per person and card read or starred,
+/// none for a card that is neither. Cards are the default user's (``StoreUser``).
 extension SQLiteCardStore {
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
-        let user = StoreUser.default
+        let (user, person) = (StoreUser.default, person)
         // The ids go in as one JSON array, read by json_each: a statement for all of them,
         // where three per id made marking 10,000 cards cost a quarter of a second.
         let wanted = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
@@ -21,31 +21,31 @@ extension SQLiteCardStore {
                 let column = mark == .read ? "read_at" : "starred_at"
                 try db.cachedStatement(sql: """
                     INSERT INTO card_reading (user_id, id, \(column))
-                    SELECT card.user_id, card.id, ?3 FROM json_each(?2) AS wanted CROSS JOIN card ON card.user_id = ?1 AND card.id = wanted.value
+                    SELECT ?4, card.id, ?3 FROM json_each(?2) AS wanted CROSS JOIN card ON card.user_id = ?1 AND card.id = wanted.value
                     WHERE true ON CONFLICT (user_id, id) DO UPDATE SET \(column) = coalesce(card_reading.\(column), excluded.\(column))
-                    """).execute(arguments: [user, wanted, at.timeIntervalSince1970])
+                    """).execute(arguments: [user, wanted, at.timeIntervalSince1970, person])
             case .unread, .unstar:
                 try db.cachedStatement(sql: """
                     UPDATE card_reading SET \(mark == .unread ? "read_at" : "starred_at") = NULL
                     WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))
-                    """).execute(arguments: [user, wanted])
+                    """).execute(arguments: [person, wanted])
                 // A card with no mark left has no row.
                 try db.cachedStatement(sql: """
                     DELETE FROM card_reading WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND read_at IS NULL AND starred_at IS NULL
-                    """).execute(arguments: [user, wanted])
+                    """).execute(arguments: [person, wanted])
             }
             return ids.filter(known.contains)
         }
     }
 
     public func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int {
-        let user = StoreUser.default
+        let (user, person) = (StoreUser.default, person)
         return try await database.write { db in
             var sql = """
                 INSERT INTO card_reading (user_id, id, read_at)
-                SELECT card.user_id, card.id, ? FROM card WHERE card.user_id = ? AND card.first_seen <= ?
+                SELECT ?, card.id, ? FROM card WHERE card.user_id = ? AND card.first_seen <= ?
                 """
-            var arguments: StatementArguments = [at.timeIntervalSince1970, user, seenBy.timeIntervalSince1970]
+            var arguments: StatementArguments = [person, at.timeIntervalSince1970, user, seenBy.timeIntervalSince1970]
             if let sources {
                 sql += " AND card.source IN (\(sources.map { _ in "?" }.joined(separator: ", ")))"
                 arguments += StatementArguments(sources)
@@ -60,10 +60,11 @@ extension SQLiteCardStore {
     /// every change of a mark and every card removed): two small tables read, where
     /// counting the unread cards of a million-card store took most of a second.
     public func unreadCounts() async throws -> [String: Int] {
-        try await database.read { db in
+        let person = person
+        return try await database.read { db in
             var counts: [String: Int] = [:]
             let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT v.source, \(Self.unread) FROM \(Self.unreadFrom)"),
-                                           arguments: [StoreUser.default])
+                                           arguments: [person])
             while let row = try rows.next() {
                 let unread: Int = row[1]
                 if unread > 0 { counts[row[0]] = unread }
@@ -72,7 +73,7 @@ extension SQLiteCardStore {
         }
     }
 
-    /// A source's unread cards, over ``unreadFrom`` (the user bound first).
+    /// A source's unread cards, over ``unreadFrom`` (the person bound first).
     static let unread = "v.cards - coalesce(r.read, 0)"
     static let unreadFrom = "card_source_version v LEFT JOIN card_read_count r ON r.user_id = ? AND r.source = v.source"
 
@@ -87,25 +88,33 @@ extension SQLiteCardStore {
               SELECT card.user_id, card.source, count(*) FROM card
               JOIN card_reading reading ON reading.user_id = card.user_id AND reading.id = card.id
               WHERE reading.read_at IS NOT NULL GROUP BY card.user_id, card.source;
+            """)
+    }
+
+    /// The triggers that keep `card_read_count`, per person: a card is looked up under the
+    /// default user (cards are everyone's), and a card removed takes one read off each
+    /// person who read it.
+    static func createReadCountTriggers(_ db: Database) throws {
+        let cards = StoreUser.default
+        try db.execute(sql: """
             CREATE TRIGGER card_read_marked AFTER INSERT ON card_reading WHEN new.read_at IS NOT NULL BEGIN
               INSERT INTO card_read_count (user_id, source, read)
-                SELECT user_id, source, 1 FROM card WHERE user_id = new.user_id AND id = new.id
+                SELECT new.user_id, source, 1 FROM card WHERE user_id = \(cards) AND id = new.id
                 ON CONFLICT (user_id, source) DO UPDATE SET read = read + 1;
             END;
             CREATE TRIGGER card_read_changed AFTER UPDATE OF read_at ON card_reading
               WHEN (old.read_at IS NULL) <> (new.read_at IS NULL) BEGIN
               INSERT INTO card_read_count (user_id, source, read)
-                SELECT user_id, source, CASE WHEN new.read_at IS NULL THEN -1 ELSE 1 END FROM card WHERE user_id = new.user_id AND id = new.id
+                SELECT new.user_id, source, CASE WHEN new.read_at IS NULL THEN -1 ELSE 1 END FROM card WHERE user_id = \(cards) AND id = new.id
                 ON CONFLICT (user_id, source) DO UPDATE SET read = read + excluded.read;
             END;
             CREATE TRIGGER card_read_unmarked AFTER DELETE ON card_reading WHEN old.read_at IS NOT NULL BEGIN
               UPDATE card_read_count SET read = read - 1
-              WHERE user_id = old.user_id AND source = (SELECT source FROM card WHERE user_id = old.user_id AND id = old.id);
+              WHERE user_id = old.user_id AND source = (SELECT source FROM card WHERE user_id = \(cards) AND id = old.id);
             END;
             CREATE TRIGGER card_read_removed AFTER DELETE ON card BEGIN
               UPDATE card_read_count SET read = read - 1
-              WHERE user_id = old.user_id AND source = old.source
-                AND EXISTS (SELECT 1 FROM card_reading WHERE user_id = old.user_id AND id = old.id AND read_at IS NOT NULL);
+              WHERE source = old.source AND user_id IN (SELECT user_id FROM card_reading WHERE id = old.id AND read_at IS NOT NULL);
             END;
             """)
     }

@@ -38,6 +38,46 @@ extension StoreContractTests {
         }
     }
 
+    /// Cards are everyone's, marks each person's: two people reading the same cards see
+    /// their own marks, counts, views and searches; retention keeps what either starred,
+    /// and a card removed takes every person's marks (and read counts) with it.
+    @Test(arguments: Backend.all) func eachPersonHasTheirOwnMarks(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let ann = state.cards.reading(as: 1), bob = state.cards.reading(as: 2)
+            let cards = (0..<4).map { card("\($0)", "1") }
+            try await ann.record([listing(cards, at: at(0))])
+            #expect(try await ann.mark(["shop:0", "shop:1"], .read, at: at(1)) == ["shop:0", "shop:1"])
+            #expect(try await bob.mark(["shop:3"], .star, at: at(2)) == ["shop:3"])
+            #expect(try await bob.markRead(seenBy: at(0), sources: nil, at: at(3)) == 4)
+            #expect(try await bob.mark(["shop:2"], .unread, at: at(4)) == ["shop:2"])
+
+            #expect(try await ann.unreadCounts() == ["shop": 2])
+            #expect(try await bob.unreadCounts() == ["shop": 1])
+            #expect(try await state.cards.unreadCounts() == ["shop": 4])
+            #expect(try await ann.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0)))
+            #expect(try await bob.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(3), starredAt: at(2)))
+            #expect(try await ann.cards(of: nil).map(\.dates.readAt) == [at(1), at(1), nil, nil])
+            func page(_ store: any CardStore, _ reading: ReadingFilter) async throws -> [String] {
+                let query = StoredPageQuery(sources: ["shop"], order: .feed, descending: false, offset: 0, limit: 10, reading: reading)
+                if let page = try await store.page(query) { return page.cards.map(\.card.id) }
+                return try await store.cards(of: ["shop"]).filter { reading.includes($0.dates) }.map(\.card.id)
+            }
+            #expect(try await page(ann, .unread) == ["shop:2", "shop:3"])
+            #expect(try await page(bob, .unread) == ["shop:2"])
+            #expect(try await page(ann, .starred) == [])
+            #expect(try await page(bob, .starred) == ["shop:3"])
+            #expect(try await bob.search(try CardSearch(parsing: "item"), offset: 0, limit: 10).cards.map(\.dates.starredAt).compactMap { $0 } == [at(2)])
+
+            // Everything gone: retention keeps Bob's star; removing the rest takes Ann's marks.
+            try await ann.record([listing([], at: at(10))])
+            let policy: @Sendable (String) -> KeepPolicy = { _ in KeepPolicy(goneFor: 60, maxCards: 10) }
+            #expect(try await ann.purge(policy, now: at(30), limit: 100) == 3)
+            #expect(try await ann.cards(of: nil).map(\.card.id) == ["shop:3"])
+            #expect(try await ann.unreadCounts() == ["shop": 1])
+            #expect(try await bob.unreadCounts() == [:])
+        }
+    }
+
     /// "Everything up to now": cards a refresh adds meanwhile stay unread.
     @Test(arguments: Backend.all) func markingReadUpToATimeLeavesLaterCardsUnread(_ backend: Backend) async throws {
         try await withState(backend) { state in
