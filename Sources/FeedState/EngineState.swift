@@ -15,6 +15,8 @@ public protocol StateBackend: Sendable {
     var firstSeen: any FirstSeenLog { get }
     /// Every card seen, with its history.
     var cards: any CardStore { get }
+    /// The people who can sign in to `serve`, and their tokens.
+    var accounts: any AccountStore { get }
     /// Leases between processes sharing this state, so one of them refreshes a source at a
     /// time; nil where the state is one machine's and every process refreshes for itself.
     var refreshLeases: (any RefreshLeases)? { get }
@@ -52,6 +54,7 @@ public struct EngineState: Sendable {
     public var pageMemo: any PageMemoStore { backend.pageMemo }
     public var firstSeen: any FirstSeenLog { backend.firstSeen }
     public var cards: any CardStore { backend.cards }
+    public var accounts: any AccountStore { backend.accounts }
     public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }
 
     /// The state of an opened `backend`, with the identity its cache's secret gives.

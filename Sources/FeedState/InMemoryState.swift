@@ -72,6 +72,7 @@ public struct InMemoryState: StateBackend {
     public let pageMemo: any PageMemoStore = InMemoryPageMemoStore()
     public let firstSeen: any FirstSeenLog = InMemoryFirstSeenLog()
     public let cards: any CardStore = InMemoryCardStore()
+    public let accounts: any AccountStore = InMemoryAccounts()
     /// One process's state: nobody to share a refresh with.
     public var refreshLeases: (any RefreshLeases)? { nil }
     public var notices: [String] { [] }

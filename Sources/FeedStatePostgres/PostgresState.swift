@@ -11,6 +11,7 @@ public struct PostgresState: StateBackend {
     public var pageMemo: any PageMemoStore { store }
     public var firstSeen: any FirstSeenLog { store }
     public var cards: any CardStore { PostgresCardStore(database) }
+    public var accounts: any AccountStore { PostgresAccounts(database) }
     /// Replicas on one database take turns refreshing a source.
     public var refreshLeases: (any RefreshLeases)? { PostgresRefreshLeases(database) }
     public var notices: [String] { [] }

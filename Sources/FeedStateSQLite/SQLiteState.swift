@@ -10,6 +10,7 @@ public struct SQLiteState: StateBackend {
     public let pageMemo: any PageMemoStore
     public let firstSeen: any FirstSeenLog
     public let cards: any CardStore
+    public let accounts: any AccountStore
     /// Every process on the machine refreshes for itself (no leases).
     public var refreshLeases: (any RefreshLeases)? { nil }
     public var notices: [String] { directory.notices }
@@ -25,6 +26,7 @@ public struct SQLiteState: StateBackend {
         pageMemo = SQLitePageMemoStore(directory)
         firstSeen = SQLiteFirstSeenLog(directory)
         cards = SQLiteCardStore(directory)
+        accounts = SQLiteAccounts(directory)
     }
 
     /// Connections close with the last reference.

@@ -1,0 +1,103 @@
+import FeedState
+import Foundation
+import PostgresNIO
+
+/// The ``AccountStore`` on a shared PostgreSQL state: every replica signs in the same people.
+public struct PostgresAccounts: AccountStore {
+    let database: PostgresStateDatabase
+
+    public init(_ database: PostgresStateDatabase) {
+        self.database = database
+    }
+
+    static let schema = PostgresSchema(component: "accounts", migrations: [
+        .init("1: accounts", [
+            """
+            CREATE TABLE account (
+              id serial PRIMARY KEY, name text NOT NULL UNIQUE, password_hash text NOT NULL,
+              password_version integer NOT NULL, created double precision NOT NULL)
+            """,
+            """
+            CREATE TABLE account_token (
+              id text PRIMARY KEY, user_id integer NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+              label text NOT NULL, secret_hash text NOT NULL, created double precision NOT NULL)
+            """,
+            "CREATE INDEX account_token_by_user ON account_token (user_id)",
+        ]),
+    ])
+
+    func migrated() async throws -> PostgresStateDatabase {
+        try await database.migrate(Self.schema)
+        return database
+    }
+
+    static let accountColumns = "id, name, password_hash, password_version, created"
+
+    static func account(_ row: PostgresRow) throws -> Account {
+        let (id, name, hash, version, created) = try row.decode((Int, String, String, Int, Double).self)
+        return Account(id: id, name: name, passwordHash: hash, passwordVersion: version, created: Date(timeIntervalSince1970: created))
+    }
+
+    static func token(_ row: PostgresRow) throws -> (AccountToken, String) {
+        let (id, user, label, hash, created) = try row.decode((String, Int, String, String, Double).self)
+        return (AccountToken(id: id, user: user, label: label, created: Date(timeIntervalSince1970: created)), hash)
+    }
+
+    public func add(name: String, passwordHash: String, at: Date) async throws -> Account {
+        let rows = try await migrated().query("""
+            INSERT INTO account (name, password_hash, password_version, created) VALUES (\(name), \(passwordHash), 1, \(at.timeIntervalSince1970))
+            ON CONFLICT (name) DO NOTHING RETURNING \(unescaped: Self.accountColumns)
+            """)
+        guard let row = rows.first else { throw AccountError.nameTaken(name) }
+        return try Self.account(row)
+    }
+
+    public func accounts() async throws -> [Account] {
+        try await migrated().query("SELECT \(unescaped: Self.accountColumns) FROM account ORDER BY name").map(Self.account)
+    }
+
+    public func account(named name: String) async throws -> Account? {
+        try await migrated().query("SELECT \(unescaped: Self.accountColumns) FROM account WHERE name = \(name)").first.map(Self.account)
+    }
+
+    public func account(id: Int) async throws -> Account? {
+        try await migrated().query("SELECT \(unescaped: Self.accountColumns) FROM account WHERE id = \(id)").first.map(Self.account)
+    }
+
+    public func remove(named name: String) async throws -> Bool {
+        // Tokens go with it (ON DELETE CASCADE).
+        try await !migrated().query("DELETE FROM account WHERE name = \(name) RETURNING id").isEmpty
+    }
+
+    public func setPassword(named name: String, hash: String) async throws -> Bool {
+        try await !migrated().query("""
+            UPDATE account SET password_hash = \(hash), password_version = password_version + 1 WHERE name = \(name) RETURNING id
+            """).isEmpty
+    }
+
+    public func add(_ token: AccountToken, secretHash: String) async throws {
+        _ = try await migrated().query("""
+            INSERT INTO account_token (id, user_id, label, secret_hash, created)
+            VALUES (\(token.id), \(token.user), \(token.label), \(secretHash), \(token.created.timeIntervalSince1970))
+            """)
+    }
+
+    public func tokens(of user: Int) async throws -> [AccountToken] {
+        try await migrated().query("""
+            SELECT id, user_id, label, secret_hash, created FROM account_token WHERE user_id = \(user) ORDER BY created, id
+            """).map { try Self.token($0).0 }
+    }
+
+    public func revoke(token id: String, of user: Int) async throws -> Bool {
+        try await !migrated().query("DELETE FROM account_token WHERE id = \(id) AND user_id = \(user) RETURNING id").isEmpty
+    }
+
+    public func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)? {
+        guard let row = try await migrated().query("""
+            SELECT id, user_id, label, secret_hash, created FROM account_token WHERE id = \(id)
+            """).first else { return nil }
+        let (token, hash) = try Self.token(row)
+        guard let account = try await account(id: token.user) else { return nil }
+        return (token, hash, account)
+    }
+}

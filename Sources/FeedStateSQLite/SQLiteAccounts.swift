@@ -1,0 +1,112 @@
+import FeedState
+import Foundation
+import GRDB
+
+/// The ``AccountStore`` in `state.sqlite`: accounts and tokens are small, precious, and
+/// belong with the rest of what cannot be fetched again.
+public struct SQLiteAccounts: AccountStore {
+    let directory: SQLiteStateDirectory
+
+    public init(_ directory: SQLiteStateDirectory) {
+        self.directory = directory
+    }
+
+    static let schema: SQLiteSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("accounts v1") { db in
+            // AUTOINCREMENT: an id is never reused, so marks kept under a removed account's
+            // id never become another person's.
+            try db.execute(sql: """
+                CREATE TABLE account (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL,
+                  password_version INTEGER NOT NULL, created REAL NOT NULL);
+                CREATE TABLE account_token (
+                  id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+                  label TEXT NOT NULL, secret_hash TEXT NOT NULL, created REAL NOT NULL);
+                CREATE INDEX account_token_by_user ON account_token (user_id);
+                """)
+        }
+        return SQLiteSchema(name: "accounts", migrator: migrator)
+    }()
+
+    var database: any DatabaseWriter {
+        get throws { try directory.stateDatabase(Self.schema) }
+    }
+
+    static func account(_ row: Row) -> Account {
+        Account(id: row["id"], name: row["name"], passwordHash: row["password_hash"], passwordVersion: row["password_version"],
+                created: Date(timeIntervalSince1970: row["created"]))
+    }
+
+    static func token(_ row: Row) -> AccountToken {
+        AccountToken(id: row["id"], user: row["user_id"], label: row["label"], created: Date(timeIntervalSince1970: row["created"]))
+    }
+
+    public func add(name: String, passwordHash: String, at: Date) async throws -> Account {
+        try await database.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE name = ?", arguments: [name]) != true else {
+                throw AccountError.nameTaken(name)
+            }
+            try db.execute(sql: "INSERT INTO account (name, password_hash, password_version, created) VALUES (?, ?, 1, ?)",
+                           arguments: [name, passwordHash, at.timeIntervalSince1970])
+            return Account(id: Int(db.lastInsertedRowID), name: name, passwordHash: passwordHash, created: at)
+        }
+    }
+
+    public func accounts() async throws -> [Account] {
+        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM account ORDER BY name").map(Self.account) }
+    }
+
+    public func account(named name: String) async throws -> Account? {
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE name = ?", arguments: [name]).map(Self.account) }
+    }
+
+    public func account(id: Int) async throws -> Account? {
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [id]).map(Self.account) }
+    }
+
+    public func remove(named name: String) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM account_token WHERE user_id IN (SELECT id FROM account WHERE name = ?)", arguments: [name])
+            try db.execute(sql: "DELETE FROM account WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func setPassword(named name: String, hash: String) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE account SET password_hash = ?, password_version = password_version + 1 WHERE name = ?",
+                           arguments: [hash, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func add(_ token: AccountToken, secretHash: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "INSERT INTO account_token (id, user_id, label, secret_hash, created) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [token.id, token.user, token.label, secretHash, token.created.timeIntervalSince1970])
+        }
+    }
+
+    public func tokens(of user: Int) async throws -> [AccountToken] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM account_token WHERE user_id = ? ORDER BY created, id", arguments: [user]).map(Self.token)
+        }
+    }
+
+    public func revoke(token id: String, of user: Int) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM account_token WHERE id = ? AND user_id = ?", arguments: [id, user])
+            return db.changesCount > 0
+        }
+    }
+
+    public func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)? {
+        try await database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account_token WHERE id = ?", arguments: [id]),
+                  let account = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [row["user_id"] as Int]).map(Self.account)
+            else { return nil }
+            return (Self.token(row), row["secret_hash"], account)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import FeedState
+import Foundation
+import Testing
+
+/// Accounts and tokens keep the same promises in memory, in SQLite and in PostgreSQL.
+extension StoreContractTests {
+    @Test(arguments: Backend.all) func accountsAreAddedChangedAndRemovedWithTheirTokens(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let accounts = state.accounts
+            #expect(try await accounts.accounts().isEmpty)
+            let ann = try await accounts.add(name: "ann", passwordHash: "$2b$12$first", at: t1)
+            let bob = try await accounts.add(name: "bob", passwordHash: "$2b$12$bob", at: t2)
+            #expect(ann == Account(id: 1, name: "ann", passwordHash: "$2b$12$first", passwordVersion: 1, created: t1))
+            #expect(bob.id == 2)
+            await #expect(throws: AccountError.nameTaken("ann")) { try await accounts.add(name: "ann", passwordHash: "x", at: t2) }
+            #expect(try await accounts.accounts().map(\.name) == ["ann", "bob"])
+            #expect(try await accounts.account(named: "bob") == bob)
+            #expect(try await accounts.account(id: 1) == ann)
+            #expect(try await accounts.account(named: "carol") == nil)
+
+            // A new password moves the version every session remembers.
+            #expect(try await accounts.setPassword(named: "ann", hash: "$2b$12$second"))
+            #expect(try await accounts.account(id: 1)?.passwordVersion == 2)
+            #expect(try await accounts.account(id: 1)?.passwordHash == "$2b$12$second")
+            #expect(try await !accounts.setPassword(named: "carol", hash: "x"))
+
+            let made = AccountToken.make(user: ann.id, label: "phone", at: t1)
+            try await accounts.add(made.token, secretHash: made.secretHash)
+            let other = AccountToken.make(user: bob.id, label: "cron", at: t2)
+            try await accounts.add(other.token, secretHash: other.secretHash)
+            let parsed = try #require(AccountToken.parse(made.text))
+            #expect(parsed.id == made.token.id)
+            let found = try #require(try await accounts.token(id: parsed.id))
+            #expect(found.token == made.token)
+            #expect(found.account.name == "ann")
+            #expect(AccountToken.secret(parsed.secret, matches: found.secretHash))
+            #expect(!AccountToken.secret(String(parsed.secret.reversed()), matches: found.secretHash))
+            #expect(try await accounts.tokens(of: ann.id) == [made.token])
+
+            // Only its own account revokes a token.
+            #expect(try await !accounts.revoke(token: made.token.id, of: bob.id))
+            #expect(try await accounts.revoke(token: made.token.id, of: ann.id))
+            #expect(try await accounts.token(id: made.token.id) == nil)
+
+            // Removing an account takes its tokens; its id is not given again.
+            #expect(try await accounts.remove(named: "bob"))
+            #expect(try await !accounts.remove(named: "bob"))
+            #expect(try await accounts.token(id: other.token.id) == nil)
+            #expect(try await accounts.add(name: "carol", passwordHash: "x", at: t2).id > bob.id)
+        }
+    }
+
+    @Test func tokenTextIsCheckedBeforeAnyLookup() {
+        let made = AccountToken.make(user: 1, label: "", at: Date())
+        #expect(made.text.hasPrefix("agg_\(made.token.id)_"))
+        #expect(made.text.utf8.count == 4 + 8 + 1 + 64)
+        for text in ["", "agg_", "agg_1234567_" + String(repeating: "a", count: 64), "agg_12345678_" + String(repeating: "A", count: 64),
+                     "xyz_12345678_" + String(repeating: "a", count: 64), made.text + "_"] {
+            #expect(AccountToken.parse(text) == nil, "\(text)")
+        }
+        #expect(Account.problem(withName: "ann.o-k_1@home") == nil)
+        #expect(Account.problem(withName: "ann:pw") == #"a user name is 1 to 64 letters, digits, '.', '_', '-' or '@', got "ann:pw""#)
+        #expect(Account.problem(withName: "") != nil)
+        #expect(Account.problem(withName: "é") != nil)
+    }
+}
