@@ -97,6 +97,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // HMAC for the cache's request identities; postgres-nio builds it already.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Accounts: bcrypt, sessions, and the Basic and Bearer authenticators of `serve`.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         /// Running another program (swift-subprocess): the `exec` source and the `exec` target.
@@ -206,6 +208,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The reader's form tokens: an HMAC of the session id.
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBasicAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             resources: [.embedInCode("Templates")]
         ),

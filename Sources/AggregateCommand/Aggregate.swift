@@ -48,7 +48,7 @@ public struct Aggregate: AsyncParsableCommand {
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
                       RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RefreshCommand.self, HistoryCommand.self,
-                      StoreCommand.self, MarkCommand.self, SearchCommand.self],
+                      StoreCommand.self, MarkCommand.self, SearchCommand.self, UserCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 
@@ -105,6 +105,12 @@ enum CommonOptionsFirst {
                 index += 1
             } else {
                 guard index > 0, names.contains(argument) else { return arguments }
+                // `aggregate --state X user add ann`: a subcommand's own subcommand goes with it.
+                let nested = Aggregate.configuration.subcommands.first { $0.configuration.commandName == argument }?
+                    .configuration.subcommands.compactMap { $0.configuration.commandName } ?? []
+                if index + 1 < arguments.count, nested.contains(arguments[index + 1]) {
+                    return [argument, arguments[index + 1]] + arguments[..<index] + arguments[(index + 2)...]
+                }
                 return [argument] + arguments[..<index] + arguments[(index + 1)...]
             }
         }

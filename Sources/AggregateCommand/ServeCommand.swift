@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedCore
 import FeedEngine
 import FeedServer
+import FeedState
 import FeedSupport
 import Foundation
 #if canImport(Glibc)
@@ -52,6 +53,21 @@ struct ServeCommand: ContextCommand {
     @Option(help: "The most memory kept for rendered responses (e.g. 64MiB); the least recently used go first.")
     var responseCache = "64MiB"
 
+    @Flag(help: "Serve anyone who can reach the port, read-only (no marks, no route but GET and HEAD), with no user configured.")
+    var noAuth = false
+
+    @Option(help: ArgumentHelp("The address people reach the server at (https://… makes the session cookie Secure).", valueName: "url"))
+    var baseURL: String?
+
+    @Option(help: ArgumentHelp("The header a reverse proxy that signs people in names the user in (e.g. X-Forwarded-User); believed from --trusted-proxy only.", valueName: "header"))
+    var authProxyHeader: String?
+
+    @Option(help: ArgumentHelp("An address or CIDR block whose --auth-proxy-header is believed (repeatable).", valueName: "cidr"))
+    var trustedProxy: [String] = []
+
+    @Option(help: ArgumentHelp("Serve /metrics to clients other than this machine that send this token (Authorization: Bearer).", valueName: "token"))
+    var metricsToken: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -67,6 +83,61 @@ struct ServeCommand: ContextCommand {
         }
         for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] where !(0.1...3600).contains(seconds) {
             throw ValidationError("\(name) must be between 0.1 and 3600 seconds, got \(seconds)")
+        }
+        if let baseURL {
+            guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--base-url takes an http:// or https:// address such as https://feeds.example.org, got \(baseURL)")
+            }
+        }
+        for block in trustedProxy where IPRange(block) == nil {
+            throw ValidationError("--trusted-proxy takes an address or CIDR block such as 10.0.0.0/8 or ::1, got \(block)")
+        }
+        if let authProxyHeader {
+            guard !authProxyHeader.isEmpty, authProxyHeader.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                throw ValidationError("--auth-proxy-header takes a header name such as X-Forwarded-User, got \(authProxyHeader)")
+            }
+            guard !trustedProxy.isEmpty else {
+                throw ValidationError("--auth-proxy-header needs --trusted-proxy: the addresses of the proxy whose header is believed")
+            }
+        }
+        if let metricsToken, metricsToken.count < 16 {
+            throw ValidationError("--metrics-token needs 16 characters at least (e.g. from `openssl rand -hex 32`)")
+        }
+    }
+
+    /// Who may use the server: accounts when there are any; else this machine only, or
+    /// anyone read-only with --no-auth. Nil (after saying why) when it must not start.
+    func accessPolicy(_ state: EngineState?) async -> AccessPolicy? {
+        if noAuth { return .readOnly }
+        var hasAccounts = false
+        if let state {
+            do {
+                hasAccounts = try await !state.accounts.accounts().isEmpty
+            } catch {
+                Terminal.writeError("aggregate: cannot read the accounts, so serve does not start: \(PlainWords.describe(error))")
+                return nil
+            }
+        }
+        if hasAccounts, let state {
+            return .accounts(AccountAccess(store: state.accounts, secureCookies: baseURL?.lowercased().hasPrefix("https://") ?? false,
+                                           proxyHeader: authProxyHeader, trustedProxies: trustedProxy.compactMap(IPRange.init)))
+        }
+        guard IPRange.isLoopbackHost(host) else {
+            Terminal.writeError("""
+                aggregate: serve --host \(host) would let anyone who reaches this machine read every feed, and no user is set up. \
+                Add one (`aggregate user add NAME`; people then sign in), or pass --no-auth to serve the feeds read-only to anyone.
+                """)
+            return nil
+        }
+        if authProxyHeader != nil { Terminal.writeError("aggregate: --auth-proxy-header has no effect without users (`aggregate user add NAME`)") }
+        return .open
+    }
+
+    static func words(_ access: AccessPolicy) -> String {
+        switch access {
+        case .open: ""
+        case .readOnly: "; read-only, to anyone (--no-auth)"
+        case .accounts: "; people sign in (aggregate user list)"
         }
     }
 
@@ -96,14 +167,15 @@ struct ServeCommand: ContextCommand {
         }
         let host = host
         try await common.withServeRunners(context.registry, background: backgroundRefresh) { runner, refresher, config, state in
+            guard let access = await accessPolicy(state) else { throw ExitStatus.usage.code }
             let limits = ConnectionLimits(maxConnections: connections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
-                                    logsRequests: accessLog, accessLog: { Terminal.writeError($0) })
+                                    logsRequests: accessLog, access: access, metricsToken: metricsToken, accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
-                    Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)")
+                    Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)\(Self.words(access))")
                 }
             } catch {
                 Terminal.writeError("aggregate: cannot serve on \(host):\(port): \(PlainWords.describe(error))")

@@ -15,8 +15,17 @@ enum FeedRequest {
                   config: config)
     }
 
+    /// A query string without its `token=` (a sign-in, not a filter): what a feed names as
+    /// its own address and what its kept response is keyed by, so no token is ever written
+    /// into a feed.
+    static func withoutToken(_ query: String?) -> String? {
+        guard let query, query.contains("token=") else { return query }
+        return query.split(separator: "&", omittingEmptySubsequences: false).filter { !$0.hasPrefix("token=") }.joined(separator: "&")
+    }
+
     /// The query of parameter `pairs` (as the request gave them).
     static func query(pairs: [(String, String)], config: FeedConfig) throws(ProblemError) -> FeedQuery {
+        let pairs = pairs.filter { $0.0 != "token" }
         for (name, _) in pairs where !Self.parameters.contains(name) {
             throw ProblemError(problem: .badParameter(name, "unknown parameter (known: \(Self.parameters.joined(separator: ", ")))"))
         }

@@ -7,6 +7,7 @@ import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 import HummingbirdCore
 import NIOCore
 
@@ -40,11 +41,22 @@ final class FeedRoutes: Sendable {
     let sourceViews = SourceViews()
     /// The reader's sessions and form tokens (with a card store: the marks' forms).
     let sessions = ReaderSessions()
+    /// Who may use the server, and how people sign in (with accounts).
+    let access: AccessPolicy
+    let signIn: SignIn?
+    /// `--metrics-token`: `/metrics` for a client that is not this machine.
+    let metricsToken: String?
+    /// Signed-in browsers' sessions, in this process (a restart signs everyone out).
+    let loginSessions = MemoryPersistDriver()
 
     init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
-         slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool) {
+         slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
+         access: AccessPolicy = .open, metricsToken: String? = nil) {
+        self.access = access
+        if case .accounts(let accounts) = access { signIn = SignIn(access: accounts) } else { signIn = nil }
+        self.metricsToken = metricsToken
         self.runner = runner
         self.config = config
         self.firstSeenLog = firstSeenLog
@@ -70,13 +82,33 @@ final class FeedRoutes: Sendable {
     func register(on router: Router<ServeRequestContext>) {
         router.add(middleware: AccessLog(write: logsRequests ? accessLog : nil, metrics: metrics))
         router.add(middleware: ProblemForUnknownRoutes())
+        // Before every route: a middleware applies to the routes added after it.
+        switch access {
+        case .open: break
+        case .readOnly: router.add(middleware: ReadOnlyGate())
+        case .accounts(let accounts):
+            if let signIn {
+                router.add(middleware: SessionMiddleware(storage: loginSessions, configuration: SessionMiddlewareConfiguration(
+                    sessionCookieParameters: SessionCookieParameters(name: "aggregate_login", path: "/", secure: accounts.secureCookies, sameSite: .lax),
+                    defaultSessionExpiration: LoginPage.sessionLength)))
+                router.add(middleware: SessionAuthenticator(context: ServeRequestContext.self) { (session: LoginSession, _) in
+                    // A session made under an older password has ended.
+                    guard let account = try await accounts.store.account(id: session.user), account.passwordVersion == session.passwordVersion else { return nil }
+                    return SignedIn(account: account)
+                })
+                router.add(middleware: AccountGate(signIn: signIn))
+                LoginPage.register(on: router, signIn: signIn)
+            }
+        }
         for (path, format) in Self.feeds {
             router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
         }
         router.get("/cards/:id") { request, context in
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
-            return await self.slots.run { await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress) }
+            return await self.slots.run {
+                await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress, person: context.person)
+            }
         }
         router.get("/sources") { request, _ in self.sources(request) }
         router.get("/sources.opml") { request, _ in
@@ -87,13 +119,19 @@ final class FeedRoutes: Sendable {
         }
         router.get("/healthz") { request, _ in await self.healthz(request) }
         if metrics.registry != nil {
-            router.get("/metrics") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            router.get("/metrics") { request, context in
+                // This machine's, or a client with the metrics token.
+                guard IPRange.isLoopback(context.clientAddress)
+                        || (self.metricsToken.map { ConstantTime.equal(AccountGate.token(of: request) ?? "", $0) } ?? false) else {
+                    return Problem(title: "Forbidden", status: 403,
+                                   detail: "/metrics answers this machine only, or a client with the --metrics-token (Authorization: Bearer, ?token=)").response
+                }
+                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                          body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition(ages: await self.health.ages))))
             }
         }
-        router.get("/") { request, _ in
-            self.readsMarks ? await self.slots.run { await self.readingList(request) } : await self.reader(request)
+        router.get("/") { request, context in
+            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person) } : await self.reader(request)
         }
         if readsMarks { registerReading(on: router) }
         router.get("/reader.css") { request, _ in
@@ -117,7 +155,7 @@ final class FeedRoutes: Sendable {
 
     /// `GET /`: the cards as a page, through the same kept responses as the feeds.
     private func reader(_ request: Request) async -> Response {
-        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !$0.1.isEmpty }
+        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !$0.1.isEmpty && $0.0 != "token" }
         return await kept(request, emptyIsAbsent: true) { query, sources in
             let built = self.versions.snapshot(sources)
             let result: FeedResult
@@ -142,9 +180,9 @@ final class FeedRoutes: Sendable {
     /// runner, as without a store.
     /// With `reading`, only the kept cards with those marks (the reader's views). `kept`:
     /// what the store keeps of the answer's cards (their dates and marks).
-    func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?) async throws(UsageError)
+    func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?, person: Int = StoreUser.default) async throws(UsageError)
         -> (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates]) {
-        if let store, let reading {
+        if let store = store?.reading(as: person), let reading {
             // As every reader of the store: after the refresh's first recording.
             if let refreshed, refreshed.covers(sources) { _ = await refreshed.entries(sources) }
             // A page the store makes from its rows, without decoding every card.
@@ -245,7 +283,7 @@ final class FeedRoutes: Sendable {
     /// The same feed for the same request: path, the query's parameters in any order, and
     /// the host (the feed names its own URL).
     static func cacheKey(_ request: Request) -> String {
-        cacheKey(authority: request.head.authority, target: request.uri.description)
+        cacheKey(authority: request.head.authority, target: request.uri.path + (FeedRequest.withoutToken(request.uri.query).map { "?" + $0 } ?? ""))
     }
 
     /// The key of a request for `target` (its path and query, as sent) at `authority`.
@@ -275,7 +313,7 @@ final class FeedRoutes: Sendable {
             let failures = result.outcomes.map { "\($0.id): \($0.failure ?? "failed")" }.joined(separator: "; ")
             return RenderedResponse(problem: Problem(title: "Bad Gateway", status: 502, detail: failures), versions: built)
         }
-        let info = config.feed.narrowed(by: request.uri.query, selfURL: Self.selfURL(request))
+        let info = config.feed.narrowed(by: FeedRequest.withoutToken(request.uri.query), selfURL: Self.selfURL(request))
         let unknown = result.cards.filter { $0.published == nil && firstSeen[$0.id] == nil }
         if format.isFeed, let firstSeenLog, !unknown.isEmpty {
             do {
@@ -302,7 +340,7 @@ final class FeedRoutes: Sendable {
                                 degraded: degraded, versions: built)
     }
 
-    private func card(_ request: Request, id: String, client: String) async -> Response {
+    private func card(_ request: Request, id: String, client: String, person: Int) async -> Response {
         let result: FeedRunner.ShowResult
         if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
         let source = String(id.prefix { $0 != ":" })
@@ -335,7 +373,7 @@ final class FeedRoutes: Sendable {
             await health.record([outcome])
             let degraded = await degraded([outcome], sources: [card.source])
             let hasDetail = outcome.detail == nil
-            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded) { return page }
+            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded, person: person) { return page }
             let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
             var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
                                       maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
@@ -351,7 +389,7 @@ final class FeedRoutes: Sendable {
         case .notFound(let message, _):
             // Gone upstream, still kept: its page from the store.
             if readsMarks, Self.wantsHTML(request), let kept = try? await store?.card(id: id),
-               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:]) {
+               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:], person: person) {
                 return page
             }
             await detailGuard.rememberMissing(id, message: message)
@@ -412,7 +450,7 @@ final class FeedRoutes: Sendable {
     /// The URL the reader asked for, query included (a filtered feed is a feed of its own).
     static func selfURL(_ request: Request) -> URL? {
         guard let authority = request.head.authority else { return nil }
-        let query = request.uri.query.map { $0.isEmpty ? "" : "?\($0)" } ?? ""
+        let query = FeedRequest.withoutToken(request.uri.query).map { $0.isEmpty ? "" : "?\($0)" } ?? ""
         return URL(string: "http://\(authority)\(request.uri.path)\(query)")
     }
 }

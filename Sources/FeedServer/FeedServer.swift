@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `aggregate serve`: the merged feed over HTTP for feed readers, through the same
@@ -26,7 +27,7 @@ public struct FeedServer: Sendable {
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
-                logsRequests: Bool = true, clock: any Clock<Duration> = ContinuousClock(),
+                logsRequests: Bool = true, access: AccessPolicy = .open, metricsToken: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
                 accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
@@ -49,7 +50,8 @@ public struct FeedServer: Sendable {
                                  transports: CountedBodies(base: runner.transports, count: { serveMetrics.bodyDecoded(by: "request") }))
         routes = FeedRoutes(runner: readers, config: config, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                            slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests)
+                            slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
+                            access: access, metricsToken: metricsToken)
         self.refresher = refresher.map { refresher in
             let counted = FeedRunner(config: refresher.config, registry: refresher.registry,
                                      transports: CountedBodies(base: refresher.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }))
@@ -91,10 +93,19 @@ public struct FeedServer: Sendable {
                                paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName)
         var services: [any Service] = [accessLog]
         if let refresher { services.append(refresher) }
+        // Kept answers skip every middleware: with accounts, each request is signed in first.
+        let keepsAnswers: Bool
+        if case .accounts = routes.access {
+            services.append(routes.loginSessions)
+            keepsAnswers = false
+        } else {
+            keepsAnswers = true
+        }
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open), KeptAnswerHandler(kept: kept)])),
+                additionalChannelHandlers: keepsAnswers ? [ConnectionGuard(limits: limits, open: open), KeptAnswerHandler(kept: kept)]
+                    : [ConnectionGuard(limits: limits, open: open)])),
             // Past the connections it holds and the refusals it answers, the server stops
             // accepting (the kernel's backlog holds or refuses the rest): accepted sockets
             // waiting to be refused were what ran the process out of descriptors.

@@ -14,17 +14,17 @@ import NIOCore
 /// Pages with marks are a person's own: rendered for each request, never kept.
 extension FeedRoutes {
     /// Whether the reader shows marks: `serve` keeps a card store its refresh records in.
-    var readsMarks: Bool { store != nil && refreshed != nil }
+    var readsMarks: Bool { store != nil && refreshed != nil && access.writes }
 
     func registerReading(on router: Router<ServeRequestContext>) {
         for mark in ReadingMark.allCases {
             router.post("/cards/:id/\(mark.rawValue)") { request, context in
                 let raw = context.parameters.get("id") ?? ""
-                return await self.markOne(request, id: raw.removingPercentEncoding ?? raw, mark: mark)
+                return await self.markOne(request, id: raw.removingPercentEncoding ?? raw, mark: mark, person: context.person)
             }
         }
-        router.post("/read") { request, _ in await self.markMany(request) }
-        router.get("/search") { request, _ in await self.slots.run { await self.search(request) } }
+        router.post("/read") { request, context in await self.markMany(request, person: context.person) }
+        router.get("/search") { request, context in await self.slots.run { await self.search(request, person: context.person) } }
     }
 
     /// The view and query of a reader list's parameters (`view=`, and the feed's filters);
@@ -45,8 +45,9 @@ extension FeedRoutes {
     }
 
     /// `GET /`: a view of the kept cards with their marks.
-    func readingList(_ request: Request) async -> Response {
-        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+    func readingList(_ request: Request, person: Int) async -> Response {
+        let store = store?.reading(as: person)
+        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
         let query: FeedQuery
         do {
@@ -57,7 +58,7 @@ extension FeedRoutes {
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
         do {
-            answered = try await answer(query, sources: sources, reading: view.filter)
+            answered = try await answer(query, sources: sources, reading: view.filter, person: person)
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: error.description).response
         }
@@ -75,8 +76,8 @@ extension FeedRoutes {
     }
 
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
-    func search(_ request: Request) async -> Response {
-        guard let store else { return Problem.notFound("search needs the card store").response }
+    func search(_ request: Request, person: Int) async -> Response {
+        guard let store = store?.reading(as: person) else { return Problem.notFound("search needs the card store").response }
         let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
         let parameters = Parameters(pairs: pairs)
         for (name, _) in pairs where !["q", "source", "page", "per_page"].contains(name) {
@@ -125,11 +126,11 @@ extension FeedRoutes {
 
     /// A card's page with what the store keeps of it (its dates, history, price chart and
     /// marks); opening it reads it. Nil when the store keeps no such card.
-    func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status]) async -> Response? {
-        guard let store, let kept = try? await store.card(id: card.id) else { return nil }
+    func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status], person: Int) async -> Response? {
+        guard let store = store?.reading(as: person), let kept = try? await store.card(id: card.id) else { return nil }
         let session = sessions.session(of: request)
         let now = Date()
-        let neighbours = await neighbours(of: card.id, request: request, wasUnread: kept.dates.readAt == nil)
+        let neighbours = await neighbours(of: card.id, request: request, wasUnread: kept.dates.readAt == nil, person: person)
         _ = try? await store.mark([card.id], .read, at: now)
         let history = (try? await store.history(of: card.id)) ?? []
         let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id),
@@ -145,7 +146,7 @@ extension FeedRoutes {
     /// N its place in the view from 1), and the way back to that view. Looked up before
     /// opening the card reads it: in Unread it then leaves the view, and the next card
     /// takes its place.
-    func neighbours(of id: String, request: Request, wasUnread: Bool) async -> ReaderPage.Neighbours {
+    func neighbours(of id: String, request: Request, wasUnread: Bool, person: Int) async -> ReaderPage.Neighbours {
         let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "page" && $0.0 != "per_page" }
         let viewPairs = pairs.filter { $0.0 != "at" }
         var found = ReaderPage.Neighbours(back: "/" + ReaderPage.queryString(viewPairs))
@@ -157,7 +158,7 @@ extension FeedRoutes {
             var one = query
             one.page = place
             one.perPage = 1
-            return try? await answer(one, sources: sources, reading: view.filter).result.cards.first
+            return try? await answer(one, sources: sources, reading: view.filter, person: person).result.cards.first
         }
         func link(_ card: Card, at place: Int) -> ReaderPage.Neighbours.Link {
             ReaderPage.Neighbours.Link(href: ReaderPage.cardPath(card.id) + ReaderPage.queryString(viewPairs + [("at", String(place))]),
@@ -181,10 +182,10 @@ extension FeedRoutes {
     }
 
     /// `POST /cards/{id}/read` (and `unread`, `star`, `unstar`).
-    func markOne(_ request: Request, id: String, mark: ReadingMark) async -> Response {
+    func markOne(_ request: Request, id: String, mark: ReadingMark, person: Int) async -> Response {
         let (form, refusal) = await checkedForm(request)
         if let refusal { return refusal }
-        guard let store else { return Problem.notFound("no card store").response }
+        guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
         do {
             guard try await store.mark([id], mark, at: Date()).count == 1 else {
                 return Problem.notFound("no card \(id) in the card store").response
@@ -192,14 +193,14 @@ extension FeedRoutes {
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
-        return await back(request, form: form, marked: 1)
+        return await back(request, form: form, marked: 1, store: store)
     }
 
     /// `POST /read` with `ids=` (repeated) or `before=` (RFC 3339, with `source=` to narrow).
-    func markMany(_ request: Request) async -> Response {
+    func markMany(_ request: Request, person: Int) async -> Response {
         let (form, refusal) = await checkedForm(request)
         if let refusal { return refusal }
-        guard let store else { return Problem.notFound("no card store").response }
+        guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
         let ids = form.getAll("ids")
         let marked: Int
         do {
@@ -219,7 +220,7 @@ extension FeedRoutes {
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
-        return await back(request, form: form, marked: marked)
+        return await back(request, form: form, marked: marked, store: store)
     }
 
     /// The request's form, or the refusal of a request another site made, or without this
@@ -284,9 +285,9 @@ extension FeedRoutes {
 
     /// After a mark: back to the page the form came from (a path of this server only), or
     /// for the reader's script, JSON with what changed and the unread count.
-    private func back(_ request: Request, form: Parameters, marked: Int) async -> Response {
+    private func back(_ request: Request, form: Parameters, marked: Int, store: any CardStore) async -> Response {
         if let accept = request.headers[.accept], accept.contains("application/json") {
-            let unread = (try? await store?.unreadCounts())?.values.reduce(0, +) ?? 0
+            let unread = (try? await store.unreadCounts())?.values.reduce(0, +) ?? 0
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"marked":\#(marked),"unread":\#(unread)}"# + "\n")))
         }
