@@ -121,7 +121,7 @@ final class FeedRoutes: Sendable {
         if metrics.registry != nil {
             router.get("/metrics") { request, context in
                 // This machine's, or a client with the metrics token.
-                guard IPRange.isLoopback(context.clientAddress)
+                guard context.isLocal
                         || (self.metricsToken.map { ConstantTime.equal(AccountGate.token(of: request) ?? "", $0) } ?? false) else {
                     return Problem(title: "Forbidden", status: 403,
                                    detail: "/metrics answers this machine only, or a client with the --metrics-token (Authorization: Bearer, ?token=)").response

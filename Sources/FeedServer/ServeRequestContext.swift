@@ -25,6 +25,14 @@ struct ServeRequestContext: RequestContext, RemoteAddressRequestContext, AuthReq
         remoteAddress?.ipAddress ?? "unknown"
     }
 
+    /// Whether the client is this machine: a loopback address, a Unix socket, or no network
+    /// connection at all (a request made in process).
+    var isLocal: Bool {
+        guard let remoteAddress else { return true }
+        guard let ip = remoteAddress.ipAddress else { return true }
+        return IPRange.isLoopback(ip)
+    }
+
     /// Whose marks the request reads and writes: the account's, else the default person's
     /// (a `serve` without accounts).
     var person: Int {

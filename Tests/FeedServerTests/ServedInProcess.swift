@@ -31,20 +31,21 @@ struct ServedInProcess: Sendable {
     /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
     /// unless `state` names a shared one (replicas).
     static func with(
-        sources: [FixtureSourceEntry], extra: [String: String] = [:], metrics: Bool = false,
+        sources: [FixtureSourceEntry], extra: [String: String] = [:], metrics: Bool = false, state: EngineState = .inMemory(),
+        access: @Sendable (EngineState) -> AccessPolicy = { _ in .open },
         _ body: @Sendable (ServedInProcess) async throws -> Void
     ) async throws {
         let fixture = FixtureWorld.server()
         try await fixture.withRunning { base in
             let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: extra)
             let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:]).load(text: yaml, file: "Sources.yml")
-            try await serve(config: config, state: .inMemory(), fixture: fixture, base: base, metrics: metrics, body)
+            try await serve(config: config, state: state, fixture: fixture, base: base, metrics: metrics, access: access(state), body)
         }
     }
 
     /// One server of `config` on `state` (a replica, when another serves the same state).
     static func serve(config: FeedConfig, state: EngineState, fixture: FixtureServer, base: URL, metrics: Bool = false,
-                      _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
+                      access: AccessPolicy = .open, _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
         let registry = SourceRegistry(SourceCatalogue.sources)
         let live = LiveHTTPTransport()
         let shared = SharedRequests()
@@ -56,7 +57,7 @@ struct ServedInProcess: Sendable {
         let server = FeedServer(runner: FeedRunner(config: config, registry: registry, transports: readers),
                                 refresher: FeedRunner(config: config, registry: registry, transports: refreshes),
                                 config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics,
-                                logsRequests: false, clock: clock, accessLog: { _ in })
+                                logsRequests: false, access: access, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(.router) { client in
                 try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base))

@@ -3,8 +3,8 @@ import Foundation
 /// Failed sign-ins per client address and per user name: past ``limit`` within
 /// ``window``, the next attempt is refused (429 with `Retry-After`) before any password is
 /// checked, until the oldest failure ages out. A right password clears its user's count.
-actor LoginThrottle {
-    static let limit = 10
+public actor LoginThrottle {
+    public static let limit = 10
     static let window: TimeInterval = 15 * 60
     private var failures: [String: [Date]] = [:]
 

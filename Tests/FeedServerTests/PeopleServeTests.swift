@@ -1,0 +1,174 @@
+import FeedServer
+import FeedSourceTesting
+import FeedState
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// `serve` with people (issue 43): signing in four ways, marks per person, tokens until
+/// revoked, sessions that end with a new password, throttled sign-ins, and `--no-auth`.
+@Suite struct PeopleServeTests {
+    static let html: HTTPFields = [.accept: "text/html"]
+
+    /// A state with two people, ann and bob, and a token of ann's.
+    static func people() async throws -> (state: EngineState, token: String) {
+        let state = EngineState.inMemory()
+        let ann = try await state.accounts.add(name: "ann", passwordHash: try await Passwords.hash("ann's password"), at: Date())
+        _ = try await state.accounts.add(name: "bob", passwordHash: try await Passwords.hash("bob's password"), at: Date())
+        let made = AccountToken.make(user: ann.id, label: "phone", at: Date())
+        try await state.accounts.add(made.token, secretHash: made.secretHash)
+        return (state, made.text)
+    }
+
+    static func basic(_ name: String, _ password: String) -> String {
+        "Basic " + Data("\(name):\(password)".utf8).base64EncodedString()
+    }
+
+    static func accounts(secure: Bool = false) -> @Sendable (EngineState) -> AccessPolicy {
+        { state in .accounts(AccountAccess(store: state.accounts, secureCookies: secure)) }
+    }
+
+    /// Signs in with the form; the session cookie (`name=value`) and the whole header.
+    static func signIn(_ served: ServedInProcess, _ name: String, _ password: String) async throws -> (cookie: String, header: String) {
+        let answer = try await served.client.execute(uri: "/login", method: .post,
+                                                     headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                     body: ByteBuffer(string: "name=\(name)&password=\(password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&next=%2F%3Fview%3Dall"))
+        #expect(answer.status == .seeOther)
+        #expect(answer.header("location") == "/?view=all")
+        let header = try #require(answer.headers[values: .setCookie].first { $0.hasPrefix("aggregate_login=") })
+        return (String(header.prefix { $0 != ";" }), header)
+    }
+
+    @Test func nobodySignedInIsAskedToSignIn() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            let feed = try await served.get("/feed.atom")
+            #expect(feed.status == .unauthorized)
+            #expect(feed.header("www-authenticate") == #"Basic realm="aggregate", charset="UTF-8""#)
+            #expect(feed.text.contains("sign in first"))
+            let page = try await served.get("/?view=starred", headers: Self.html)
+            #expect(page.status == .seeOther)
+            #expect(page.header("location") == "/login?next=/%3Fview%3Dstarred")
+            #expect(try await served.get("/cards/cabify:MUG").status == .unauthorized)
+            #expect(try await served.client.execute(uri: "/read", method: .post, headers: [:], body: ByteBuffer(string: "ids=cabify:MUG")).status == .unauthorized)
+            // What needs no one.
+            #expect(try await served.get("/login").status == .ok)
+            #expect(try await served.get("/healthz").status == .ok)
+            #expect(try await served.get("/reader.css").status == .ok)
+        }
+    }
+
+    @Test func twoPeopleReadTheSameCardsWithTheirOwnMarks() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            let ann = try await Self.signIn(served, "ann", "ann's password")
+            let annHeaders: HTTPFields = [.cookie: ann.cookie, .accept: "text/html"]
+            let first = try await served.get("/", headers: annHeaders)
+            #expect(first.status == .ok)
+            #expect(ReadingServeTests.unread(first.text) == 3)
+            // Ann reads a card: her form, her session, her mark.
+            let browser = try ReadingServeTests.Browser(first)
+            var headers = browser.headers
+            headers[.cookie] = browser.cookie + "; " + ann.cookie
+            let marked = try await ReadingServeTests.post(served, "/cards/cabify:MUG/read", "token=\(browser.token)&return=%2F", headers: headers)
+            #expect(marked.status == .seeOther)
+            #expect(ReadingServeTests.unread(try await served.get("/", headers: annHeaders).text) == 2)
+            // Bob, with Basic, has read nothing.
+            let bob = try await served.get("/", headers: [.authorization: Self.basic("bob", "bob's password"), .accept: "text/html"])
+            #expect(bob.status == .ok)
+            #expect(ReadingServeTests.unread(bob.text) == 3)
+            #expect(try await state.cards.reading(as: 1).unreadCounts() == ["cabify": 2])
+            #expect(try await state.cards.reading(as: 2).unreadCounts() == ["cabify": 3])
+            #expect(try await state.cards.unreadCounts() == ["cabify": 3])
+        }
+    }
+
+    @Test func theSessionCookieCarriesItsAttributesAndEndsWithANewPassword() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts(secure: true)) { served in
+            await served.clock.untilSleeping(1)
+            let ann = try await Self.signIn(served, "ann", "ann's password")
+            let attributes = Set(ann.header.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).split(separator: "=").first.map(String.init) ?? "" })
+            #expect(attributes.isSuperset(of: ["HttpOnly", "Secure", "SameSite", "Path", "Expires"]), "\(ann.header)")
+            #expect(ann.header.contains("SameSite=Lax"))
+            #expect(try await served.get("/feed.atom", headers: [.cookie: ann.cookie]).status == .ok)
+            _ = try await state.accounts.setPassword(named: "ann", hash: try await Passwords.hash("a new password"))
+            #expect(try await served.get("/feed.atom", headers: [.cookie: ann.cookie]).status == .unauthorized)
+            // Signing out ends a session too.
+            let again = try await Self.signIn(served, "ann", "a new password")
+            #expect(try await served.client.execute(uri: "/logout", method: .post, headers: [.cookie: again.cookie]).status == .seeOther)
+            #expect(try await served.get("/feed.atom", headers: [.cookie: again.cookie]).status == .unauthorized)
+        }
+    }
+
+    @Test func aTokenWorksUntilRevokedAndIsNeverWrittenIntoAFeed() async throws {
+        let (state, token) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            #expect(try await served.get("/feed.atom", headers: [.authorization: "Bearer \(token)"]).status == .ok)
+            let byQuery = try await served.get("/feed.atom?token=\(token)&per_page=2")
+            #expect(byQuery.status == .ok)
+            #expect(!byQuery.text.contains(token))
+            #expect(!byQuery.text.contains("token="))
+            #expect(byQuery.text.contains("per_page=2"), "the feed names its own address, without the token")
+            let wrong = try await served.get("/feed.atom", headers: [.authorization: "Bearer agg_00000000_" + String(repeating: "0", count: 64)])
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong.text.contains("the token is not one of this server's"))
+            let id = try #require(AccountToken.parse(token)?.id)
+            #expect(try await state.accounts.revoke(token: id, of: 1))
+            #expect(try await served.get("/feed.atom", headers: [.authorization: "Bearer \(token)"]).status == .unauthorized)
+            #expect(try await served.get("/feed.atom?token=\(token)").status == .unauthorized)
+        }
+    }
+
+    @Test func twentyWrongPasswordsInARowAreThrottled() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            var statuses: [Int] = []
+            for attempt in 0..<20 {
+                // Alternately a wrong password and a user that does not exist: the same answer.
+                let name = attempt.isMultiple(of: 2) ? "bob" : "nobody"
+                let answer = try await served.get("/feed.jsonl", headers: [.authorization: Self.basic(name, "wrong \(attempt)")])
+                statuses.append(answer.status.code)
+                if answer.status == .tooManyRequests {
+                    #expect(Int(answer.header("retry-after") ?? "") ?? 0 > 0)
+                }
+            }
+            #expect(statuses == Array(repeating: 401, count: LoginThrottle.limit) + Array(repeating: 429, count: 20 - LoginThrottle.limit))
+            // The form says the same, even with the right password, from this address.
+            let form = try await served.client.execute(uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                       body: ByteBuffer(string: "name=bob&password=bob%27s+password"))
+            #expect(form.status == .tooManyRequests)
+        }
+    }
+
+    @Test func aCrossSiteSignInIsRefused() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            let answer = try await served.client.execute(uri: "/login", method: .post,
+                                                         headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://evil.example"],
+                                                         body: ByteBuffer(string: "name=ann&password=ann%27s+password"))
+            #expect(answer.status == .forbidden)
+            #expect(answer.headers[values: .setCookie].isEmpty)
+        }
+    }
+
+    @Test func withoutAuthEverythingIsReadOnly() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), access: { _ in .readOnly }) { served in
+            await served.clock.untilSleeping(1)
+            #expect(try await served.get("/feed.atom").status == .ok)
+            let page = try await served.get("/", headers: Self.html)
+            #expect(page.status == .ok)
+            #expect(!page.text.contains(#"method="post""#))
+            let post = try await served.client.execute(uri: "/cards/cabify:MUG/read", method: .post, headers: [:], body: ByteBuffer(string: ""))
+            #expect(post.status == .forbidden)
+            #expect(post.text.contains("read-only"))
+            #expect(try await served.client.execute(uri: "/login", method: .post, headers: [:]).status == .forbidden)
+        }
+    }
+}
