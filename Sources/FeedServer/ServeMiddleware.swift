@@ -47,6 +47,14 @@ enum AccessLine {
     static func text(method: HTTPRequest.Method, target: String, status: Int, elapsed: Duration) -> String {
         // Tenths of a millisecond, formatted by hand (String(format:) was a tenth of a cached answer).
         let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
-        return "\(method) \(target) \(status) \(tenths / 10).\(tenths % 10) ms"
+        return "\(method) \(redacted(target)) \(status) \(tenths / 10).\(tenths % 10) ms"
+    }
+
+    /// The target with the value of a `token=` replaced: a sign-in never reaches a log.
+    static func redacted(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?"), target[question...].contains("token=") else { return target }
+        let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("token=") ? "token=REDACTED" : String($0) }
+        return target[...question] + query.joined(separator: "&")
     }
 }

@@ -31,7 +31,7 @@ public struct Binary: Sendable {
     }
 
     public func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-             absolute: String? = nil) async throws -> Run {
+             absolute: String? = nil, stdin: String? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = absolute.map(URL.init(fileURLWithPath:)) ?? url
         process.arguments = arguments
@@ -49,7 +49,14 @@ public struct Binary: Sendable {
         }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
+        if let stdin {
+            let input = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stdin-\(UUID().uuidString)")
+            try Data(stdin.utf8).write(to: input)
+            defer { try? FileManager.default.removeItem(at: input) }
+            process.standardInput = try FileHandle(forReadingFrom: input)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try await process.runUntilExit()
         return Run(status: process.terminationStatus,
                    stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
@@ -127,8 +134,8 @@ public final class Workspace: Sendable {
     }
 
     /// ``run(_:environment:)`` with the arguments as a list.
-    public func run(arguments: [String], environment: [String: String] = [:]) async throws -> Binary.Run {
-        try await Binary.aggregate.run(arguments + stateArguments, in: url, environment: environment)
+    public func run(arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async throws -> Binary.Run {
+        try await Binary.aggregate.run(arguments + stateArguments, in: url, environment: environment, stdin: stdin)
     }
 
     /// `--state-dir state`: the workspace's own state directory.
