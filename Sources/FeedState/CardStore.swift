@@ -1,6 +1,7 @@
 import FeedConfig
 import FeedCore
 import FeedFormats
+import Crypto
 import FeedSupport
 import Foundation
 
@@ -55,6 +56,9 @@ public protocol CardStore: Sendable {
     func unreadCounts() async throws -> [String: Int]
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
+    /// The ids of the kept cards of `numbers` (``CardNumber``); a number no kept card has
+    /// is absent.
+    func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String]
     /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):
     /// `offset` of them skipped, at most `limit` given, with how many it found.
     func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage
@@ -180,6 +184,18 @@ public struct KeptCard: Sendable, Equatable {
         self.card = card
         self.dates = dates
         self.position = position
+    }
+}
+
+/// A card's number: the first 63 bits of the SHA-256 of its id. Apps that sync through the
+/// Google Reader API know an item by a 64-bit integer; the stores keep this number beside
+/// each card (indexed) to find the card an app names. Two of a million cards share one
+/// with a chance of about one in 10^7.
+public enum CardNumber {
+    public static func of(_ id: String) -> Int64 {
+        let digest = Array(SHA256.hash(data: Data(id.utf8)))
+        let bits = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Int64(bitPattern: bits & 0x7fff_ffff_ffff_ffff)
     }
 }
 

@@ -162,6 +162,16 @@ public actor InMemoryCardStore: CardStore {
         return counts
     }
 
+    public func ids(ofNumbers numbers: [Int64]) -> [Int64: String] {
+        let wanted = Set(numbers)
+        var found: [Int64: String] = [:]
+        for id in rows.keys {
+            let number = CardNumber.of(id)
+            if wanted.contains(number) { found[number] = id }
+        }
+        return found
+    }
+
     public func ids(of source: String) -> [String] {
         rows.values.filter { $0.kept.card.source == source }.map(\.kept.card.id)
     }
@@ -197,6 +207,7 @@ struct InMemoryPersonView: CardStore {
     }
     func unreadCounts() async throws -> [String: Int] { await store.unreadCounts(for: person) }
     func ids(of source: String) async throws -> [String] { await store.ids(of: source) }
+    func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] { await store.ids(ofNumbers: numbers) }
 }
 
 /// Which cards retention removes: gone longer than `goneFor`, and past `maxCards` of a

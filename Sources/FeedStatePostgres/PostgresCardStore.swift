@@ -60,6 +60,13 @@ public struct PostgresCardStore: CardStore {
         ], then: { connection in try await PostgresCardStore.indexEveryCard(on: connection) }),
         // Marks per person: a card's marks found by its id (retention keeps what anyone starred).
         .init("5: marks per person", ["CREATE INDEX card_reading_by_card ON card_reading (id)"]),
+        // Each card's number (CardNumber), for the Google Reader API's item ids: the first
+        // 63 bits of the SHA-256 of its id, as Swift computes it.
+        .init("6: card numbers", [
+            "ALTER TABLE card ADD COLUMN number bigint",
+            "UPDATE card SET number = ('x' || substr(encode(sha256(convert_to(id, 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint & 9223372036854775807",
+            "CREATE INDEX card_by_number ON card (number)",
+        ]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -129,10 +136,11 @@ public struct PostgresCardStore: CardStore {
                     let tracked = cardsChanged.map { StoredCardForm.trackedText(ListingMerge.tracked($0)) }
                     let firstSeen = changed.map(\.firstSeen.timeIntervalSince1970)
                     _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since)
-                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL
+                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number)
+                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number
                         FROM unnest(\(ids)::text[], \(positions)::integer[], \(blobs)::bytea[], \(prints)::text[], \(tracked)::text[],
-                                    \(firstSeen)::double precision[]) AS t(id, position, card, fingerprint, tracked, first_seen)
+                                    \(firstSeen)::double precision[], \(ids.map(CardNumber.of))::bigint[])
+                             AS t(id, position, card, fingerprint, tracked, first_seen, number)
                         ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                           card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                           last_seen = excluded.last_seen, gone_since = NULL

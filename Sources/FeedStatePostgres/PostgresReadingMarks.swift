@@ -59,6 +59,18 @@ extension PostgresCardStore {
         return counts
     }
 
+    public func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] {
+        guard !numbers.isEmpty else { return [:] }
+        var found: [Int64: String] = [:]
+        for row in try await migrated().query("""
+            SELECT number, id FROM card WHERE user_id = \(StoreUser.default) AND number = ANY(\(numbers)::bigint[])
+            """) {
+            let (number, id) = try row.decode((Int64, String).self)
+            found[number] = id
+        }
+        return found
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await migrated().query("SELECT id FROM card WHERE user_id = \(StoreUser.default) AND source = \(source)")
             .map { try $0.decode(String.self) }

@@ -108,6 +108,17 @@ public struct SQLiteCardStore: CardStore {
                 """)
             try createReadCountTriggers(db)
         }
+        migrator.registerMigration("v9: card numbers") { db in
+            // Each card's number (CardNumber), for the Google Reader API's item ids.
+            db.add(function: DatabaseFunction("aggregate_card_number", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(CardNumber.of)
+            })
+            try db.execute(sql: """
+                ALTER TABLE card ADD COLUMN number INTEGER;
+                UPDATE card SET number = aggregate_card_number(id);
+                CREATE INDEX card_by_number ON card (number);
+                """)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -179,8 +190,8 @@ public struct SQLiteCardStore: CardStore {
             func insert(rows count: Int) throws -> Statement {
                 try db.cachedStatement(sql: """
                     INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since,
-                                      price_key, price_inexact, published, rank)
-                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)", count: count).joined(separator: ", "))
+                                      price_key, price_inexact, published, rank, number)
+                    VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)", count: count).joined(separator: ", "))
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
                       fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL,
                       price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
@@ -240,7 +251,7 @@ public struct SQLiteCardStore: CardStore {
                         let keys = SortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
-                                   keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position]
+                                   keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
                     try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
                     try Self.indexForSearch(db, cards: chunk.map { listing.cards[$0.position] }, user: user)

@@ -119,6 +119,19 @@ extension SQLiteCardStore {
             """)
     }
 
+    public func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] {
+        guard !numbers.isEmpty else { return [:] }
+        let wanted = String(decoding: try JSONEncoder().encode(numbers), as: UTF8.self)
+        return try await database.read { db in
+            var found: [Int64: String] = [:]
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT card.number, card.id FROM json_each(?2) AS wanted CROSS JOIN card ON card.number = wanted.value AND card.user_id = ?1
+                """), arguments: [StoreUser.default, wanted])
+            while let row = try rows.next() { found[row[0]] = row[1] }
+            return found
+        }
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await database.read { db in
             try String.fetchAll(db, sql: "SELECT id FROM card WHERE user_id = ? AND source = ?", arguments: [StoreUser.default, source])

@@ -78,6 +78,19 @@ extension StoreContractTests {
         }
     }
 
+    /// A card's number (the Google Reader API's item id) finds it on every store.
+    @Test(arguments: Backend.all) func cardsAreFoundByTheirNumbers(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let cards = (0..<3).map { card("\($0)", "1") }
+            try await state.cards.record([listing(cards, at: at(0))])
+            let numbers = cards.map { CardNumber.of($0.id) }
+            #expect(CardNumber.of("shop:0") == 8_965_012_317_402_069_132)
+            #expect(numbers.allSatisfy { $0 > 0 })
+            #expect(try await state.cards.ids(ofNumbers: numbers + [42]) == Dictionary(uniqueKeysWithValues: zip(numbers, cards.map(\.id))))
+            #expect(try await state.cards.ids(ofNumbers: []).isEmpty)
+        }
+    }
+
     /// "Everything up to now": cards a refresh adds meanwhile stay unread.
     @Test(arguments: Backend.all) func markingReadUpToATimeLeavesLaterCardsUnread(_ backend: Backend) async throws {
         try await withState(backend) { state in
