@@ -156,3 +156,21 @@ package enum XMLText {
         }
     }
 }
+
+/// A card as a feed entry shows it — its body as HTML (summary or the allow-listed content,
+/// price, tags, image), its web link, its date — for answers shaped like a feed that are
+/// not one of the formats (the Google Reader API's items).
+public struct EntryParts: Sendable {
+    public let html: String
+    /// A web address only (``WebLink``).
+    public let url: URL?
+    /// `published`, else when the store first saw the card.
+    public let date: Date
+
+    public init(_ card: Card, firstSeen: Date) {
+        let entry = FeedEntry(card, in: FeedDocument(cards: [card], firstSeen: [card.id: firstSeen]), feedDate: firstSeen)
+        html = entry.html
+        url = entry.url
+        date = entry.date
+    }
+}

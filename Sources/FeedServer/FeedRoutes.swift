@@ -134,6 +134,7 @@ final class FeedRoutes: Sendable {
             self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person) } : await self.reader(request)
         }
         if readsMarks { registerReading(on: router) }
+        registerGoogleReader(on: router)
         router.get("/reader.css") { request, _ in
             HTTPAnswer(body: ReaderPage.stylesheet, contentType: "text/css; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
         }
@@ -196,7 +197,7 @@ final class FeedRoutes: Sendable {
             let result = try FeedRunner.stored(shown.map(\.card), config: config, query: query)
             return (result, Self.firstSeen(undatedIn: shown), Self.dates(of: shown, in: result))
         }
-        if let store, let refreshed, refreshed.covers(sources) {
+        if let store = store?.reading(as: person), let refreshed, refreshed.covers(sources) {
             let entries = await refreshed.entries(sources)
             let held = sources.filter { entries[$0] != nil && entries[$0]?.cards == nil }
             let outcomes = sources.compactMap { entries[$0]?.outcome }

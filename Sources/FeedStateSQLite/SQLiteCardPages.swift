@@ -75,7 +75,11 @@ extension SQLiteCardStore {
                                  arguments: [StoreUser.default] + sources) == true {
                 return nil
             }
-            let marked = reading == .unread ? "reading.read_at IS NULL" : "reading.starred_at IS NOT NULL"
+            let marked = switch reading {
+            case .unread: "reading.read_at IS NULL"
+            case .starred: "reading.starred_at IS NOT NULL"
+            case .read: "reading.read_at IS NOT NULL"
+            }
             // Starred cards are few: found from the marks' index, not by reading every card.
             let from = reading == .starred
                 ? "card_reading reading INDEXED BY card_starred CROSS JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id AND reading.user_id = \(person)"

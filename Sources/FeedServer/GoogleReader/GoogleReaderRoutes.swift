@@ -1,0 +1,309 @@
+import FeedConfig
+import FeedCore
+import FeedEngine
+import FeedFormats
+import FeedState
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The Google Reader API under `/api/greader/` (docs/people-and-apps.md), so phone apps and
+/// newsboat sync with `serve`: sign-in (ClientLogin), subscriptions and labels, unread
+/// counts, streams of items, and read and starred marks, each person's own. Signed in as
+/// every other route is (``AccountGate``: `Authorization: GoogleLogin auth=TOKEN`); without
+/// accounts, as the default person.
+extension FeedRoutes {
+    /// The ClientLogin tokens a person keeps: an app signs in again on every start, and
+    /// each sign-in makes one; past these, the oldest are revoked.
+    static let clientLoginTokens = 10
+    static let clientLoginLabel = "Google Reader app (ClientLogin)"
+
+    func registerGoogleReader(on router: Router<ServeRequestContext>) {
+        let api = GoogleReader.prefix + "/reader/api/0"
+        for method in [HTTPRequest.Method.get, .post] {
+            router.on(RouterPath(GoogleReader.prefix + "/accounts/ClientLogin"), method: method) { request, context in
+                await self.clientLogin(request, context: context)
+            }
+            router.on(RouterPath(api + "/stream/items/contents"), method: method) { request, context in
+                await self.api(request, context) { try await self.itemContents($0, person: context.person) }
+            }
+        }
+        router.get(RouterPath(api + "/token")) { _, _ in Self.text("aggregate-google-reader-token\n") }
+        router.get(RouterPath(api + "/user-info")) { request, context in await self.api(request, context) { _ in self.userInfo(context) } }
+        router.get(RouterPath(api + "/subscription/list")) { request, context in
+            await self.api(request, context) { _ in
+                let base = request.head.authority.map { "http://\($0)" } ?? ""
+                return Self.json(["subscriptions": GoogleReader.subscriptions(self.config, registry: self.runner.registry, base: base).map(\.subscription)])
+            }
+        }
+        router.get(RouterPath(api + "/tag/list")) { request, context in
+            await self.api(request, context) { _ in
+                let labels = Set(GoogleReader.subscriptions(self.config, registry: self.runner.registry, base: "").flatMap { $0.subscription.categories.map(\.label) })
+                let tags = [GoogleReader.Tag(id: GoogleReader.starred, type: nil)]
+                    + labels.sorted().map { GoogleReader.Tag(id: GoogleReader.labelPrefix + $0, type: "folder") }
+                return Self.json(["tags": tags])
+            }
+        }
+        router.get(RouterPath(api + "/unread-count")) { request, context in
+            await self.api(request, context) { _ in try await self.unreadCount(person: context.person) }
+        }
+        router.get(RouterPath(api + "/stream/contents/**")) { request, context in
+            let stream = context.parameters.getCatchAll().joined(separator: "/")
+            return await self.api(request, context) { try await self.streamContents($0, stream: stream.removingPercentEncoding ?? stream, person: context.person) }
+        }
+        router.get(RouterPath(api + "/stream/contents")) { request, context in
+            await self.api(request, context) { try await self.streamContents($0, stream: $0.get("s") ?? GoogleReader.readingList, person: context.person) }
+        }
+        router.get(RouterPath(api + "/stream/items/ids")) { request, context in
+            await self.api(request, context) { try await self.itemIDs($0, person: context.person) }
+        }
+        router.post(RouterPath(api + "/edit-tag")) { request, context in
+            await self.api(request, context) { try await self.editTag($0, person: context.person) }
+        }
+        router.post(RouterPath(api + "/mark-all-as-read")) { request, context in
+            await self.api(request, context) { try await self.markAllAsRead($0, person: context.person) }
+        }
+    }
+
+    /// A failure an API answer reports: its status and text.
+    struct APIError: Error {
+        var status: HTTPResponse.Status
+        var text: String
+    }
+
+    /// Runs an API route with the request's parameters (query and form, merged); a POST
+    /// another site made a browser send is refused.
+    private func api(_ request: Request, _ context: ServeRequestContext,
+                     _ body: (Parameters) async throws -> Response) async -> Response {
+        if request.method == .post, let refusal = CrossSiteGuard.refusal(request) {
+            return Problem(title: "Forbidden", status: 403, detail: refusal).response
+        }
+        var pairs = Self.formPairs(request.uri.query ?? "")
+        if request.method == .post {
+            guard let buffer = try? await request.body.collect(upTo: 4 << 20) else {
+                return Self.text("a request body is at most 4 MiB\n", status: .contentTooLarge)
+            }
+            pairs += Self.formPairs(String(buffer: buffer))
+        }
+        do {
+            return try await body(Parameters(pairs: pairs))
+        } catch let error as APIError {
+            return Self.text(error.text + "\n", status: error.status)
+        } catch {
+            return Self.text("the card store cannot be used now\n", status: .serviceUnavailable)
+        }
+    }
+
+    static func text(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json(_ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `accounts/ClientLogin` (`Email`, `Passwd`): `Auth=` a token of the account's, made
+    /// for the app (a password that is itself one of the account's tokens is handed back).
+    private func clientLogin(_ request: Request, context: ServeRequestContext) async -> Response {
+        await api(request, context) { form in
+            guard let signIn else {
+                // No accounts: this machine's server, the default person's marks.
+                return Self.text("SID=none\nLSID=none\nAuth=none\n")
+            }
+            let name = form.get("Email") ?? "", password = form.get("Passwd") ?? ""
+            if AccountToken.parse(password) != nil, let account = await signIn.account(token: password), account.name == name {
+                return Self.text("SID=\(password)\nLSID=\(password)\nAuth=\(password)\n")
+            }
+            switch await signIn.check(name: name, password: password, address: context.clientAddress) {
+            case .success(let account):
+                let store = signIn.access.store
+                let made = AccountToken.make(user: account.id, label: Self.clientLoginLabel, at: Date())
+                try await store.add(made.token, secretHash: made.secretHash)
+                let mine = try await store.tokens(of: account.id).filter { $0.label == Self.clientLoginLabel }
+                for old in mine.dropLast(Self.clientLoginTokens) { _ = try await store.revoke(token: old.id, of: account.id) }
+                return Self.text("SID=\(made.text)\nLSID=\(made.text)\nAuth=\(made.text)\n")
+            case .failure(.throttled(let seconds)):
+                var response = Self.text("Error=BadAuthentication\n", status: .tooManyRequests)
+                response.headers[.retryAfter] = String(seconds)
+                return response
+            case .failure(.wrong):
+                return Self.text("Error=BadAuthentication\n", status: .forbidden)
+            case .failure(.unavailable):
+                return Self.text("Error=ServiceUnavailable\n", status: .serviceUnavailable)
+            }
+        }
+    }
+
+    private func userInfo(_ context: ServeRequestContext) -> Response {
+        let id = String(context.person)
+        return Self.json(GoogleReader.UserInfo(userId: id, userName: context.identity?.account.name ?? "aggregate", userProfileId: id, userEmail: ""))
+    }
+
+    private func personStore(_ person: Int) throws(APIError) -> any CardStore {
+        guard let store else { throw APIError(status: .notFound, text: "the Google Reader API needs the card store (serve with a state and the background refresh)") }
+        return store.reading(as: person)
+    }
+
+    /// Each source's unread cards, each label's, and the reading list's.
+    private func unreadCount(person: Int) async throws -> Response {
+        let counts = try await personStore(person).unreadCounts()
+        var rows: [GoogleReader.UnreadCount] = []
+        var labels: [String: Int] = [:]
+        for (source, subscription) in GoogleReader.subscriptions(config, registry: runner.registry, base: "") {
+            let count = counts[source.id] ?? 0
+            guard count > 0 else { continue }
+            rows.append(GoogleReader.UnreadCount(id: subscription.id, count: count))
+            for label in subscription.categories { labels[label.id, default: 0] += count }
+        }
+        rows += labels.sorted { $0.key < $1.key }.map { GoogleReader.UnreadCount(id: $0.key, count: $0.value) }
+        rows.append(GoogleReader.UnreadCount(id: GoogleReader.readingList, count: counts.values.reduce(0, +)))
+        return Self.json(GoogleReader.UnreadCounts(unreadcounts: rows))
+    }
+
+    /// The sources a stream reads.
+    private func sources(of stream: GoogleReader.Stream) throws(APIError) -> [String] {
+        let subscriptions = GoogleReader.subscriptions(config, registry: runner.registry, base: "")
+        switch stream {
+        case .readingList, .starred, .read: return subscriptions.map(\.source.id)
+        case .feed(let id):
+            guard subscriptions.contains(where: { $0.source.id == id }) else { throw APIError(status: .notFound, text: "no source feed/\(id)") }
+            return [id]
+        case .label(let label):
+            return subscriptions.filter { $0.subscription.categories.contains { $0.label == label } }.map(\.source.id)
+        }
+    }
+
+    /// One page of a stream's items, newest first (`r=o`: oldest first): `n` of them (20,
+    /// at most 1,000), from continuation `c`; `xt`/`it` exclude or keep read and starred
+    /// items; `ot`/`nt` keep those after or before a time (seconds).
+    private func page(_ form: Parameters, stream text: String, person: Int) async throws
+        -> (cards: [(Card, KeptDates)], continuation: String?) {
+        _ = try personStore(person)
+        guard let stream = GoogleReader.Stream(text) else { throw APIError(status: .badRequest, text: "unknown stream \(text)") }
+        let sources = try sources(of: stream)
+        let count = min(max(Int(form.get("n") ?? "") ?? 20, 1), FeedQuery.maxPerPage)
+        let page = max(Int(form.get("c") ?? "") ?? 1, 1)
+        let excluded = form.getAll("xt").compactMap(GoogleReader.Stream.init)
+        let included = form.getAll("it").compactMap(GoogleReader.Stream.init)
+        // One mark the store filters by; any other is checked on each card.
+        var filters = ([stream.filter] + included.map(\.filter)).compactMap { $0 }
+        if excluded.contains(.read) { filters.append(.unread) }
+        let excludesStarred = excluded.contains(.starred)
+        let after = form.get("ot").flatMap(Double.init), before = form.get("nt").flatMap(Double.init)
+        guard !sources.isEmpty else { return ([], nil) }
+        let query = FeedQuery(sourceIDs: sources, sort: .date, order: form.get("r") == "o" ? .ascending : .descending,
+                              page: page, perPage: count)
+        let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
+        do {
+            answered = try await answer(query, sources: sources, reading: filters.first, person: person)
+        } catch {
+            throw APIError(status: .serviceUnavailable, text: error.description)
+        }
+        var cards: [(Card, KeptDates)] = []
+        for card in answered.result.cards {
+            guard let dates = answered.kept[card.id] else { continue }
+            let time = (card.published ?? dates.firstSeen).timeIntervalSince1970
+            guard filters.dropFirst().allSatisfy({ $0.includes(dates) }), !(excludesStarred && dates.starredAt != nil),
+                  after.map({ time > $0 }) ?? true, before.map({ time < $0 }) ?? true else { continue }
+            cards.append((card, dates))
+        }
+        let more = answered.result.cards.count == count && (answered.result.pageCount.map { page < $0 } ?? true)
+        return (cards, more ? String(page + 1) : nil)
+    }
+
+    private func items(_ cards: [(Card, KeptDates)]) -> [GoogleReader.Item] {
+        let subscriptions = Dictionary(GoogleReader.subscriptions(config, registry: runner.registry, base: "").map { ($0.source.id, $0) },
+                                       uniquingKeysWith: { first, _ in first })
+        return cards.map { card, dates in
+            let found = subscriptions[card.source]
+            return GoogleReader.Item(card, dates: dates, source: found?.source, labels: found?.subscription.categories.map(\.label) ?? [])
+        }
+    }
+
+    private func streamContents(_ form: Parameters, stream: String, person: Int) async throws -> Response {
+        let (cards, continuation) = try await page(form, stream: stream, person: person)
+        let title = GoogleReader.Stream(stream).flatMap { stream -> String? in
+            if case .feed(let id) = stream { return config.source(id: id)?.displayName }
+            return nil
+        } ?? config.feed.title
+        return Self.json(GoogleReader.Contents(id: stream, title: title, updated: Int64(Date().timeIntervalSince1970),
+                                               items: items(cards), continuation: continuation))
+    }
+
+    private func itemIDs(_ form: Parameters, person: Int) async throws -> Response {
+        let (cards, continuation) = try await page(form, stream: form.get("s") ?? GoogleReader.readingList, person: person)
+        let refs = cards.map { card, dates in
+            GoogleReader.ItemRef(id: String(CardNumber.of(card.id)),
+                                 timestampUsec: String(Int64((card.published ?? dates.firstSeen).timeIntervalSince1970 * 1_000_000)))
+        }
+        return Self.json(GoogleReader.ItemRefs(itemRefs: refs, continuation: continuation))
+    }
+
+    /// The card ids of the request's `i=` items, in either form; unknown ones are left out.
+    private func cardIDs(_ form: Parameters, store: any CardStore) async throws -> [String] {
+        let items = form.getAll("i")
+        guard items.count <= 10_000 else { throw APIError(status: .badRequest, text: "at most 10000 items at once") }
+        let numbers = items.compactMap(GoogleReader.number(ofItem:))
+        let found = try await store.ids(ofNumbers: numbers)
+        return numbers.compactMap { found[$0] }
+    }
+
+    private func itemContents(_ form: Parameters, person: Int) async throws -> Response {
+        let store = try personStore(person)
+        var cards: [(Card, KeptDates)] = []
+        for id in try await cardIDs(form, store: store) {
+            if let kept = try await store.card(id: id) { cards.append((kept.card, kept.dates)) }
+        }
+        return Self.json(GoogleReader.Contents(id: GoogleReader.readingList, title: config.feed.title,
+                                               updated: Int64(Date().timeIntervalSince1970), items: items(cards), continuation: nil))
+    }
+
+    /// `edit-tag`: `a=` adds and `r=` removes `…/read`, `…/starred` (and `…/kept-unread`,
+    /// unread) on the `i=` items.
+    private func editTag(_ form: Parameters, person: Int) async throws -> Response {
+        let store = try personStore(person)
+        let ids = try await cardIDs(form, store: store)
+        var marks: [ReadingMark] = []
+        for tag in form.getAll("a") {
+            switch tag {
+            case GoogleReader.read: marks.append(.read)
+            case GoogleReader.starred: marks.append(.star)
+            case GoogleReader.keptUnread: marks.append(.unread)
+            default: continue
+            }
+        }
+        for tag in form.getAll("r") {
+            switch tag {
+            case GoogleReader.read: marks.append(.unread)
+            case GoogleReader.starred: marks.append(.unstar)
+            default: continue
+            }
+        }
+        for mark in marks where !ids.isEmpty { _ = try await store.mark(ids, mark, at: Date()) }
+        return Self.text("OK")
+    }
+
+    /// `mark-all-as-read`: the stream `s`'s cards seen up to `ts` (microseconds; now without it).
+    private func markAllAsRead(_ form: Parameters, person: Int) async throws -> Response {
+        let store = try personStore(person)
+        guard let text = form.get("s"), let stream = GoogleReader.Stream(text) else {
+            throw APIError(status: .badRequest, text: "s= names the stream to mark read")
+        }
+        let upTo = form.get("ts").flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1_000_000) } ?? Date()
+        switch stream {
+        case .starred, .read:
+            let starred = try await store.cards(of: nil).filter { stream.filter?.includes($0.dates) ?? false && $0.dates.firstSeen <= upTo }
+            _ = try await store.mark(starred.map(\.card.id), .read, at: Date())
+        case .readingList, .feed, .label:
+            let sources = try sources(of: stream)
+            if !sources.isEmpty { _ = try await store.markRead(seenBy: upTo, sources: sources, at: Date()) }
+        }
+        return Self.text("OK")
+    }
+}

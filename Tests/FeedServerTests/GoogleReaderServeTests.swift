@@ -1,0 +1,137 @@
+import FeedServer
+import FeedSourceTesting
+import FeedState
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The Google Reader API (issue 43) as apps call it: ClientLogin, subscriptions, unread
+/// counts, streams paged by continuation, items by either id form, edit-tag and
+/// mark-all-as-read, each person's own.
+@Suite struct GoogleReaderServeTests {
+    static let api = "/api/greader/reader/api/0"
+
+    struct App {
+        let served: ServedInProcess
+        let auth: String
+
+        func get(_ path: String) async throws -> TestResponse {
+            try await served.get(path, headers: [.authorization: "GoogleLogin auth=\(auth)"])
+        }
+
+        func post(_ path: String, _ form: String) async throws -> TestResponse {
+            try await served.client.execute(uri: path, method: .post,
+                                            headers: [.authorization: "GoogleLogin auth=\(auth)", .contentType: "application/x-www-form-urlencoded"],
+                                            body: ByteBuffer(string: form))
+        }
+
+        func json(_ path: String) async throws -> [String: Any] {
+            let answer = try await get(path)
+            #expect(answer.status == .ok, "\(path): \(answer.text)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any])
+        }
+
+        /// Each stream's unread count.
+        func unread() async throws -> [String: Int] {
+            let rows = try #require(try await json(GoogleReaderServeTests.api + "/unread-count?output=json")["unreadcounts"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: rows.compactMap { row in (row["id"] as? String).map { ($0, row["count"] as? Int ?? -1) } })
+        }
+
+        /// The titles of a stream's items and its continuation.
+        func stream(_ query: String) async throws -> (ids: [String], titles: [String], categories: [[String]], continuation: String?) {
+            let page = try await json(GoogleReaderServeTests.api + "/stream/contents/" + query)
+            let items = try #require(page["items"] as? [[String: Any]])
+            return (items.compactMap { $0["id"] as? String }, items.compactMap { $0["title"] as? String },
+                    items.map { $0["categories"] as? [String] ?? [] }, page["continuation"] as? String)
+        }
+    }
+
+    static func signIn(_ served: ServedInProcess, _ name: String, _ password: String) async throws -> App {
+        let answer = try await served.client.execute(uri: "/api/greader/accounts/ClientLogin", method: .post,
+                                                     headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                     body: ByteBuffer(string: "Email=\(name)&Passwd=\(password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
+        #expect(answer.status == .ok, "\(answer.text)")
+        let lines = answer.text.split(separator: "\n")
+        let auth = try #require(lines.first { $0.hasPrefix("Auth=") }).dropFirst(5)
+        #expect(lines.count == 3 && lines[0] == "SID=\(auth)")
+        return App(served: served, auth: String(auth))
+    }
+
+    @Test func anAppSignsInListsCountsPagesAndMarksItsPersonsCards() async throws {
+        let (state, _) = try await PeopleServeTests.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: PeopleServeTests.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            let refused = try await served.client.execute(uri: "/api/greader/accounts/ClientLogin", method: .post,
+                                                          headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                          body: ByteBuffer(string: "Email=ann&Passwd=wrong"))
+            #expect(refused.status == .forbidden)
+            #expect(refused.text == "Error=BadAuthentication\n")
+            #expect(try await served.get(Self.api + "/unread-count").status == .unauthorized)
+
+            let ann = try await Self.signIn(served, "ann", "ann's password")
+            let info = try await ann.json(Self.api + "/user-info")
+            #expect(info["userName"] as? String == "ann")
+            let subscriptions = try #require(try await ann.json(Self.api + "/subscription/list?output=json")["subscriptions"] as? [[String: Any]])
+            #expect(subscriptions.map { $0["id"] as? String } == ["feed/cabify"])
+            #expect(try await ann.unread() == ["feed/cabify": 3, "user/-/state/com.google/reading-list": 3])
+
+            // Newest first, two at a time: the pages together are every card once.
+            let first = try await ann.stream("user/-/state/com.google/reading-list?n=2")
+            #expect(first.ids.count == 2)
+            #expect(first.continuation == "2")
+            #expect(first.categories.allSatisfy { $0.first == "user/-/state/com.google/reading-list" && !$0.contains("user/-/state/com.google/read") })
+            let second = try await ann.stream("user/-/state/com.google/reading-list?n=2&c=2")
+            #expect(second.ids.count == 1)
+            #expect(second.continuation == nil)
+            #expect(Set(first.titles + second.titles).count == 3)
+            // Cabify's cards carry no date: first seen together, they keep feed order both ways.
+            let oldestFirst = try await ann.stream("feed%2Fcabify?n=3&r=o")
+            #expect(oldestFirst.titles == ["Cabify Voucher", "Cabify T-Shirt", "Cabify Coffee Mug"])
+            #expect(Set(oldestFirst.titles) == Set(first.titles + second.titles))
+
+            // Read by its short id, starred by its long one.
+            let long = first.ids[0]
+            let number = try #require(UInt64(long.split(separator: "/").last ?? "", radix: 16))
+            #expect(long == "tag:google.com,2005:reader/item/" + String(format: "%016llx", number))
+            #expect(try await ann.post(Self.api + "/edit-tag", "i=\(number)&a=user/-/state/com.google/read&T=x").text == "OK")
+            #expect(try await ann.post(Self.api + "/edit-tag", "i=\(long.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&a=user%2F-%2Fstate%2Fcom.google%2Fstarred").text == "OK")
+            #expect(try await ann.unread() == ["feed/cabify": 2, "user/-/state/com.google/reading-list": 2])
+            let unread = try await ann.stream("user/-/state/com.google/reading-list?xt=user/-/state/com.google/read")
+            #expect(unread.ids.count == 2 && !unread.ids.contains(long))
+            let starred = try await ann.stream("user/-/state/com.google/starred")
+            #expect(starred.ids == [long])
+            // The card's own tags follow the states, as plain categories.
+            #expect(starred.categories.first?.prefix(3) == ["user/-/state/com.google/reading-list", "user/-/state/com.google/read", "user/-/state/com.google/starred"])
+            let contents = try await ann.post(Self.api + "/stream/items/contents", "i=\(number)&i=\(second.ids[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&i=123")
+            let items = try #require((try JSONSerialization.jsonObject(with: Data(contents.text.utf8)) as? [String: Any])?["items"] as? [[String: Any]])
+            #expect(items.compactMap { $0["id"] as? String } == [long, second.ids[0]])
+            let refs = try await ann.json(Self.api + "/stream/items/ids?s=user/-/state/com.google/starred")
+            #expect((refs["itemRefs"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [String(number)])
+
+            // Bob's marks are his own; marking all of a feed read reads Ann's only.
+            let bob = try await Self.signIn(served, "bob", "bob's password")
+            #expect(try await bob.unread() == ["feed/cabify": 3, "user/-/state/com.google/reading-list": 3])
+            #expect(try await bob.stream("user/-/state/com.google/starred").ids.isEmpty)
+            #expect(try await ann.post(Self.api + "/mark-all-as-read", "s=feed/cabify&ts=\(Int64(Date().timeIntervalSince1970 + 5) * 1_000_000)").text == "OK")
+            #expect(try await ann.unread() == ["user/-/state/com.google/reading-list": 0])
+            #expect(try await bob.unread() == ["feed/cabify": 3, "user/-/state/com.google/reading-list": 3])
+            #expect(try await ann.post(Self.api + "/edit-tag", "i=\(number)&r=user/-/state/com.google/read").text == "OK")
+            #expect(try await ann.unread() == ["feed/cabify": 1, "user/-/state/com.google/reading-list": 1])
+        }
+    }
+
+    @Test func clientLoginKeepsAFewTokensAndAcceptsOneAsThePassword() async throws {
+        let (state, token) = try await PeopleServeTests.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: PeopleServeTests.accounts()) { served in
+            for _ in 0..<12 { _ = try await Self.signIn(served, "ann", "ann's password") }
+            let tokens = try await state.accounts.tokens(of: 1)
+            #expect(tokens.filter { $0.label == "Google Reader app (ClientLogin)" }.count == 10)
+            #expect(tokens.contains { $0.label == "phone" })
+            let app = try await Self.signIn(served, "ann", token)
+            #expect(app.auth == token)
+            await #expect(throws: Never.self) { _ = try await app.json(Self.api + "/tag/list") }
+        }
+    }
+}
