@@ -3,6 +3,7 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import FeedState
+import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -54,6 +55,11 @@ extension FeedRoutes {
         }
         router.get(RouterPath(api + "/stream/contents")) { request, context in
             await self.api(request, context) { try await self.streamContents($0, stream: $0.get("s") ?? GoogleReader.readingList, person: context.person) }
+        }
+        // A stream as an Atom feed, as FeedHQ and newsboat's FeedHQ mode read it.
+        router.get(RouterPath(GoogleReader.prefix + "/reader/atom/**")) { request, context in
+            let stream = context.parameters.getCatchAll().joined(separator: "/")
+            return await self.api(request, context) { try await self.atomStream($0, stream: stream.removingPercentEncoding ?? stream, person: context.person) }
         }
         router.get(RouterPath(api + "/stream/items/ids")) { request, context in
             await self.api(request, context) { try await self.itemIDs($0, person: context.person) }
@@ -228,12 +234,44 @@ extension FeedRoutes {
 
     private func streamContents(_ form: Parameters, stream: String, person: Int) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: stream, person: person)
-        let title = GoogleReader.Stream(stream).flatMap { stream -> String? in
-            if case .feed(let id) = stream { return config.source(id: id)?.displayName }
-            return nil
-        } ?? config.feed.title
-        return Self.json(GoogleReader.Contents(id: stream, title: title, updated: Int64(Date().timeIntervalSince1970),
+        return Self.json(GoogleReader.Contents(id: stream, title: title(of: stream), updated: Int64(Date().timeIntervalSince1970),
                                                items: items(cards), continuation: continuation))
+    }
+
+    /// A stream's page as Atom: each item's states and labels as categories of Google's
+    /// scheme (`label="read"` is how a FeedHQ client learns an item is read).
+    private func atomStream(_ form: Parameters, stream: String, person: Int) async throws -> Response {
+        let (cards, continuation) = try await page(form, stream: stream, person: person)
+        func date(_ seconds: Int64) -> String { RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds))) }
+        func category(_ term: String) -> String {
+            let label = term.split(separator: "/").last.map(String.init) ?? term
+            return #"<category term="\#(XMLText.escape(term))" scheme="http://www.google.com/reader/" label="\#(XMLText.escape(label))"/>"#
+        }
+        var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"# + "\n"
+        xml += "<id>tag:google.com,2005:reader/\(XMLText.escape(stream))</id>\n<title>\(XMLText.escape(title(of: stream)))</title>\n"
+        xml += "<updated>\(date(Int64(Date().timeIntervalSince1970)))</updated>\n"
+        if let continuation { xml += "<gr:continuation>\(continuation)</gr:continuation>\n" }
+        for item in items(cards) {
+            xml += "<entry>\n<id>\(item.id)</id>\n<title>\(XMLText.escape(item.title))</title>\n"
+            xml += "<published>\(date(item.published))</published>\n<updated>\(date(item.updated))</updated>\n"
+            for link in item.alternate { xml += #"<link rel="alternate" href="\#(XMLText.escape(link.href))" type="text/html"/>"# + "\n" }
+            for term in item.categories where term.hasPrefix("user/") { xml += category(term) + "\n" }
+            for tag in item.categories where !tag.hasPrefix("user/") { xml += #"<category term="\#(XMLText.escape(tag))"/>"# + "\n" }
+            if let author = item.author { xml += "<author><name>\(XMLText.escape(author))</name></author>\n" }
+            xml += #"<summary type="html">\#(XMLText.escape(item.summary.content))</summary>"# + "\n"
+            xml += #"<source gr:stream-id="\#(XMLText.escape(item.origin.streamId))"><id>tag:google.com,2005:reader/\#(XMLText.escape(item.origin.streamId))</id><title>\#(XMLText.escape(item.origin.title))</title></source>"#
+            xml += "\n</entry>\n"
+        }
+        xml += "</feed>\n"
+        return Response(status: .ok, headers: [.contentType: "application/atom+xml; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    /// A stream's title: its source's name, else the feed's title.
+    private func title(of stream: String) -> String {
+        if case .feed(let id)? = GoogleReader.Stream(stream), let source = config.source(id: id) { return source.displayName }
+        return config.feed.title
     }
 
     private func itemIDs(_ form: Parameters, person: Int) async throws -> Response {
