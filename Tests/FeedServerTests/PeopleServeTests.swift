@@ -61,6 +61,39 @@ import Testing
         }
     }
 
+    /// The security sweep: with accounts, every route that changes state or shows cards
+    /// answers 401 (or sends a browser to sign in) without a session, token or API sign-in,
+    /// and changes nothing.
+    @Test func noRouteChangesOrShowsStateWithoutSomeone() async throws {
+        let (state, _) = try await Self.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            let api = "/api/greader/reader/api/0"
+            let posts = ["/cards/cabify:MUG/read", "/cards/cabify:MUG/unread", "/cards/cabify:MUG/star", "/cards/cabify:MUG/unstar",
+                         "/read", api + "/edit-tag", api + "/mark-all-as-read", api + "/stream/items/contents"]
+            let form = "ids=cabify:MUG&before=2100-01-01T00:00:00Z&i=1&a=user/-/state/com.google/read&s=user/-/state/com.google/reading-list"
+            for path in posts {
+                for headers: HTTPFields in [[:], [.authorization: "Bearer agg_00000000_" + String(repeating: "0", count: 64)],
+                                            [.authorization: "GoogleLogin auth=none"], [.cookie: "aggregate_login=forged"]] {
+                    var headers = headers
+                    headers[.contentType] = "application/x-www-form-urlencoded"
+                    let answer = try await served.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: form))
+                    #expect(answer.status == .unauthorized, "POST \(path) with \(headers)")
+                }
+            }
+            let gets = ["/feed.atom", "/feed.json", "/feed.rss", "/feed.jsonl", "/cards/cabify:MUG", "/sources", "/sources.opml",
+                        "/search?q=mug", "/?view=all", api + "/unread-count", api + "/subscription/list", api + "/user-info",
+                        api + "/stream/contents/user/-/state/com.google/reading-list", api + "/stream/items/ids", "/api/greader/reader/atom/feed/cabify"]
+            for path in gets {
+                #expect(try await served.get(path).status == .unauthorized, "GET \(path)")
+                #expect(try await served.get(path, headers: Self.html).status == .seeOther, "GET \(path) from a browser")
+            }
+            #expect(try await state.cards.reading(as: 1).unreadCounts() == ["cabify": 3])
+            #expect(try await state.cards.reading(as: 2).unreadCounts() == ["cabify": 3])
+            #expect(try await state.cards.unreadCounts() == ["cabify": 3])
+        }
+    }
+
     @Test func twoPeopleReadTheSameCardsWithTheirOwnMarks() async throws {
         let (state, _) = try await Self.people()
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
@@ -170,5 +203,25 @@ import Testing
             #expect(post.text.contains("read-only"))
             #expect(try await served.client.execute(uri: "/login", method: .post, headers: [:]).status == .forbidden)
         }
+    }
+}
+
+/// Addresses and blocks for `--trusted-proxy` and the loopback rule.
+@Suite struct IPRangeTests {
+    @Test func blocksContainTheirAddressesOnly() throws {
+        let ten = try #require(IPRange("10.0.0.0/8"))
+        #expect(ten.contains("10.1.2.3") && !ten.contains("11.0.0.1") && !ten.contains("::1"))
+        #expect(ten.contains("::ffff:10.9.9.9"), "an IPv4 address as IPv6 gives it")
+        let one = try #require(IPRange("192.168.1.7"))
+        #expect(one.contains("192.168.1.7") && !one.contains("192.168.1.8"))
+        let six = try #require(IPRange("fd00::/8"))
+        #expect(six.contains("fd12:3456::1") && !six.contains("fe80::1"))
+        let odd = try #require(IPRange("172.16.0.0/12"))
+        #expect(odd.contains("172.31.255.255") && !odd.contains("172.32.0.0"))
+        for bad in ["", "10.0.0.0/33", "10.0.0/8", "host.example", "::1/129", "10.0.0.0/-1"] {
+            #expect(IPRange(bad) == nil, "\(bad)")
+        }
+        #expect(IPRange.isLoopbackHost("127.0.0.1") && IPRange.isLoopbackHost("::1") && IPRange.isLoopbackHost("localhost") && IPRange.isLoopbackHost("127.8.8.8"))
+        #expect(!IPRange.isLoopbackHost("0.0.0.0") && !IPRange.isLoopbackHost("::") && !IPRange.isLoopbackHost("192.168.1.2"))
     }
 }
