@@ -107,7 +107,8 @@ final class FeedRoutes: Sendable {
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
             return await self.slots.run {
-                await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress, person: context.person)
+                await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress, person: context.person,
+                                signedIn: context.identity?.account.name)
             }
         }
         router.get("/sources") { request, _ in self.sources(request) }
@@ -131,7 +132,8 @@ final class FeedRoutes: Sendable {
             }
         }
         router.get("/") { request, context in
-            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person) } : await self.reader(request)
+            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person, signedIn: context.identity?.account.name) }
+                : await self.reader(request)
         }
         if readsMarks { registerReading(on: router) }
         registerGoogleReader(on: router)
@@ -341,7 +343,7 @@ final class FeedRoutes: Sendable {
                                 degraded: degraded, versions: built)
     }
 
-    private func card(_ request: Request, id: String, client: String, person: Int) async -> Response {
+    private func card(_ request: Request, id: String, client: String, person: Int, signedIn: String?) async -> Response {
         let result: FeedRunner.ShowResult
         if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
         let source = String(id.prefix { $0 != ":" })
@@ -374,7 +376,7 @@ final class FeedRoutes: Sendable {
             await health.record([outcome])
             let degraded = await degraded([outcome], sources: [card.source])
             let hasDetail = outcome.detail == nil
-            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded, person: person) { return page }
+            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded, person: person, signedIn: signedIn) { return page }
             let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
             var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
                                       maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
@@ -390,7 +392,7 @@ final class FeedRoutes: Sendable {
         case .notFound(let message, _):
             // Gone upstream, still kept: its page from the store.
             if readsMarks, Self.wantsHTML(request), let kept = try? await store?.card(id: id),
-               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:], person: person) {
+               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:], person: person, signedIn: signedIn) {
                 return page
             }
             await detailGuard.rememberMissing(id, message: message)

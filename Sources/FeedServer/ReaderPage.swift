@@ -71,6 +71,7 @@ enum ReaderPage {
             context["everything_href"] = "/?view=all"
             context["searchable"] = true
             context["search_text"] = reading.search ?? ""
+            if let name = reading.signedIn { context["signed_in"] = name }
         }
         context["heading"] = heading
         context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
@@ -124,6 +125,8 @@ enum ReaderPage {
         var returnTo: String
         /// The list the card was opened from: where "Mark unread" goes back to.
         var back = "/"
+        /// The account signed in (nil without accounts).
+        var signedIn: String?
     }
 
     /// A card's previous and next in the view it was opened from, and that view.
@@ -171,6 +174,7 @@ enum ReaderPage {
         if let marks {
             context["marks"] = ["starred": marks.starred, "token": marks.token, "return_to": marks.returnTo, "back": marks.back] as [String: Any]
             context["searchable"] = true
+            if let name = marks.signedIn { context["signed_in"] = name }
         }
         context["back_href"] = neighbours?.back ?? "/"
         if let neighbours {

@@ -47,6 +47,8 @@ struct ReadingContext {
     var search: String?
     /// Where the side list of sources was last rendered.
     var sourceList: SourceViews
+    /// The account signed in, named beside a "Sign out" button (nil without accounts).
+    var signedIn: String?
 
     /// The page's heading; `sources` are the names of the sources it is limited to.
     func heading(sources: [String], text: String?) -> String {

@@ -24,7 +24,9 @@ extension FeedRoutes {
             }
         }
         router.post("/read") { request, context in await self.markMany(request, person: context.person) }
-        router.get("/search") { request, context in await self.slots.run { await self.search(request, person: context.person) } }
+        router.get("/search") { request, context in
+            await self.slots.run { await self.search(request, person: context.person, signedIn: context.identity?.account.name) }
+        }
     }
 
     /// The view and query of a reader list's parameters (`view=`, and the feed's filters);
@@ -45,7 +47,7 @@ extension FeedRoutes {
     }
 
     /// `GET /`: a view of the kept cards with their marks.
-    func readingList(_ request: Request, person: Int) async -> Response {
+    func readingList(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
         let store = store?.reading(as: person)
         let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
@@ -68,7 +70,8 @@ extension FeedRoutes {
         // (the page's own cards of this second go by their ids).
         let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
         let reading = ReadingContext(view: view, unread: (try? await store?.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
-                                     returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews)
+                                     returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
+                                     signedIn: signedIn)
         let degraded = await degraded(answered.result.outcomes, sources: sources)
         let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
                                    now: Date(), reading: reading)
@@ -76,7 +79,7 @@ extension FeedRoutes {
     }
 
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
-    func search(_ request: Request, person: Int) async -> Response {
+    func search(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
         guard let store = store?.reading(as: person) else { return Problem.notFound("search needs the card store").response }
         let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
         let parameters = Parameters(pairs: pairs)
@@ -116,7 +119,8 @@ extension FeedRoutes {
         let result = FeedRunner.stored(found, query: query, sources: [])
         let session = sessions.session(of: request)
         var reading = ReadingContext(view: .all, unread: (try? await store.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
-                                     returnTo: request.uri.description, marks: kept, renderedAt: Date(), sourceList: sourceViews)
+                                     returnTo: request.uri.description, marks: kept, renderedAt: Date(), sourceList: sourceViews,
+                                     signedIn: signedIn)
         reading.highlight = search.required
         reading.search = parameters.get("q")
         let html = ReaderPage.list(result, parameters: pairs, config: config, degraded: [:], unselectedSources: unselectedSources,
@@ -126,7 +130,8 @@ extension FeedRoutes {
 
     /// A card's page with what the store keeps of it (its dates, history, price chart and
     /// marks); opening it reads it. Nil when the store keeps no such card.
-    func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status], person: Int) async -> Response? {
+    func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status], person: Int,
+                  signedIn: String? = nil) async -> Response? {
         guard let store = store?.reading(as: person), let kept = try? await store.card(id: card.id) else { return nil }
         let session = sessions.session(of: request)
         let now = Date()
@@ -134,7 +139,7 @@ extension FeedRoutes {
         _ = try? await store.mark([card.id], .read, at: now)
         let history = (try? await store.history(of: card.id)) ?? []
         let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id),
-                                         returnTo: request.uri.description, back: neighbours.back)
+                                         returnTo: request.uri.description, back: neighbours.back, signedIn: signedIn)
         let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: now, marks: marks,
                                      kept: ReaderPage.KeptFacts(dates: kept.dates, history: history,
                                                                 chart: PriceChart(kept: kept, history: history, now: now)),

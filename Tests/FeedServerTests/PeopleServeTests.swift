@@ -103,6 +103,7 @@ import Testing
             let first = try await served.get("/", headers: annHeaders)
             #expect(first.status == .ok)
             #expect(ReadingServeTests.unread(first.text) == 3)
+            #expect(first.text.contains(#"<form class="sign-out" method="post" action="/logout"><span class="who">ann</span>"#))
             // Ann reads a card: her form, her session, her mark.
             let browser = try ReadingServeTests.Browser(first)
             var headers = browser.headers
