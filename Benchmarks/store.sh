@@ -9,7 +9,9 @@
 #     view's first page; 100 two-word searches; marking 10,000 cards read in one request;
 #   - the same searches by lemon24's reader (PyPI) over the same entries, as the peer;
 #   - 32 readers (wrk) loading reader and feed pages while a purge removes 100,000 gone
-#     cards, beside the same load without a purge.
+#     cards, beside the same load without a purge;
+#   - the Google Reader API with a user's token: unread-count, 100-item pages of the
+#     reading list, 1,000 items starred at once, and a ClientLogin.
 #   bash Benchmarks/store.sh     (wrk from Debian's packages when missing; about 15 minutes,
 #                                 and about 30 more the first time, to build the peer's
 #                                 database, which is kept in ~/.cache/aggregate-benchmarks)
@@ -207,6 +209,44 @@ load() { wrk --latency -t2 -c32 -d"$1" -s "$work/pages.lua" "$base/" > "$work/wr
 quiet=$(load 10s)
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 
+# The Google Reader API (issue 43) as an app calls it, signed in with a token, on a serve
+# with a user: unread-count, the reading list 100 items a page, 1,000 items starred a
+# request (by their short ids), and a ClientLogin (bcrypt's deliberate cost).
+printf '%s\n' "benchmark password" | run user add bench --password-stdin 2>/dev/null
+token=$(run user token bench 2>/dev/null)
+"$bin/aggregate" serve --config "$work/Sources.yml" --state "$work/state" --port "$serve_port" --no-access-log > "$work/serve.log" 2>&1 &
+serve_pid=$!
+pids+=("$serve_pid")
+until grep -q "serving" "$work/serve.log" 2>/dev/null; do sleep 0.1; done
+api=$(python3 - "$base" "$token" "$work/ids.txt" <<'PY'
+import hashlib, sys, time, urllib.parse, urllib.request
+base, token, ids = sys.argv[1] + "/api/greader", sys.argv[2], [l.strip() for l in open(sys.argv[3]) if l.strip()]
+auth = {"Authorization": f"GoogleLogin auth={token}"}
+def timed(request, runs):
+    times = []
+    for index in range(runs):
+        start = time.perf_counter()
+        body = urllib.request.urlopen(request(index), timeout=60).read()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return f"{times[len(times) // 2]:.1f}/{times[min(len(times) - 1, int(len(times) * 0.99))]:.1f}", body
+counts, _ = timed(lambda _: urllib.request.Request(base + "/reader/api/0/unread-count?output=json", headers=auth), 100)
+pages, body = timed(lambda i: urllib.request.Request(base + f"/reader/api/0/stream/contents/user/-/state/com.google/reading-list?n=100&c={i + 1}", headers=auth), 100)
+items = body.count(b'"crawlTimeMsec"')
+def number(card): return int.from_bytes(hashlib.sha256(card.encode()).digest()[:8], "big") & 0x7fffffffffffffff
+def star(index):
+    chunk = ids[index * 1000:(index + 1) * 1000]
+    form = urllib.parse.urlencode([("a", "user/-/state/com.google/starred")] + [("i", str(number(i))) for i in chunk]).encode()
+    return urllib.request.Request(base + "/reader/api/0/edit-tag", data=form, headers=auth)
+stars, answer = timed(star, 20)
+login, _ = timed(lambda _: urllib.request.Request(base + "/accounts/ClientLogin", data=b"Email=bench&Passwd=benchmark+password"), 5)
+print(counts, pages, items, stars, answer.decode().strip(), login)
+PY
+)
+read -r api_counts api_pages api_items api_stars api_answer api_login <<< "$api"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+run user remove bench 2>/dev/null
+
 # 100,000 cards gone: every feed now lists 200 fewer entries.
 start_feeds $((entries - 200))
 refresh_all
@@ -245,6 +285,10 @@ row "serve: two-word searches (\`/search?q=\`, 20 results)" "$searches" "$query_
 row "lemon24's reader: the same searches (\`search_entries\`, 20 results)" "$(echo "$peer_search" | tr ' ' /)" "reader $reader_version, its FTS5 index of the same entries"
 row "\`aggregate search\` (a process each)" "$search_cli" "50 of the searches"
 row "serve: 10,000 cards marked read in one request (\`POST /read\`)" "$marks" "$mark_requests requests; the last marked $marked"
+row "Google Reader API: \`unread-count\`" "$api_counts" "100 requests, a token"
+row "Google Reader API: the reading list, 100 items (\`stream/contents\`)" "$api_pages" "pages 1–100 (c=), uncached; the last had $api_items items"
+row "Google Reader API: 1,000 items starred (\`edit-tag\`)" "$api_stars" "20 requests by short ids; answered $api_answer"
+row "Google Reader API: \`ClientLogin\` (bcrypt, cost 12)" "$api_login" "5 sign-ins: the hash's deliberate cost"
 read -r rps p99 requests errors <<< "$quiet"
 row "serve: 32 readers, pages 1–20 of the reader and /feed.atom" "– / $p99" "$rps requests/s, $errors errors"
 read -r rps p99 requests errors <<< "$purging"
