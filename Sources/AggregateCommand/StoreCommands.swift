@@ -148,19 +148,29 @@ struct StoreCommand: ContextCommand {
 extension CommonOptions {
     /// Runs `body` with the card store of the state, opened without the network.
     func withStore<T>(_ registry: SourceRegistry, _ body: (any CardStore, FeedConfig) async throws -> T) async throws -> T {
+        try await withOpenedState(registry, reading: "the card store") { state, config in try await body(state.cards, config) }
+    }
+
+    /// Runs `body` with the state opened without the network; a ``UsageError`` or an
+    /// ``AccountError`` is a usage error (exit 2), anything else says it cannot read `what` (exit 1).
+    func withOpenedState<T>(_ registry: SourceRegistry, reading what: String, _ body: (EngineState, FeedConfig) async throws -> T) async throws -> T {
         let config = try loadConfig(registry)
         guard let state = try await openState(config, required: true, connections: .one, cardStoreOnly: true) else { throw ExitStatus.failed.code }
         do {
-            let value = try await body(state.cards, config)
+            let value = try await body(state, config)
             await state.close()
             return value
         } catch let usage as UsageError {
             await state.close()
             Terminal.writeError("aggregate: \(usage)")
             throw ExitStatus.usage.code
+        } catch let error as AccountError {
+            await state.close()
+            Terminal.writeError("aggregate: \(error)")
+            throw ExitStatus.usage.code
         } catch {
             await state.close()
-            Terminal.writeError("aggregate: cannot read the card store: \(PlainWords.describe(error))")
+            Terminal.writeError("aggregate: cannot read \(what): \(PlainWords.describe(error))")
             throw ExitStatus.failed.code
         }
     }

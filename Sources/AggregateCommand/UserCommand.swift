@@ -192,25 +192,7 @@ enum PasswordInput {
 extension CommonOptions {
     /// Runs `body` with the accounts of the state (opened without the network).
     func withAccounts<T>(_ registry: SourceRegistry, _ body: (any AccountStore) async throws -> T) async throws -> T {
-        let config = try loadConfig(registry)
-        guard let state = try await openState(config, required: true, connections: .one, cardStoreOnly: true) else { throw ExitStatus.failed.code }
-        do {
-            let value = try await body(state.accounts)
-            await state.close()
-            return value
-        } catch let usage as UsageError {
-            await state.close()
-            Terminal.writeError("aggregate: \(usage)")
-            throw ExitStatus.usage.code
-        } catch let error as AccountError {
-            await state.close()
-            Terminal.writeError("aggregate: \(error)")
-            throw ExitStatus.usage.code
-        } catch {
-            await state.close()
-            Terminal.writeError("aggregate: cannot read the accounts: \(PlainWords.describe(error))")
-            throw ExitStatus.failed.code
-        }
+        try await withOpenedState(registry, reading: "the accounts") { state, _ in try await body(state.accounts) }
     }
 
     /// Says `message` and gives the usage exit status.

@@ -118,7 +118,12 @@ final class FeedRoutes: Sendable {
             return HTTPAnswer(body: Array(OPML.document(of: self.config, registry: self.runner.registry, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
                               lastModified: nil, maxAge: nil).response(to: request)
         }
-        router.get("/healthz") { request, _ in await self.healthz(request) }
+        router.get("/healthz") { request, context in
+            // Open to anyone, for load balancers; each source's state and errors (which name
+            // upstream hosts) only to this machine when people sign in.
+            if case .accounts = self.access, !context.isLocal { return await self.healthz(request, detailed: false) }
+            return await self.healthz(request, detailed: true)
+        }
         if metrics.registry != nil {
             router.get("/metrics") { request, context in
                 // This machine's, or a client with the metrics token.
@@ -414,11 +419,12 @@ final class FeedRoutes: Sendable {
         var sources: [String: SourceHealth.Entry]
     }
 
-    private func healthz(_ request: Request) async -> Response {
+    private func healthz(_ request: Request, detailed: Bool) async -> Response {
         let sources = await health.snapshot
         let degraded = sources.values.contains { $0.status != .live }
+        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:])
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(Health(status: degraded ? "degraded" : "ok", sources: sources)))))
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(health))))
     }
 
     /// The shortest `cache_ttl` of the sources a query reads: no reader should keep the

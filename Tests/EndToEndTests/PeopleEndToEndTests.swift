@@ -114,3 +114,73 @@ import Testing
         }
     }
 }
+
+/// This machine's first IPv4 address that is not loopback, if it has one: a client that is
+/// not "this machine" to `serve`.
+enum OtherAddress {
+    static let ipv4: String? = {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !text.hasPrefix("127.") { return text }
+        }
+        return nil
+    }()
+}
+
+/// `serve` with people on every address, asked from this machine and from its other
+/// address: `/metrics` and `/healthz`'s details are this machine's (or the metrics token's),
+/// and a proxy header counts only from the trusted proxy.
+@Suite(.serialized, .enabled(if: OtherAddress.ipv4 != nil, "this machine has no address but loopback"))
+struct ServeFromAnotherAddressTests {
+    @Test func metricsHealthDetailsAndTheProxyHeaderAreThisMachinesOnly() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            #expect(try await session.workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: PeopleEndToEndTests.password + "\n").status == 0)
+            let stderr = session.workspace.url.appendingPathComponent("serve.err")
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            let process = Process()
+            process.executableURL = Binary.aggregate.url
+            let metricsToken = "a-metrics-token-for-the-scraper"
+            process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--metrics", "--metrics-token", metricsToken,
+                                 "--auth-proxy-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1"] + session.workspace.stateArguments
+            process.currentDirectoryURL = session.workspace.url
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            process.standardInput = FileHandle.nullDevice
+            let exited = try process.start()
+            defer { process.terminate() }
+            var port: String?
+            for _ in 0..<200 where port == nil {
+                let log = String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self)
+                if let range = log.range(of: #"http://0\.0\.0\.0:\d+"#, options: .regularExpression) { port = String(log[range].split(separator: ":").last ?? "") }
+                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let bound = try #require(port)
+            let here = "http://127.0.0.1:\(bound)", there = "http://\(try #require(OtherAddress.ipv4)):\(bound)"
+
+            #expect(try await ServeTests.get(here + "/metrics").status == 200)
+            #expect(try await ServeTests.get(there + "/metrics").status == 403)
+            #expect(try await ServeTests.get(there + "/metrics", headers: [("Authorization", "Bearer \(metricsToken)")]).status == 200)
+            // Once the first refresh has said how cabify fared.
+            var local = ""
+            for _ in 0..<100 {
+                local = try await ServeTests.get(here + "/healthz").body
+                if local.contains(#""cabify""#) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(local.contains(#""cabify""#), "\(local)")
+            let remoteHealth = try await ServeTests.get(there + "/healthz")
+            #expect(remoteHealth.status == 200 && remoteHealth.body.contains(#""sources":{}"#), "\(remoteHealth.body)")
+            #expect(try await ServeTests.get(here + "/feed.atom", headers: [("X-Forwarded-User", "ann")]).status == 200)
+            #expect(try await ServeTests.get(there + "/feed.atom", headers: [("X-Forwarded-User", "ann")]).status == 401)
+            #expect(await process.terminate(awaiting: exited))
+        }
+    }
+}
