@@ -46,8 +46,10 @@ struct SearchCommand: ContextCommand {
         let (page, perPage) = (paging.page, paging.perPage)
         let limit = paging.all ? Int.max : perPage
         let offset = paging.all ? 0 : (page - 1) * perPage
-        let (found, config) = try await common.withStore(context.registry) { store, config in
-            (try await store.search(search, offset: offset, limit: limit), config)
+        let (found, config, empty) = try await common.withStore(context.registry) { store, config in
+            let found = try await store.search(search, offset: offset, limit: limit)
+            // Nothing found in a store that keeps nothing says why.
+            return (found, config, found.total == 0 ? try await store.summary().isEmpty : false)
         }
         let dates = Dictionary(found.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
         output.print(FeedCards(found.cards.map(\.card)), to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)
@@ -55,6 +57,8 @@ struct SearchCommand: ContextCommand {
             if found.total > 0 {
                 let pages = (found.total + perPage - 1) / perPage
                 Terminal.writeError("aggregate: page \(page) is past the end: there \(pages == 1 ? "is 1 page" : "are \(pages) pages") (\(found.total) cards at \(perPage) per page)")
+            } else if empty {
+                Terminal.writeError("aggregate: the card store is empty: `aggregate refresh` records what the sources answer live (a recorded snapshot or cached copy is not recorded)")
             } else {
                 Terminal.writeError("aggregate: no card in the card store matches: \(TerminalText.safe(words.joined(separator: " ")))")
             }

@@ -35,6 +35,11 @@ struct RefreshCommand: ContextCommand {
             let collected = try await runner.collect(sources, storedTags: storedTags) { await recorder.record($0) }
             await recorder.finish()
             if let state { await common.purge(state.cards, config: config) }
+            let fellBack = collected.outcomes.filter { if case .fallback = $0.status { true } else { false } }.count
+            if await recorder.recorded.listings == 0, fellBack > 0, fellBack == collected.outcomes.count {
+                // Offline, or every upstream down: say why the store did not grow.
+                Terminal.writeError("aggregate: recorded nothing: no source answered live (each answered from its cache or recorded snapshot, which the card store does not record)")
+            }
             if common.verbose {
                 let (cards, listings, unchanged) = await recorder.recorded
                 Terminal.writeError("aggregate: recorded \(cards) cards of \(listings) of \(collected.outcomes.count) sources"

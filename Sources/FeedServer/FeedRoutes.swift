@@ -48,6 +48,8 @@ final class FeedRoutes: Sendable {
     let metricsToken: String?
     /// Signed-in browsers' sessions, in this process (a restart signs everyone out).
     let loginSessions = MemoryPersistDriver()
+    /// The sources as the Google Reader API lists them.
+    let catalog: GoogleReader.Catalog
 
     init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
@@ -57,6 +59,7 @@ final class FeedRoutes: Sendable {
         self.access = access
         if case .accounts(let accounts) = access { signIn = SignIn(access: accounts) } else { signIn = nil }
         self.metricsToken = metricsToken
+        catalog = GoogleReader.Catalog(config, registry: runner.registry)
         self.runner = runner
         self.config = config
         self.firstSeenLog = firstSeenLog

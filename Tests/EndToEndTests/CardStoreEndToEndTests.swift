@@ -135,6 +135,26 @@ import Testing
         }
     }
 
+    /// A refresh with no network records nothing, and says why; a search of the
+    /// empty store says it is empty, not that nothing matches.
+    @Test func anOfflineFirstRefreshSaysWhyTheStoreStaysEmpty() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let search = try await session.run("search", "mug")
+            #expect(search.status == 0 && search.stdout.isEmpty)
+            #expect(search.stderrLines == ["aggregate: the card store is empty: `aggregate refresh` records what the sources answer live (a recorded snapshot or cached copy is not recorded)"])
+            // A run that records nothing leaves a cached copy: offline, the refresh is answered by it.
+            #expect(try await session.run("--all", "--no-record").status == 0)
+            let refresh = try await session.run("--offline", "refresh")
+            #expect(refresh.stderrLines.last == "aggregate: recorded nothing: no source answered live (each answered from its cache or recorded snapshot, which the card store does not record)",
+                    "\(refresh.stderr)")
+            #expect(try await session.run("--stored", "--all").stdout == "")
+            // Online, the same refresh records, and says nothing of the kind.
+            let live = try await session.run("refresh")
+            #expect(live.status == 0 && !live.stderr.contains("recorded nothing"), "\(live.stderr)")
+            #expect(try await session.run("search", "mug").stdout.contains("Mug"))
+        }
+    }
+
     /// A damaged card store is named with how to recover; a run that records into it
     /// still prints its cards and exits as it would, with one line on stderr.
     @Test func aDamagedStoreIsNamedAndNeverChangesARun() async throws {

@@ -65,8 +65,8 @@ enum GoogleReader {
 
     /// One source as an app subscribes to it: its own feed URL when it is a feed, else
     /// its served Atom feed; its folders as labels.
-    struct Subscription: Encodable {
-        struct Category: Encodable {
+    struct Subscription: Encodable, Sendable {
+        struct Category: Encodable, Sendable {
             var id: String
             var label: String
         }
@@ -81,18 +81,47 @@ enum GoogleReader {
         var firstitemmsec = "0"
     }
 
-    static func subscriptions(_ config: FeedConfig, registry: SourceRegistry, base: String) -> [(source: SourceConfig, subscription: Subscription)] {
-        config.sources.filter(\.enabled).enumerated().map { index, source in
-            var url = "\(base)/feed.atom?source=\(source.id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? source.id)"
-            var folders: [String] = []
-            if let feed = registry.type(for: source.plugin) as? any SubscribableSource.Type {
-                let subscription = feed.subscription(source.settings)
-                url = subscription.url.redactedString
-                folders = subscription.folders
+    /// The enabled sources as subscriptions, made once per configuration (a source's
+    /// settings are built to find its feed URL and folders: for 500 sources, most of an
+    /// unread-count's time when made per request).
+    struct Catalog: Sendable {
+        struct Entry: Sendable {
+            let source: SourceConfig
+            /// The source's own feed URL (secrets redacted), nil when it is not a feed.
+            let feedURL: String?
+            let subscription: Subscription
+        }
+
+        let entries: [Entry]
+        let byID: [String: Entry]
+
+        init(_ config: FeedConfig, registry: SourceRegistry) {
+            entries = config.sources.filter(\.enabled).enumerated().map { index, source in
+                var url: String?
+                var folders: [String] = []
+                if let feed = registry.type(for: source.plugin) as? any SubscribableSource.Type {
+                    let subscription = feed.subscription(source.settings)
+                    url = subscription.url.redactedString
+                    folders = subscription.folders
+                }
+                return Entry(source: source, feedURL: url, subscription: Subscription(
+                    id: "feed/" + source.id, title: source.displayName,
+                    categories: folders.map { Subscription.Category(id: labelPrefix + $0, label: $0) },
+                    url: url ?? "", htmlUrl: url ?? "", sortid: String(format: "%08X", index)))
             }
-            return (source, Subscription(id: "feed/" + source.id, title: source.displayName,
-                                         categories: folders.map { Subscription.Category(id: labelPrefix + $0, label: $0) },
-                                         url: url, htmlUrl: url, sortid: String(format: "%08X", index)))
+            byID = Dictionary(entries.map { ($0.source.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The subscriptions, a source that is not a feed by its served Atom feed at `base`.
+        func subscriptions(base: String) -> [Subscription] {
+            entries.map { entry in
+                guard entry.feedURL == nil else { return entry.subscription }
+                var subscription = entry.subscription
+                let id = entry.source.id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? entry.source.id
+                subscription.url = "\(base)/feed.atom?source=\(id)"
+                subscription.htmlUrl = subscription.url
+                return subscription
+            }
         }
     }
 

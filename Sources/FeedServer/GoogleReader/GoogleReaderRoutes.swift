@@ -35,12 +35,12 @@ extension FeedRoutes {
         router.get(RouterPath(api + "/subscription/list")) { request, context in
             await self.api(request, context) { _ in
                 let base = request.head.authority.map { "http://\($0)" } ?? ""
-                return Self.json(["subscriptions": GoogleReader.subscriptions(self.config, registry: self.runner.registry, base: base).map(\.subscription)])
+                return Self.json(["subscriptions": self.catalog.subscriptions(base: base)])
             }
         }
         router.get(RouterPath(api + "/tag/list")) { request, context in
             await self.api(request, context) { _ in
-                let labels = Set(GoogleReader.subscriptions(self.config, registry: self.runner.registry, base: "").flatMap { $0.subscription.categories.map(\.label) })
+                let labels = Set(self.catalog.entries.flatMap { $0.subscription.categories.map(\.label) })
                 let tags = [GoogleReader.Tag(id: GoogleReader.starred, type: nil)]
                     + labels.sorted().map { GoogleReader.Tag(id: GoogleReader.labelPrefix + $0, type: "folder") }
                 return Self.json(["tags": tags])
@@ -161,7 +161,8 @@ extension FeedRoutes {
         let counts = try await personStore(person).unreadCounts()
         var rows: [GoogleReader.UnreadCount] = []
         var labels: [String: Int] = [:]
-        for (source, subscription) in GoogleReader.subscriptions(config, registry: runner.registry, base: "") {
+        for entry in catalog.entries {
+            let (source, subscription) = (entry.source, entry.subscription)
             let count = counts[source.id] ?? 0
             guard count > 0 else { continue }
             rows.append(GoogleReader.UnreadCount(id: subscription.id, count: count))
@@ -174,7 +175,7 @@ extension FeedRoutes {
 
     /// The sources a stream reads.
     private func sources(of stream: GoogleReader.Stream) throws(APIError) -> [String] {
-        let subscriptions = GoogleReader.subscriptions(config, registry: runner.registry, base: "")
+        let subscriptions = catalog.entries
         switch stream {
         case .readingList, .starred, .read: return subscriptions.map(\.source.id)
         case .feed(let id):
@@ -224,10 +225,8 @@ extension FeedRoutes {
     }
 
     private func items(_ cards: [(Card, KeptDates)]) -> [GoogleReader.Item] {
-        let subscriptions = Dictionary(GoogleReader.subscriptions(config, registry: runner.registry, base: "").map { ($0.source.id, $0) },
-                                       uniquingKeysWith: { first, _ in first })
         return cards.map { card, dates in
-            let found = subscriptions[card.source]
+            let found = catalog.byID[card.source]
             return GoogleReader.Item(card, dates: dates, source: found?.source, labels: found?.subscription.categories.map(\.label) ?? [])
         }
     }
