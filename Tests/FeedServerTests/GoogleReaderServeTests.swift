@@ -119,6 +119,10 @@ import Testing
             #expect(try await bob.unread() == ["feed/cabify": 3, "user/-/state/com.google/reading-list": 3])
             #expect(try await ann.post(Self.api + "/edit-tag", "i=\(number)&r=user/-/state/com.google/read").text == "OK")
             #expect(try await ann.unread() == ["feed/cabify": 1, "user/-/state/com.google/reading-list": 1])
+            // Bob stars one item and marks his starred stream read: that item only.
+            #expect(try await bob.post(Self.api + "/edit-tag", "i=\(number)&a=user/-/state/com.google/starred").text == "OK")
+            #expect(try await bob.post(Self.api + "/mark-all-as-read", "s=user/-/state/com.google/starred").text == "OK")
+            #expect(try await bob.unread() == ["feed/cabify": 2, "user/-/state/com.google/reading-list": 2])
         }
     }
 

@@ -334,9 +334,16 @@ extension FeedRoutes {
         }
         let upTo = form.get("ts").flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1_000_000) } ?? Date()
         switch stream {
-        case .starred, .read:
-            let starred = try await store.cards(of: nil).filter { stream.filter?.includes($0.dates) ?? false && $0.dates.firstSeen <= upTo }
-            _ = try await store.mark(starred.map(\.card.id), .read, at: Date())
+        case .read:
+            break
+        case .starred:
+            // The starred cards from the store's marks, not every card read to find them.
+            let sources = catalog.entries.map(\.source.id)
+            let query = StoredPageQuery(sources: sources, order: .feed, descending: false, offset: 0, limit: 100_000, reading: .starred)
+            let starred = if let page = try await store.page(query) { page.cards } else {
+                try await store.cards(of: sources).filter { $0.dates.starredAt != nil }
+            }
+            _ = try await store.mark(starred.filter { $0.dates.firstSeen <= upTo }.map(\.card.id), .read, at: Date())
         case .readingList, .feed, .label:
             let sources = try sources(of: stream)
             if !sources.isEmpty { _ = try await store.markRead(seenBy: upTo, sources: sources, at: Date()) }
