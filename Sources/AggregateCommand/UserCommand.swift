@@ -184,8 +184,7 @@ enum PasswordInput {
     }
 
     private static func usage(_ message: String) -> Error {
-        Terminal.writeError("aggregate: \(message)")
-        return ExitStatus.usage.code
+        usageError(message)
     }
 }
 
@@ -197,7 +196,12 @@ extension CommonOptions {
 
     /// Says `message` and gives the usage exit status.
     func usage(_ message: String) -> Error {
-        Terminal.writeError("aggregate: \(message)")
-        return ExitStatus.usage.code
+        usageError(message)
     }
+}
+
+/// Says `message` on stderr and gives the usage exit status (2).
+func usageError(_ message: String) -> Error {
+    Terminal.writeError("aggregate: \(message)")
+    return ExitStatus.usage.code
 }

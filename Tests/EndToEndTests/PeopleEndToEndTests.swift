@@ -143,26 +143,11 @@ struct ServeFromAnotherAddressTests {
     @Test func metricsHealthDetailsAndTheProxyHeaderAreThisMachinesOnly() async throws {
         try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
             #expect(try await session.workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: PeopleEndToEndTests.password + "\n").status == 0)
-            let stderr = session.workspace.url.appendingPathComponent("serve.err")
-            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-            let process = Process()
-            process.executableURL = Binary.aggregate.url
             let metricsToken = "a-metrics-token-for-the-scraper"
-            process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--metrics", "--metrics-token", metricsToken,
-                                 "--auth-proxy-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1"] + session.workspace.stateArguments
-            process.currentDirectoryURL = session.workspace.url
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: stderr)
-            process.standardInput = FileHandle.nullDevice
-            let exited = try process.start()
-            defer { process.terminate() }
-            var port: String?
-            for _ in 0..<200 where port == nil {
-                let log = String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self)
-                if let range = log.range(of: #"http://0\.0\.0\.0:\d+"#, options: .regularExpression) { port = String(log[range].split(separator: ":").last ?? "") }
-                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let bound = try #require(port)
+            let served = try await ServeTests.Served.start(session, arguments: [
+                "--host", "0.0.0.0", "--metrics", "--metrics-token", metricsToken,
+                "--auth-proxy-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1"], listening: #"http://0\.0\.0\.0:\d+"#)
+            let bound = String(served.base.split(separator: ":").last ?? "")
             let here = "http://127.0.0.1:\(bound)", there = "http://\(try #require(OtherAddress.ipv4)):\(bound)"
 
             #expect(try await ServeTests.get(here + "/metrics").status == 200)
@@ -180,7 +165,7 @@ struct ServeFromAnotherAddressTests {
             #expect(remoteHealth.status == 200 && remoteHealth.body.contains(#""sources":{}"#), "\(remoteHealth.body)")
             #expect(try await ServeTests.get(here + "/feed.atom", headers: [("X-Forwarded-User", "ann")]).status == 200)
             #expect(try await ServeTests.get(there + "/feed.atom", headers: [("X-Forwarded-User", "ann")]).status == 401)
-            #expect(await process.terminate(awaiting: exited))
+            await served.stop()
         }
     }
 }

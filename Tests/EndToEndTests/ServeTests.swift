@@ -23,7 +23,9 @@ import Testing
         let stderr: URL
         let base: String
 
-        static func start(_ session: FixtureSession, arguments: [String] = []) async throws -> Served {
+        /// `listening` is the address pattern the start line names (another with `--host`).
+        static func start(_ session: FixtureSession, arguments: [String] = [],
+                          listening: String = #"http://127\.0\.0\.1:\d+"#) async throws -> Served {
             let stderr = session.workspace.url.appendingPathComponent("serve.err")
             _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             let process = Process()
@@ -36,7 +38,7 @@ import Testing
             let exited = try process.start()
             for _ in 0..<200 {
                 let text = String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self)
-                if let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                if let range = text.range(of: listening, options: .regularExpression) {
                     return Served(process: process, exited: exited, stderr: stderr, base: String(text[range]))
                 }
                 try await Task.sleep(for: .milliseconds(50))
