@@ -196,6 +196,8 @@ let package = Package(
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SIGHUP reloads Sources.yml.
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

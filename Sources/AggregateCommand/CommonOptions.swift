@@ -3,6 +3,7 @@ import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedFormats
+import FeedServer
 import FeedState
 import FeedSupport
 import Foundation
@@ -105,6 +106,13 @@ struct CommonOptions: ParsableArguments {
             Terminal.writeError(error.description)
             throw ExitStatus.usage.code
         }
+    }
+
+    /// How `serve` reads the configuration again (the file ``loadConfig(_:)`` found).
+    func configReload(_ registry: SourceRegistry) -> ConfigReload? {
+        let loader = ConfigLoader(registry: registry)
+        guard let path = try? loader.locate(explicitPath: config) else { return nil }
+        return ConfigReload(path: path) { try loader.load(path: path) }
     }
 
     var logger: Logger {

@@ -172,7 +172,8 @@ struct ServeCommand: ContextCommand {
                                           idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
-                                    logsRequests: accessLog, access: access, metricsToken: metricsToken, accessLog: { Terminal.writeError($0) })
+                                    logsRequests: accessLog, access: access, metricsToken: metricsToken,
+                                    reload: common.configReload(context.registry), accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)\(Self.words(access))")

@@ -88,7 +88,11 @@ public struct ConfigLoader: Sendable {
                     continue
                 }
                 if let id { seen[id] = entry.path }
-                if let source { sources.append(source) }
+                if var source {
+                    source.definition = SourceDefinition(entry: ConfigNode(.map(entry.entries), at: entry.location),
+                                                         everySource: [top.node("filters"), top.node("keep")])
+                    sources.append(source)
+                }
             }
         } else if top.node("sources") == nil {
             top.report("sources", "is required: a list of sources")

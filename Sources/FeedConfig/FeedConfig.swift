@@ -41,6 +41,20 @@ public struct FeedConfig: Sendable {
         self.state = state
     }
 
+    /// What a reload of the file changed, source by source (``SourceConfig/definition``).
+    public func changes(to new: FeedConfig) -> ConfigChanges {
+        var changes = ConfigChanges()
+        for source in new.sources {
+            if let old = self.source(id: source.id) {
+                if old.definition != nil, old.definition == source.definition { changes.unchanged.append(source.id) } else { changes.changed.append(source.id) }
+            } else {
+                changes.added.append(source.id)
+            }
+        }
+        changes.removed = sources.map(\.id).filter { new.source(id: $0) == nil }
+        return changes
+    }
+
     /// How long the card store keeps `source`'s cards.
     public func keepPolicy(for source: String) -> KeepPolicy {
         self.source(id: source)?.keep ?? keep
@@ -64,6 +78,26 @@ public struct FeedConfig: Sendable {
         var places: [String: Int] = [:]
         for (place, source) in sources.enumerated() where places[source.id] == nil { places[source.id] = place }
         return places
+    }
+}
+
+/// The sources a reloaded Sources.yml added, removed, changed and left as they were.
+public struct ConfigChanges: Sendable, Equatable, CustomStringConvertible {
+    public var added: [String] = []
+    public var removed: [String] = []
+    public var changed: [String] = []
+    public var unchanged: [String] = []
+
+    public init() {}
+
+    /// Whether any source differs.
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+
+    /// `1 added (blog), 1 changed (ltk), 4 unchanged`.
+    public var description: String {
+        let parts = [("added", added), ("removed", removed), ("changed", changed)].filter { !$0.1.isEmpty }
+            .map { "\($0.1.count) \($0.0) (\($0.1.joined(separator: ", ")))" }
+        return (parts + ["\(unchanged.count) unchanged"]).joined(separator: ", ")
     }
 }
 
@@ -116,6 +150,9 @@ public struct SourceConfig: Sendable {
     public var options: ConfigNode?
     /// The source's own `filters:` (the top-level ones apply too).
     public var filters: CardFilter
+    /// The entry as written, when loaded from a file: what a reload compares to tell
+    /// whether the source changed.
+    public var definition: SourceDefinition?
     /// `sources[2]`, for messages.
     public var path: String
     public var location: ConfigLocation

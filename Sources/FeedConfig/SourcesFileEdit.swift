@@ -202,25 +202,7 @@ public enum SourcesFileEdit {
     }
 }
 
-/// A YAML document's values without their positions, for "is this what was meant".
-private indirect enum NodeShape: Equatable {
-    case scalar(String, ConfigScalar.Kind)
-    case list([NodeShape])
-    case map([Pair])
-
-    struct Pair: Equatable {
-        var key: String
-        var value: NodeShape
-    }
-
-    init(_ node: ConfigNode) {
-        switch node.value {
-        case .scalar(let scalar): self = .scalar(scalar.text, scalar.kind)
-        case .list(let items): self = .list(items.map(NodeShape.init))
-        case .map(let entries): self = .map(entries.map { Pair(key: $0.key, value: NodeShape($0.value)) })
-        }
-    }
-
+extension NodeShape {
     /// What an entry written by ``SourcesFileEdit/yaml(for:indent:)`` must read back as.
     init(_ entry: NewSourceEntry) {
         var pairs = [Pair(key: "id", value: .scalar(entry.id, .text))]

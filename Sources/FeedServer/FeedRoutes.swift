@@ -14,8 +14,15 @@ import NIOCore
 /// The routes of `aggregate serve`. A class: every route's closure holds it, and a
 /// struct of a dozen references was copied, each retained, on every request.
 final class FeedRoutes: Sendable {
-    let runner: FeedRunner
-    let config: FeedConfig
+    /// The configuration answered now (a reload of Sources.yml swaps it).
+    let current: CurrentSources
+    /// The readers' runner on the configuration answered now.
+    var runner: FeedRunner { current.served.runner }
+    var config: FeedConfig { current.served.config }
+    /// The sources as the Google Reader API lists them.
+    var catalog: GoogleReader.Catalog { current.served.catalog }
+    /// The reader's source filter with nothing selected, rendered once per configuration.
+    var unselectedSources: String { current.served.unselectedSources }
     /// When each undated card was first seen (feed entries need a date that does not move).
     let firstSeenLog: (any FirstSeenLog)?
     /// The card store the background refresh records in, which feeds and the reader are
@@ -35,8 +42,6 @@ final class FeedRoutes: Sendable {
     let accessLog: @Sendable (String) -> Void
     /// One line per request on stderr (`--no-access-log` turns it off).
     let logsRequests: Bool
-    /// The reader's source filter with nothing selected, rendered once (``ReaderPage/sourceOptions(_:selected:)``).
-    let unselectedSources: String
     /// The reader's side list of sources, as last rendered.
     let sourceViews = SourceViews()
     /// The reader's sessions and form tokens (with a card store: the marks' forms).
@@ -46,12 +51,12 @@ final class FeedRoutes: Sendable {
     let signIn: SignIn?
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
+    /// Whether the running configuration is the file's (`/healthz`).
+    let configStatus = ConfigStatus()
     /// Signed-in browsers' sessions, in this process (a restart signs everyone out).
     let loginSessions = MemoryPersistDriver()
-    /// The sources as the Google Reader API lists them.
-    let catalog: GoogleReader.Catalog
 
-    init(runner: FeedRunner, config: FeedConfig, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
+    init(sources: ServedSources, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
@@ -59,9 +64,7 @@ final class FeedRoutes: Sendable {
         self.access = access
         if case .accounts(let accounts) = access { signIn = SignIn(access: accounts) } else { signIn = nil }
         self.metricsToken = metricsToken
-        catalog = GoogleReader.Catalog(config, registry: runner.registry)
-        self.runner = runner
-        self.config = config
+        current = CurrentSources(sources)
         self.firstSeenLog = firstSeenLog
         self.store = store
         self.refreshed = refreshed
@@ -73,7 +76,6 @@ final class FeedRoutes: Sendable {
         self.slots = slots
         self.accessLog = accessLog
         self.logsRequests = logsRequests
-        unselectedSources = ReaderPage.sourceOptions(config, selected: [])
     }
 
     /// Feed routes and the format each serves.
@@ -420,12 +422,16 @@ final class FeedRoutes: Sendable {
     private struct Health: Encodable {
         var status: String
         var sources: [String: SourceHealth.Entry]
+        /// The running configuration: when it was loaded, and why the file does not load
+        /// now, if it does not.
+        var config: ConfigStatus.Snapshot?
     }
 
     private func healthz(_ request: Request, detailed: Bool) async -> Response {
         let sources = await health.snapshot
-        let degraded = sources.values.contains { $0.status != .live }
-        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:])
+        let config = configStatus.snapshot
+        let degraded = sources.values.contains { $0.status != .live } || config.error != nil
+        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:], config: detailed ? config : nil)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(health))))
     }

@@ -20,15 +20,22 @@ public struct FeedServer: Sendable {
     let limits: ConnectionLimits
     let refresher: SourceRefresher?
     let accessLog: LineBuffer
+    /// Sends the refresher each reloaded configuration's plan.
+    private let replans: AsyncStream<(plan: SourceRefresher.Plan, unchanged: Set<String>)>.Continuation
+    /// The runners of a configuration: the readers' (counted) and the refresher's plan.
+    private let makeServed: @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)
+    /// Watches Sources.yml (SIGHUP, changes to the file) when given.
+    private let watcher: ConfigWatcher?
 
     /// `runner` answers readers (any cached copy will do: ``StandardTransports/servesStale``);
     /// `refresher`, when given (online), revalidates every source in the background, waiting
     /// between refreshes on `clock` (a test's own clock moves it on without sleeping).
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
+    /// `reload`, when given, is how Sources.yml is read again on SIGHUP or when it changes.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
-                logsRequests: Bool = true, access: AccessPolicy = .open, metricsToken: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
-                accessLog: @escaping @Sendable (String) -> Void) {
+                logsRequests: Bool = true, access: AccessPolicy = .open, metricsToken: String? = nil, reload: ConfigReload? = nil,
+                clock: any Clock<Duration> = ContinuousClock(), accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
         // Without the background refresh nothing would retire a kept response: every
@@ -41,29 +48,65 @@ public struct FeedServer: Sendable {
         let ruleTimeouts = RuleTimeoutReporter(metrics: serveMetrics, log: accessLog)
         // Readers are answered from the store the background refresh records in; without
         // the refresh, each reader's own run fetches, as a command-line run does.
-        let enabled = config.sources.filter(\.enabled)
         let store = refresher == nil ? nil : state?.cards
-        let refreshed = store == nil ? nil : RefreshedSources(sources: enabled.map(\.id))
+        let refreshed = store == nil ? nil : RefreshedSources(sources: config.sources.filter(\.enabled).map(\.id))
         // What the readers' runner hands its sources to decode is counted: with the store,
         // nothing but a card lookup should be.
-        let readers = FeedRunner(config: runner.config, registry: runner.registry,
-                                 transports: CountedBodies(base: runner.transports, count: { serveMetrics.bodyDecoded(by: "request") }))
-        routes = FeedRoutes(runner: readers, config: config, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
+        let readerTransports = CountedBodies(base: runner.transports, count: { serveMetrics.bodyDecoded(by: "request") })
+        let refreshTransports = refresher.map { CountedBodies(base: $0.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }) }
+        let registry = runner.registry
+        makeServed = { config in
+            let readers = FeedRunner(config: config, registry: registry, transports: readerTransports)
+            let plan = refreshTransports.map { transports in
+                SourceRefresher.Plan(sources: config.sources.filter(\.enabled),
+                                     runner: FeedRunner(config: config, registry: registry, transports: transports),
+                                     liveRunner: FeedRunner(config: config, registry: registry, transports: LiveTierOnly(base: transports)),
+                                     reader: readers, keep: { config.keepPolicy(for: $0) })
+            }
+            return (ServedSources(config: config, runner: readers), plan)
+        }
+        let (served, plan) = makeServed(config)
+        routes = FeedRoutes(sources: served, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, metricsToken: metricsToken)
-        self.refresher = refresher.map { refresher in
-            let counted = FeedRunner(config: refresher.config, registry: refresher.registry,
-                                     transports: CountedBodies(base: refresher.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }))
-            let live = FeedRunner(config: counted.config, registry: counted.registry, transports: LiveTierOnly(base: counted.transports))
-            return SourceRefresher(runner: counted, liveRunner: live, reader: readers, sources: enabled, versions: versions,
-                                   responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                                   leases: state?.refreshLeases, store: store, refreshed: refreshed,
-                                   keep: { [config] in config.keepPolicy(for: $0) }, say: accessLog, clock: clock)
+        let (replanned, replans) = AsyncStream<(plan: SourceRefresher.Plan, unchanged: Set<String>)>.makeStream()
+        self.replans = replans
+        self.refresher = plan.map { plan in
+            SourceRefresher(plan: plan, replans: replanned, versions: versions,
+                            responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
+                            leases: state?.refreshLeases, store: store, refreshed: refreshed, say: accessLog, clock: clock)
         }
         self.host = host
         self.port = port
         self.limits = limits
+        watcher = reload.map { ConfigWatcher(reload: $0, say: accessLog) }
+    }
+
+    /// Serves `config` from now on (a reloaded Sources.yml): every source whose settings
+    /// are unchanged keeps its refresh, its health and what the store holds of it; the
+    /// others stop or start. Every kept response is retired when anything changed (a page
+    /// of every source, the reader's source list and the feeds' titles read the whole
+    /// configuration). Returns what changed.
+    @discardableResult
+    public func reload(to config: FeedConfig) async -> ConfigChanges {
+        let (served, plan) = makeServed(config)
+        let old = routes.current.replace(with: served).config
+        let changes = old.changes(to: config)
+        let enabled = config.sources.filter(\.enabled).map(\.id)
+        routes.refreshed?.cover(enabled)
+        await routes.health.forget(old.sources.map(\.id).filter { !enabled.contains($0) })
+        if !changes.isEmpty || old.feed != config.feed {
+            routes.versions.bump(SourceVersions.configuration)
+            await routes.responses.invalidate(source: SourceVersions.configuration)
+        }
+        if let plan {
+            replans.yield((plan, Set(changes.unchanged)))
+        }
+        if old.state != config.state {
+            accessLog.append("aggregate: \(config.file): state: changed; serve keeps using \(old.state?.description ?? "the default state") until it restarts")
+        }
+        return changes
     }
 
     /// The `Server` header of every answer.
@@ -93,6 +136,7 @@ public struct FeedServer: Sendable {
                                paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName)
         var services: [any Service] = [accessLog]
         if let refresher { services.append(refresher) }
+        if let watcher { services.append(ConfigWatcher.Running(watcher: watcher, server: self)) }
         // Kept answers skip every middleware: with accounts, each request is signed in first.
         let keepsAnswers: Bool
         if case .accounts = routes.access {
@@ -172,6 +216,15 @@ actor SourceHealth {
                 entries[outcome.id] = Entry(status: Status(origin), detail: [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; "), checked: now)
             case .failed(let message, _): entries[outcome.id] = Entry(status: .failed, detail: message, checked: now)
             }
+        }
+    }
+
+    /// Sources no longer served (a reload removed or disabled them).
+    func forget(_ sources: [String]) {
+        for source in sources {
+            entries[source] = nil
+            lastGood[source] = nil
+            refreshes[source] = nil
         }
     }
 

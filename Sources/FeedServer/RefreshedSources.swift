@@ -17,12 +17,16 @@ final class RefreshedSources: Sendable {
     }
 
     private struct State {
+        /// The sources the refresh looks after.
+        var sources: Set<String>
         var entries: [String: Entry] = [:]
         var stopped = false
         var waiting: [(sources: [String], continuation: CheckedContinuation<Void, Never>)] = []
 
+        /// Every one of `sources` has its entry, or is no longer looked after (a reload
+        /// removed it while a reader waited).
         func ready(_ sources: [String]) -> Bool {
-            stopped || sources.allSatisfy { entries[$0] != nil }
+            stopped || sources.allSatisfy { entries[$0] != nil || !self.sources.contains($0) }
         }
 
         /// Resumes the readers whose sources are all ready now.
@@ -35,17 +39,25 @@ final class RefreshedSources: Sendable {
         }
     }
 
-    /// The sources the refresh looks after.
-    let sources: Set<String>
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(sources: [String]) {
-        self.sources = Set(sources)
+        state = Mutex(State(sources: Set(sources)))
     }
 
     /// Whether the refresh looks after every one of `sources`.
     func covers(_ sources: [String]) -> Bool {
-        !sources.isEmpty && sources.allSatisfy(self.sources.contains)
+        state.withLock { state in !sources.isEmpty && sources.allSatisfy(state.sources.contains) }
+    }
+
+    /// The refresh looks after `sources` from now on (a reload): the entries of the others
+    /// are dropped; a changed source keeps its entry until its next refresh.
+    func cover(_ sources: [String]) {
+        state.withLock { state in
+            state.sources = Set(sources)
+            state.entries = state.entries.filter { state.sources.contains($0.key) }
+            state.releaseReady()
+        }
     }
 
     /// The entries of `sources`, once each has one (or the refresh has stopped, when the

@@ -187,8 +187,17 @@ final class SourceVersions: Sendable {
         versions.withLock { $0[source] ?? 0 }
     }
 
+    /// The configuration's own version: every response is built from it too (a page of
+    /// every source, the reader's source list, the feed's title), and a reload that
+    /// changes anything moves it on. No source id has this form.
+    static let configuration = "~configuration"
+
     func snapshot(_ sources: [String]) -> [String: Int] {
-        versions.withLock { all in Dictionary(uniqueKeysWithValues: sources.map { ($0, all[$0] ?? 0) }) }
+        versions.withLock { all in
+            var built = Dictionary(uniqueKeysWithValues: sources.map { ($0, all[$0] ?? 0) })
+            built[Self.configuration] = all[Self.configuration] ?? 0
+            return built
+        }
     }
 
     func bump(_ source: String) {

@@ -21,14 +21,27 @@ import ServiceLifecycle
 /// retires every rendered response built from the old one. A source the store does not
 /// hold is versioned by a fingerprint of the cards its refresh got.
 struct SourceRefresher: Service {
-    /// A runner whose transports revalidate every response (`refresh`).
-    let runner: FeedRunner
-    /// ``runner`` without fallbacks (``LiveTierOnly``), for a source the store holds.
-    let liveRunner: FeedRunner
-    /// The readers' runner (any cached copy): what a replica without the lease reads of a
-    /// source the store does not hold.
-    let reader: FeedRunner
-    let sources: [SourceConfig]
+    /// What to refresh, and with which runners: one per configuration (a reload of
+    /// Sources.yml sends a new one).
+    struct Plan: Sendable {
+        /// The enabled sources.
+        let sources: [SourceConfig]
+        /// A runner whose transports revalidate every response (`refresh`).
+        let runner: FeedRunner
+        /// ``runner`` without fallbacks (``LiveTierOnly``), for a source the store holds.
+        let liveRunner: FeedRunner
+        /// The readers' runner (any cached copy): what a replica without the lease reads
+        /// of a source the store does not hold.
+        let reader: FeedRunner
+        /// How long the store keeps each source's cards.
+        let keep: @Sendable (String) -> KeepPolicy
+    }
+
+    /// The plan at start-up.
+    let plan: Plan
+    /// Later plans, each replacing the one before: a source whose settings are unchanged
+    /// keeps its refresh (its clock, its backoff); the others stop or start.
+    let replans: AsyncStream<(plan: Plan, unchanged: Set<String>)>
     let versions: SourceVersions
     let responses: any RenderedResponseCache
     let health: SourceHealth
@@ -41,8 +54,6 @@ struct SourceRefresher: Service {
     let store: (any CardStore)?
     /// Where readers learn what to read of each source (nil without a store).
     let refreshed: RefreshedSources?
-    /// How long the store keeps each source's cards.
-    let keep: @Sendable (String) -> KeepPolicy
     /// A line for stderr (a failure to record).
     let say: @Sendable (String) -> Void
     /// What the waits between refreshes are measured on.
@@ -57,21 +68,47 @@ struct SourceRefresher: Service {
     }
 
     func run() async throws {
-        // A source the store already holds is answered from it at once: a restart does not
-        // keep readers waiting on the first refresh.
-        if let store, let held = try? await store.versions() {
-            for source in sources where held[source.id] != nil {
-                refreshed?.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
-            }
-        }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
-                for source in sources {
-                    group.addTask { await self.loop(source) }
+                // Each source's refresh runs until its stop stream ends.
+                var running: [String: AsyncStream<Void>.Continuation] = [:]
+                func start(_ sources: [SourceConfig], _ plan: Plan) async {
+                    await self.answerFromStore(sources)
+                    for source in sources {
+                        let (stop, stopping) = AsyncStream<Void>.makeStream()
+                        running[source.id] = stopping
+                        group.addTask {
+                            await withTaskGroup(of: Void.self) { refresh in
+                                refresh.addTask { await self.loop(source, plan) }
+                                refresh.addTask { for await _ in stop {} }
+                                // The stop (or the end of the service) ends the refresh.
+                                await refresh.next()
+                                refresh.cancelAll()
+                            }
+                        }
+                    }
                 }
+                await start(plan.sources, plan)
+                for await (plan, unchanged) in replans {
+                    for (id, stopping) in running where !unchanged.contains(id) {
+                        stopping.finish()
+                        running[id] = nil
+                    }
+                    await start(plan.sources.filter { running[$0.id] == nil }, plan)
+                }
+                for stopping in running.values { stopping.finish() }
             }
         }
         refreshed?.stop()
+    }
+
+    /// A source the store already holds is answered from it at once: a restart (or a
+    /// reload) does not keep readers waiting on the first refresh.
+    private func answerFromStore(_ sources: [SourceConfig]) async {
+        guard let store, let held = try? await store.versions() else { return }
+        for source in sources where held[source.id] != nil {
+            refreshed?.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
+        }
     }
 
     /// What readers of a source are given, as far as retiring responses goes.
@@ -81,7 +118,7 @@ struct SourceRefresher: Service {
         var fingerprint: UInt64?
     }
 
-    private func loop(_ source: SourceConfig) async {
+    private func loop(_ source: SourceConfig, _ plan: Plan) async {
         var served: Served?
         var failures = 0
         let holder = UUID().uuidString
@@ -98,7 +135,7 @@ struct SourceRefresher: Service {
                     leaseKnown = false
                 }
             }
-            let (cards, fetched, storeVersion) = await refresh(source, leased: leased)
+            let (cards, fetched, storeVersion) = await refresh(source, plan, leased: leased)
             guard !Task.isCancelled else { return }
             var outcome = fetched
             // A failed refresh of a source the store holds: readers are served what it
@@ -131,14 +168,14 @@ struct SourceRefresher: Service {
     /// it after recording (nil when the store does not hold it). The lease holder fetches
     /// and records; a replica without the lease reads the holder's records, or, for a
     /// source the store does not hold, the shared cache.
-    private func refresh(_ source: SourceConfig, leased: Bool) async -> ([Card], SourceOutcome, Int?) {
+    private func refresh(_ source: SourceConfig, _ plan: Plan, leased: Bool) async -> ([Card], SourceOutcome, Int?) {
         let unknown = SourceOutcome(id: source.id, url: source.url)
         if !leased, let store, let version = try? await store.version(of: source.id) {
             return ([], unknown, version)
         }
         let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
-        let collected = try? await (leased ? (held ? liveRunner : runner) : reader).collect([source.id])
-        await runner.finishWrites()
+        let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id])
+        await plan.runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown
         guard let store else { return (collected?.cards ?? [], outcome, nil) }
         if leased, let listings = collected?.listings, !listings.isEmpty {
@@ -146,7 +183,7 @@ struct SourceRefresher: Service {
             // readers get (they are given this refresh's cards), and the next one records.
             do {
                 try await store.record(listings)
-                _ = try await store.purge(keep, now: Date(), limit: CardRetention.batch)
+                _ = try await store.purge(plan.keep, now: Date(), limit: CardRetention.batch)
             } catch {
                 say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
                 return (collected?.cards ?? [], outcome, nil)

@@ -26,6 +26,8 @@ struct ServedInProcess: Sendable {
     let clock: TestClock
     let fixture: FixtureServer
     let base: URL
+    /// The server itself (``FeedServer/reload(to:)``).
+    let server: FeedServer
 
     /// Runs `body` against a server of `sources` (their fixture routes, `extra` YAML per
     /// source id); `background` refresh on, `metrics` for `/metrics`, the state in memory
@@ -60,7 +62,7 @@ struct ServedInProcess: Sendable {
                                 logsRequests: false, access: access, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(.router) { client in
-                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base))
+                try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, server: server))
             }
         } catch {
             await live.shutdown()

@@ -1,0 +1,85 @@
+import FeedConfig
+import FeedEngine
+import FeedServer
+import FeedSourceTesting
+import Foundation
+import SourceCatalogue
+import Testing
+
+/// `serve` taking a new Sources.yml without a restart (issue 43): a source whose settings
+/// did not change keeps its refresh (no request upstream for the reload, its clock goes
+/// on); a removed one stops; an added one starts and its readers wait for its first
+/// refresh; every kept response built on the old configuration is retired.
+@Suite struct ConfigReloadServeTests {
+    static func load(_ yaml: String) throws -> FeedConfig {
+        try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:]).load(text: yaml, file: "Sources.yml")
+    }
+
+    static func ids(_ jsonl: String) -> Set<String> {
+        Set(jsonl.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["source"] as? String
+        })
+    }
+
+    @Test func aReloadKeepsUnchangedSourcesStopsRemovedOnesAndStartsNewOnes() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify", "target")) { served in
+            await served.clock.untilSleeping(2)
+            let before = try await served.get("/feed.jsonl")
+            #expect(Self.ids(before.text) == ["cabify", "target"])
+            #expect(served.upstreamRequests("cabify") == 1 && served.upstreamRequests("target") == 1)
+            let users = served.upstreamRequests("reqres")
+
+            // cabify now comes after users in the file: the same settings on other lines.
+            let yaml = FixtureWorld.sourcesYml(base: served.base, sources: FixtureWorld.only("users") + FixtureWorld.only("cabify"))
+            let changes = await served.server.reload(to: try Self.load(yaml))
+            #expect(changes.added == ["users"] && changes.removed == ["target"] && changes.changed == [] && changes.unchanged == ["cabify"], "\(changes)")
+            #expect(changes.description == "1 added (users), 1 removed (target), 1 unchanged")
+
+            // A reader of every source waits for the new one's first refresh.
+            let after = try await served.get("/feed.jsonl")
+            #expect(Self.ids(after.text) == ["cabify", "users"])
+            #expect(after.header("etag") != before.header("etag"))
+            #expect(served.upstreamRequests("reqres") > users)
+            // The unchanged source was not fetched for the reload, nor the removed one since.
+            #expect(served.upstreamRequests("cabify") == 1 && served.upstreamRequests("target") == 1)
+            let sources = try await served.get("/sources").text
+            #expect(sources.contains(#""id":"users""#) && !sources.contains(#""id":"target""#))
+            #expect(try await served.get("/feed.jsonl?source=target").status == .badRequest)
+
+            // cabify's clock went on; target's refresh is gone.
+            await served.refresh(after: 300, sources: 2)
+            #expect(served.upstreamRequests("cabify") == 2 && served.upstreamRequests("target") == 1)
+        }
+    }
+
+    @Test func aChangedSourceIsRefreshedAtOnceUnderItsNewSettings() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify", "target")) { served in
+            await served.clock.untilSleeping(2)
+            _ = try await served.get("/feed.jsonl?source=cabify")
+            let yaml = FixtureWorld.sourcesYml(base: served.base, sources: FixtureWorld.only("cabify", "target"),
+                                               extra: ["cabify": "    name: Cabify Shop\n"])
+            let changes = await served.server.reload(to: try Self.load(yaml))
+            #expect(changes.changed == ["cabify"] && changes.unchanged == ["target"])
+            // Its new refresh runs at once (the old one's wait is over); target's does not.
+            for _ in 0..<500 where served.upstreamRequests("cabify") < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            await served.clock.untilSleeping(2)
+            #expect(served.upstreamRequests("cabify") == 2 && served.upstreamRequests("target") == 1)
+            #expect(try await served.get("/sources").text.contains(#""name":"Cabify Shop""#))
+            #expect(try await served.get("/?source=cabify").text.contains("Cabify Shop"))
+        }
+    }
+
+    @Test func aReloadThatChangesNothingKeepsEveryResponse() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify", "target"), metrics: true) { served in
+            await served.clock.untilSleeping(2)
+            let first = try await served.get("/feed.jsonl")
+            let yaml = "# a comment added above\n" + FixtureWorld.sourcesYml(base: served.base, sources: FixtureWorld.only("cabify", "target"))
+            let changes = await served.server.reload(to: try Self.load(yaml))
+            #expect(changes.isEmpty && Set(changes.unchanged) == ["cabify", "target"], "\(changes)")
+            let again = try await served.get("/feed.jsonl")
+            #expect(again.header("etag") == first.header("etag"))
+            let metrics = try await served.get("/metrics").text
+            #expect(metrics.split(separator: "\n").contains(#"aggregate_response_cache_total{result="hit"} 1"#), "\(metrics)")
+        }
+    }
+}
