@@ -43,9 +43,6 @@ struct AddCommand: ContextCommand {
 
     @OptionGroup var common: CommonOptions
 
-    /// Seconds each request may take.
-    static let timeout = 20.0
-
     func run(in context: CommandContext) async throws {
         guard let address = URL(string: url), address.isWebAddress else {
             Terminal.writeError("aggregate: add: \"\(url)\" is not a web address; give the feed's or its page's http:// or https:// URL")
@@ -74,10 +71,15 @@ struct AddCommand: ContextCommand {
         }
 
         let http = LiveHTTPTransport()
-        let found: (url: URL, title: String?)
+        let found: FeedFinder.Found
         do {
-            found = try await feed(at: address, plugin: plugin, sources: sources, http: http)
+            found = try await FeedFinder(plugin: plugin, http: http).find(address) { feeds, page in try choose(from: feeds, page: page, sources: sources) }
             await http.shutdown()
+        } catch let failure as FeedFinder.Failure {
+            await http.shutdown()
+            Terminal.writeError("aggregate: add: \(failure)")
+            if case .notAFeed = failure { throw ExitStatus.usage.code }
+            throw ExitStatus.failed.code
         } catch {
             await http.shutdown()
             throw error
@@ -96,44 +98,6 @@ struct AddCommand: ContextCommand {
         }
         try sources.addReporting([entry])
         Terminal.writeError("aggregate: added \(newID)\(title.map { " (\($0))" } ?? "") to \(sources.config.file): \(found.url.redactedString)")
-    }
-
-    /// The feed `address` is, or the one the page at `address` advertises (asked, or
-    /// `--pick`ed, when it names several).
-    private func feed(at address: URL, plugin: any SubscribableSource.Type, sources: SourcesFile,
-                      http: LiveHTTPTransport) async throws -> (url: URL, title: String?) {
-        let response = try await fetch(address, http: http)
-        switch plugin.discover(response, json: JSONBody(environment: [:])) {
-        case .feed(let title):
-            return (response.url, title)
-        case .neither(let reason):
-            Terminal.writeError("aggregate: add: \(response.url.redactedString) is not a feed: \(reason)")
-            throw ExitStatus.usage.code
-        case .page(let feeds):
-            let chosen = try choose(from: feeds, page: response.url, sources: sources)
-            let answer = try await fetch(chosen.url, http: http)
-            guard case .feed(let title) = plugin.discover(answer, json: JSONBody(environment: [:])) else {
-                Terminal.writeError("aggregate: add: \(response.url.redactedString) names \(chosen.url.redactedString) as a feed, but it is not one")
-                throw ExitStatus.failed.code
-            }
-            return (answer.url, title ?? chosen.title)
-        }
-    }
-
-    private func fetch(_ url: URL, http: LiveHTTPTransport) async throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try await http.send(HTTPRequest(url: url, headers: ["accept": "application/atom+xml, application/rss+xml, application/feed+json, text/html;q=0.8, */*;q=0.5"]),
-                                           timeout: Self.timeout)
-        } catch let error as SourceError {
-            Terminal.writeError("aggregate: add: cannot fetch \(url.redactedString): \(error.description)")
-            throw ExitStatus.failed.code
-        }
-        guard response.isSuccess else {
-            Terminal.writeError("aggregate: add: \(url.redactedString) answered HTTP \(response.status)")
-            throw ExitStatus.failed.code
-        }
-        return response
     }
 
     /// One of the feeds a page advertises: the only one, the `--pick`ed one, or the one

@@ -109,10 +109,10 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// How `serve` reads the configuration again (the file ``loadConfig(_:)`` found).
-    func configReload(_ registry: SourceRegistry) -> ConfigReload? {
+    func configReload(_ registry: SourceRegistry, http: LiveHTTPTransport?) -> ConfigReload? {
         let loader = ConfigLoader(registry: registry)
         guard let path = try? loader.locate(explicitPath: config) else { return nil }
-        return ConfigReload(path: path) { try loader.load(path: path) }
+        return ConfigReload(path: path, loader: loader, http: http)
     }
 
     var logger: Logger {

@@ -173,7 +173,7 @@ struct ServeCommand: ContextCommand {
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
                                     logsRequests: accessLog, access: access, metricsToken: metricsToken,
-                                    reload: common.configReload(context.registry), accessLog: { Terminal.writeError($0) })
+                                    reload: common.configReload(context.registry, http: (runner.transports as? StandardTransports)?.live), accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)\(Self.words(access))")

@@ -7,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A Sources.yml on disk that commands add sources to (`import`, `add`): the entries go
+/// A Sources.yml on disk that commands add sources to and remove them from (`import`,
+/// `add`, the Google Reader API's subscribe and unsubscribe): the entries go
 /// through ``SourcesFileEdit`` (the one writer of text into the file), the result must
 /// load as the file did, and it replaces the file whole, so a reader sees the old file or
 /// the new one, never half of one.
@@ -26,8 +27,8 @@ public struct SourcesFile: Sendable {
         public var description: String {
             switch self {
             case .unreadable(let path): "cannot read \(path)"
-            case .unplaceable(let path, let reason): "cannot add to \(path): \(reason); it was left as it was"
-            case .wouldNotLoad(let path, let problems): "the new entries would not load, so \(path) was left as it was:\n\(problems)"
+            case .unplaceable(let path, let reason): "cannot change \(path): \(reason); it was left as it was"
+            case .wouldNotLoad(let path, let problems): "the changed file would not load, so \(path) was left as it was:\n\(problems)"
             case .unwritable(let path, let reason): "cannot write \(path): \(reason); it was left as it was"
             }
         }
@@ -52,9 +53,7 @@ public struct SourcesFile: Sendable {
 
     /// The file with `entries` at the end of its `sources:` list, checked, not written.
     public func text(adding entries: [NewSourceEntry]) throws(Failure) -> String {
-        guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
-            throw .unreadable(path: path)
-        }
+        let text = try current()
         let updated: String
         do {
             // Read back before it is written: the old document plus exactly these entries.
@@ -62,7 +61,43 @@ public struct SourcesFile: Sendable {
         } catch {
             throw .unplaceable(path: path, reason: error.description)
         }
-        // The new file must load as the old one did: nothing is written otherwise.
+        return try loading(updated)
+    }
+
+    /// The file with the source `id` replaced by `entry` in its place, or removed (nil),
+    /// checked, not written (``SourcesFileEdit/replacing(_:with:in:file:)``).
+    public func text(changing id: String, to entry: NewSourceEntry?) throws(Failure) -> String {
+        let text = try current()
+        let updated: String
+        do {
+            updated = try SourcesFileEdit.replacing(id, with: entry, in: text, file: config.file)
+        } catch {
+            throw .unplaceable(path: path, reason: error.description)
+        }
+        return try loading(updated)
+    }
+
+    /// Adds `entries` to the file: written whole beside it (beside a link's target, when
+    /// it is one) and renamed over it, keeping its permissions.
+    public func add(_ entries: [NewSourceEntry]) throws(Failure) {
+        try replace(with: text(adding: entries))
+    }
+
+    /// Replaces the source `id` by `entry`, or removes it (nil), as ``add(_:)`` writes.
+    public func change(_ id: String, to entry: NewSourceEntry?) throws(Failure) {
+        try replace(with: text(changing: id, to: entry))
+    }
+
+    /// The file as it is on disk now.
+    private func current() throws(Failure) -> String {
+        guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw .unreadable(path: path)
+        }
+        return text
+    }
+
+    /// `updated`, when it loads as the old file did: nothing is written otherwise.
+    private func loading(_ updated: String) throws(Failure) -> String {
         do {
             _ = try loader.load(text: updated, file: config.file, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         } catch {
@@ -71,10 +106,8 @@ public struct SourcesFile: Sendable {
         return updated
     }
 
-    /// Adds `entries` to the file: written whole beside it (beside a link's target, when
-    /// it is one) and renamed over it, keeping its permissions.
-    public func add(_ entries: [NewSourceEntry]) throws(Failure) {
-        let updated = try text(adding: entries)
+    /// Writes `updated` whole beside the file and renames it over it.
+    private func replace(with updated: String) throws(Failure) {
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         let temporary = target + ".add-\(ProcessInfo.processInfo.processIdentifier).tmp"
         do {
@@ -107,7 +140,12 @@ public struct SourcesFile: Sendable {
 
     /// The id of the source already configured with `url`, if any.
     public func configuredID(for url: URL) -> String? {
-        let key = Self.key(url)
+        Self.configuredID(for: url, in: config)
+    }
+
+    /// The id of the source of `config` configured with `url`, if any.
+    public static func configuredID(for url: URL, in config: FeedConfig) -> String? {
+        let key = key(url)
         return config.sources.first { Self.key($0.url) == key }?.id
     }
 }

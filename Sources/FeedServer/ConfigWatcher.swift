@@ -1,24 +1,27 @@
 import FeedConfig
+import FeedEngine
 import FeedSupport
 import Foundation
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
-/// How `serve` reads its Sources.yml again: the file to watch, and the loading itself
-/// (the same validation as at start-up).
+/// How `serve` changes its configuration: the Sources.yml to watch and edit, its loader
+/// (the same validation as at start-up), and what subscribing fetches with.
 public struct ConfigReload: Sendable {
     /// The file's path, as found at start-up.
     public var path: String
-    /// Loads the file again; its error's description says what is wrong, with lines.
-    public var load: @Sendable () throws -> FeedConfig
+    public var loader: ConfigLoader
     /// How often the file is looked at for a change.
     public var poll: Duration
+    /// Fetches a feed someone subscribes to through the API (nil offline: no subscribing).
+    public var http: LiveHTTPTransport?
 
-    public init(path: String, poll: Duration = .seconds(2), load: @escaping @Sendable () throws -> FeedConfig) {
+    public init(path: String, loader: ConfigLoader, poll: Duration = .seconds(2), http: LiveHTTPTransport?) {
         self.path = path
+        self.loader = loader
         self.poll = poll
-        self.load = load
+        self.http = http
     }
 }
 
@@ -31,76 +34,66 @@ final class ConfigStatus: Sendable {
         var error: String?
     }
 
-    private let state = Mutex(Snapshot(loaded: RFC3339.string(from: ConfigStatus.now())))
+    private let state: Mutex<(snapshot: Snapshot, bytes: Data?)>
+
+    /// `bytes`: the file as loaded at start-up.
+    init(bytes: Data?) {
+        state = Mutex((Snapshot(loaded: RFC3339.string(from: Self.now())), bytes))
+    }
 
     private static func now() -> Date {
         Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
-    var snapshot: Snapshot { state.withLock { $0 } }
+    var snapshot: Snapshot { state.withLock { $0.snapshot } }
 
-    func loaded() {
-        state.withLock { $0 = Snapshot(loaded: RFC3339.string(from: Self.now())) }
+    /// Whether `bytes` are not what was last loaded or tried.
+    func differs(_ bytes: Data) -> Bool {
+        state.withLock { $0.bytes != bytes }
     }
 
-    func failed(_ error: String) {
-        state.withLock { $0.error = error }
+    func loaded(_ bytes: Data?) {
+        state.withLock { $0 = (Snapshot(loaded: RFC3339.string(from: Self.now())), bytes) }
+    }
+
+    func failed(_ error: String, _ bytes: Data?) {
+        state.withLock { state in
+            state.snapshot.error = error
+            state.bytes = bytes
+        }
     }
 }
 
 /// Reads Sources.yml again on SIGHUP and when the file's bytes change (looked at every
 /// ``ConfigReload/poll``: editors, `aggregate add` and `import`, and configuration
 /// managers replace the file by a rename, which a poll sees and a watch on the old file
-/// would not). A file that loads is served (``FeedServer/reload(to:)``); one that does
-/// not leaves the running configuration in place and says why on stderr and in `/healthz`.
-struct ConfigWatcher: Sendable {
+/// would not). A file that loads is served (``Reconfiguration/reload(to:)``); one that
+/// does not leaves the running configuration in place and says why on stderr and in
+/// `/healthz`.
+struct ConfigWatcher: Service {
+    let reconfiguration: Reconfiguration
     let reload: ConfigReload
-    let say: @Sendable (String) -> Void
 
-    /// The watcher bound to the server it reloads.
-    struct Running: Service {
-        let watcher: ConfigWatcher
-        let server: FeedServer
-
-        func run() async throws {
-            let reasons = AsyncStream<String>.makeStream()
-            let signals = await UnixSignalsSequence(trapping: .sighup)
-            await cancelWhenGracefulShutdown {
-                await withDiscardingTaskGroup { group in
-                    group.addTask {
-                        for await _ in signals { reasons.continuation.yield("SIGHUP") }
-                    }
-                    group.addTask {
-                        var seen = FileManager.default.contents(atPath: watcher.reload.path)
-                        while (try? await Task.sleep(for: watcher.reload.poll)) != nil {
-                            let now = FileManager.default.contents(atPath: watcher.reload.path)
-                            if now != seen, now != nil {
-                                seen = now
-                                reasons.continuation.yield("a change to the file")
-                            }
+    func run() async throws {
+        let reasons = AsyncStream<String>.makeStream()
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in signals { reasons.continuation.yield("SIGHUP") }
+                }
+                group.addTask {
+                    while (try? await Task.sleep(for: reload.poll)) != nil {
+                        if let now = FileManager.default.contents(atPath: reload.path), reconfiguration.status.differs(now) {
+                            reasons.continuation.yield("a change to the file")
                         }
                     }
-                    // One reload at a time, in the order asked.
-                    for await reason in reasons.stream {
-                        await watcher.apply(reason: reason, to: server)
-                    }
+                }
+                // One reload at a time, in the order asked.
+                for await reason in reasons.stream {
+                    await reconfiguration.reloadFile(after: reason)
                 }
             }
         }
-    }
-
-    func apply(reason: String, to server: FeedServer) async {
-        let config: FeedConfig
-        do {
-            config = try reload.load()
-        } catch {
-            let why = String(describing: error)
-            server.routes.configStatus.failed(why)
-            say("aggregate: \(reload.path) no longer loads (after \(reason)), so serve keeps the configuration it has until the file is fixed:\n\(why)")
-            return
-        }
-        let changes = await server.reload(to: config)
-        server.routes.configStatus.loaded()
-        say("aggregate: reloaded \(config.file) after \(reason): \(changes)")
     }
 }

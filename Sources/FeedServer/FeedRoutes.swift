@@ -14,8 +14,9 @@ import NIOCore
 /// The routes of `aggregate serve`. A class: every route's closure holds it, and a
 /// struct of a dozen references was copied, each retained, on every request.
 final class FeedRoutes: Sendable {
-    /// The configuration answered now (a reload of Sources.yml swaps it).
-    let current: CurrentSources
+    /// The configuration answered now, and how it changes (a reload of Sources.yml).
+    let reconfiguration: Reconfiguration
+    var current: CurrentSources { reconfiguration.current }
     /// The readers' runner on the configuration answered now.
     var runner: FeedRunner { current.served.runner }
     var config: FeedConfig { current.served.config }
@@ -51,12 +52,10 @@ final class FeedRoutes: Sendable {
     let signIn: SignIn?
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
-    /// Whether the running configuration is the file's (`/healthz`).
-    let configStatus = ConfigStatus()
     /// Signed-in browsers' sessions, in this process (a restart signs everyone out).
     let loginSessions = MemoryPersistDriver()
 
-    init(sources: ServedSources, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
+    init(reconfiguration: Reconfiguration, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
@@ -64,7 +63,7 @@ final class FeedRoutes: Sendable {
         self.access = access
         if case .accounts(let accounts) = access { signIn = SignIn(access: accounts) } else { signIn = nil }
         self.metricsToken = metricsToken
-        current = CurrentSources(sources)
+        self.reconfiguration = reconfiguration
         self.firstSeenLog = firstSeenLog
         self.store = store
         self.refreshed = refreshed
@@ -429,7 +428,7 @@ final class FeedRoutes: Sendable {
 
     private func healthz(_ request: Request, detailed: Bool) async -> Response {
         let sources = await health.snapshot
-        let config = configStatus.snapshot
+        let config = reconfiguration.status.snapshot
         let degraded = sources.values.contains { $0.status != .live } || config.error != nil
         let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:], config: detailed ? config : nil)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],

@@ -20,10 +20,6 @@ public struct FeedServer: Sendable {
     let limits: ConnectionLimits
     let refresher: SourceRefresher?
     let accessLog: LineBuffer
-    /// Sends the refresher each reloaded configuration's plan.
-    private let replans: AsyncStream<(plan: SourceRefresher.Plan, unchanged: Set<String>)>.Continuation
-    /// The runners of a configuration: the readers' (counted) and the refresher's plan.
-    private let makeServed: @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)
     /// Watches Sources.yml (SIGHUP, changes to the file) when given.
     private let watcher: ConfigWatcher?
 
@@ -55,7 +51,7 @@ public struct FeedServer: Sendable {
         let readerTransports = CountedBodies(base: runner.transports, count: { serveMetrics.bodyDecoded(by: "request") })
         let refreshTransports = refresher.map { CountedBodies(base: $0.transports, count: { serveMetrics.bodyDecoded(by: "refresh") }) }
         let registry = runner.registry
-        makeServed = { config in
+        let makeServed: @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?) = { config in
             let readers = FeedRunner(config: config, registry: registry, transports: readerTransports)
             let plan = refreshTransports.map { transports in
                 SourceRefresher.Plan(sources: config.sources.filter(\.enabled),
@@ -65,14 +61,14 @@ public struct FeedServer: Sendable {
             }
             return (ServedSources(config: config, runner: readers), plan)
         }
-        let (served, plan) = makeServed(config)
-        routes = FeedRoutes(sources: served, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
+        let (replanned, replans) = AsyncStream<Reconfiguration.Replan>.makeStream()
+        let reconfiguration = Reconfiguration(config: config, file: reload, refreshed: refreshed, health: health, versions: versions,
+                                              responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
+        routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, metricsToken: metricsToken)
-        let (replanned, replans) = AsyncStream<(plan: SourceRefresher.Plan, unchanged: Set<String>)>.makeStream()
-        self.replans = replans
-        self.refresher = plan.map { plan in
+        self.refresher = makeServed(config).1.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             leases: state?.refreshLeases, store: store, refreshed: refreshed, say: accessLog, clock: clock)
@@ -80,33 +76,15 @@ public struct FeedServer: Sendable {
         self.host = host
         self.port = port
         self.limits = limits
-        watcher = reload.map { ConfigWatcher(reload: $0, say: accessLog) }
+        watcher = reload.map { ConfigWatcher(reconfiguration: reconfiguration, reload: $0) }
     }
 
     /// Serves `config` from now on (a reloaded Sources.yml): every source whose settings
-    /// are unchanged keeps its refresh, its health and what the store holds of it; the
-    /// others stop or start. Every kept response is retired when anything changed (a page
-    /// of every source, the reader's source list and the feeds' titles read the whole
-    /// configuration). Returns what changed.
+    /// are unchanged keeps its refresh; the others stop or start (``Reconfiguration``).
+    /// Returns what changed.
     @discardableResult
     public func reload(to config: FeedConfig) async -> ConfigChanges {
-        let (served, plan) = makeServed(config)
-        let old = routes.current.replace(with: served).config
-        let changes = old.changes(to: config)
-        let enabled = config.sources.filter(\.enabled).map(\.id)
-        routes.refreshed?.cover(enabled)
-        await routes.health.forget(old.sources.map(\.id).filter { !enabled.contains($0) })
-        if !changes.isEmpty || old.feed != config.feed {
-            routes.versions.bump(SourceVersions.configuration)
-            await routes.responses.invalidate(source: SourceVersions.configuration)
-        }
-        if let plan {
-            replans.yield((plan, Set(changes.unchanged)))
-        }
-        if old.state != config.state {
-            accessLog.append("aggregate: \(config.file): state: changed; serve keeps using \(old.state?.description ?? "the default state") until it restarts")
-        }
-        return changes
+        await routes.reconfiguration.reload(to: config)
     }
 
     /// The `Server` header of every answer.
@@ -136,7 +114,7 @@ public struct FeedServer: Sendable {
                                paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName)
         var services: [any Service] = [accessLog]
         if let refresher { services.append(refresher) }
-        if let watcher { services.append(ConfigWatcher.Running(watcher: watcher, server: self)) }
+        if let watcher { services.append(watcher) }
         // Kept answers skip every middleware: with accounts, each request is signed in first.
         let keepsAnswers: Bool
         if case .accounts = routes.access {

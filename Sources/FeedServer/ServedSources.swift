@@ -1,5 +1,7 @@
 import FeedConfig
+import FeedCore
 import FeedEngine
+import Foundation
 import Synchronization
 
 /// One Sources.yml as `serve` answers it: the configuration, the readers' runner on it,
@@ -40,5 +42,176 @@ final class CurrentSources: Sendable {
             current = new
             return old
         }
+    }
+}
+
+/// Changes what `serve` serves while it runs: a new configuration swapped in (a reload of
+/// Sources.yml), and the file's edits the Google Reader API makes (subscribe,
+/// unsubscribe, rename), each through the validated whole-file edit `aggregate import`
+/// uses, then reloaded.
+final class Reconfiguration: Sendable {
+    typealias Replan = (plan: SourceRefresher.Plan, unchanged: Set<String>)
+
+    let current: CurrentSources
+    let status: ConfigStatus
+    /// The file, its loader, and what subscribing fetches with (nil: the configuration
+    /// was not read from a file this server may change).
+    let file: ConfigReload?
+    private let refreshed: RefreshedSources?
+    private let health: SourceHealth
+    private let versions: SourceVersions
+    private let responses: any RenderedResponseCache
+    /// The runners of a configuration: the readers' and the refresher's plan.
+    private let makeServed: @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)
+    /// Sends the refresher each new configuration's plan.
+    private let replans: AsyncStream<Replan>.Continuation
+    private let say: @Sendable (String) -> Void
+    /// One edit of the file at a time (read, change, check, rename).
+    private let editing = Mutex(())
+
+    init(config: FeedConfig, file: ConfigReload?, refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
+         responses: any RenderedResponseCache, replans: AsyncStream<Replan>.Continuation,
+         say: @escaping @Sendable (String) -> Void, makeServed: @escaping @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)) {
+        current = CurrentSources(makeServed(config).0)
+        status = ConfigStatus(bytes: file.flatMap { FileManager.default.contents(atPath: $0.path) })
+        self.file = file
+        self.refreshed = refreshed
+        self.health = health
+        self.versions = versions
+        self.responses = responses
+        self.replans = replans
+        self.say = say
+        self.makeServed = makeServed
+    }
+
+    /// Serves `config` from now on: every source whose settings are unchanged keeps its
+    /// refresh, its health and what the store holds of it; the others stop or start.
+    /// Every kept response is retired when anything changed (a page of every source, the
+    /// reader's source list and the feeds' titles read the whole configuration).
+    func reload(to config: FeedConfig) async -> ConfigChanges {
+        let (served, plan) = makeServed(config)
+        let old = current.replace(with: served).config
+        let changes = old.changes(to: config)
+        let enabled = config.sources.filter(\.enabled).map(\.id)
+        refreshed?.cover(enabled)
+        await health.forget(old.sources.map(\.id).filter { !enabled.contains($0) })
+        if !changes.isEmpty || old.feed != config.feed {
+            versions.bump(SourceVersions.configuration)
+            await responses.invalidate(source: SourceVersions.configuration)
+        }
+        if let plan { replans.yield((plan, Set(changes.unchanged))) }
+        if old.state != config.state {
+            say("aggregate: \(config.file): state: changed; serve keeps using \(old.state?.description ?? "the default state") until it restarts")
+        }
+        return changes
+    }
+
+    /// Reads the file again and serves it, or keeps the running configuration and says
+    /// why (stderr, `/healthz`) when it does not load.
+    func reloadFile(after reason: String) async {
+        guard let file else { return }
+        let bytes = FileManager.default.contents(atPath: file.path)
+        let config: FeedConfig
+        do {
+            config = try file.loader.load(path: file.path)
+        } catch {
+            status.failed(error.description, bytes)
+            say("aggregate: \(file.path) no longer loads (after \(reason)), so serve keeps the configuration it has until the file is fixed:\n\(error.description)")
+            return
+        }
+        let changes = await reload(to: config)
+        status.loaded(bytes)
+        say("aggregate: reloaded \(config.file) after \(reason): \(changes)")
+    }
+
+    /// Why the file was not changed.
+    enum EditFailure: Error, CustomStringConvertible {
+        /// Not a file this server may change, or no feed plugin, or offline.
+        case unavailable(String)
+        /// The request names nothing that can be done (a source that is not there).
+        case refused(String)
+        case file(SourcesFile.Failure)
+        case finding(FeedFinder.Failure)
+
+        var description: String {
+            switch self {
+            case .unavailable(let why), .refused(let why): why
+            case .file(let failure): failure.description
+            case .finding(let failure): failure.description
+            }
+        }
+    }
+
+    /// The file as it is now, to be changed under ``editing``.
+    private func sourcesFile() throws(EditFailure) -> SourcesFile {
+        guard let file else { throw .unavailable("serve was not started from a Sources.yml it can change") }
+        do {
+            return SourcesFile(path: file.path, config: try file.loader.load(path: file.path), loader: file.loader)
+        } catch {
+            throw .unavailable("\(file.path) does not load now, so it is not changed:\n\(error.description)")
+        }
+    }
+
+    /// Subscribes to the feed at `address` (or the one its page advertises first): a new
+    /// `plugin: feed` entry at the end of the file, named `title` or the feed's own title,
+    /// in `folders`. A URL already configured adds nothing. Returns the source's id and name.
+    func subscribe(_ address: URL, title: String?, folders: [String]) async throws(EditFailure) -> (id: String, name: String) {
+        let config = current.served.config
+        let registry = current.served.runner.registry
+        if let existing = SourcesFile.configuredID(for: address, in: config) { return (existing, config.sourceName(existing)) }
+        guard let plugin = registry.types.lazy.compactMap({ $0 as? any SubscribableSource.Type }).first else {
+            throw .unavailable("this build has no feed plugin")
+        }
+        guard let http = file?.http else { throw .unavailable("serve runs offline: it fetches no feed to subscribe to") }
+        let found: FeedFinder.Found
+        do {
+            found = try await FeedFinder(plugin: plugin, http: http).find(address) { feeds, _ in feeds[0] }
+        } catch let failure as FeedFinder.Failure {
+            throw .finding(failure)
+        } catch {
+            throw .unavailable("\(error)")
+        }
+        let added: (id: String, name: String, new: Bool) = try editing.withLock { _ throws(EditFailure) in
+            let sources = try sourcesFile()
+            if let existing = sources.configuredID(for: found.url) { return (existing, sources.config.sourceName(existing), false) }
+            let name = title ?? found.title
+            let id = SourcesFileEdit.id(from: name ?? found.url.host ?? "feed", taken: Set(sources.config.sources.map(\.id)))
+            let entry = NewSourceEntry(id: id, name: name, plugin: plugin.plugin, url: found.url, tags: folders,
+                                       comment: "subscribed through the Google Reader API")
+            do throws(SourcesFile.Failure) { try sources.add([entry]) } catch { throw .file(error) }
+            return (id, entry.name ?? id, true)
+        }
+        if added.new { await reloadFile(after: "a subscribe through the Google Reader API") }
+        return (added.id, added.name)
+    }
+
+    /// Removes the source `id` from the file.
+    func unsubscribe(_ id: String) async throws(EditFailure) {
+        try editing.withLock { _ throws(EditFailure) in
+            let sources = try sourcesFile()
+            guard sources.config.source(id: id) != nil else { throw .refused("no source has the id \(id)") }
+            do throws(SourcesFile.Failure) { try sources.change(id, to: nil) } catch { throw .file(error) }
+        }
+        await reloadFile(after: "an unsubscribe through the Google Reader API")
+    }
+
+    /// Renames the source `id` and moves it to `folders` (nil keeps either), when its entry
+    /// is one the writer could have written (id, name, plugin, url, tags).
+    func edit(_ id: String, title: String?, folders: (add: [String], remove: [String])) async throws(EditFailure) {
+        try editing.withLock { _ throws(EditFailure) in
+            let sources = try sourcesFile()
+            guard let source = sources.config.source(id: id) else { throw .refused("no source has the id \(id)") }
+            let tags = (source.options.flatMap(Self.tags) ?? []).filter { !folders.remove.contains($0) }
+            let entry = NewSourceEntry(id: id, name: title ?? source.name, plugin: source.plugin, url: source.url,
+                                       tags: tags + folders.add.filter { !tags.contains($0) })
+            do throws(SourcesFile.Failure) { try sources.change(id, to: entry) } catch { throw .file(error) }
+        }
+        await reloadFile(after: "an edit of a subscription through the Google Reader API")
+    }
+
+    /// The `tags:` of a source's options.
+    private static func tags(_ options: ConfigNode) -> [String]? {
+        guard case .map(let entries) = options.value, case .list(let items)? = entries.last(where: { $0.key == "tags" })?.value.value else { return nil }
+        return items.compactMap { if case .scalar(let scalar) = $0.value { scalar.text } else { nil } }
     }
 }

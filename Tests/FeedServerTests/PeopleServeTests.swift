@@ -70,8 +70,10 @@ import Testing
             await served.clock.untilSleeping(1)
             let api = "/api/greader/reader/api/0"
             let posts = ["/cards/cabify:MUG/read", "/cards/cabify:MUG/unread", "/cards/cabify:MUG/star", "/cards/cabify:MUG/unstar",
-                         "/read", api + "/edit-tag", api + "/mark-all-as-read", api + "/stream/items/contents"]
+                         "/read", api + "/edit-tag", api + "/mark-all-as-read", api + "/stream/items/contents",
+                         api + "/subscription/quickadd", api + "/subscription/edit"]
             let form = "ids=cabify:MUG&before=2100-01-01T00:00:00Z&i=1&a=user/-/state/com.google/read&s=user/-/state/com.google/reading-list"
+                + "&quicksub=\(served.base.absoluteString)/feed/news.rss.xml&ac=unsubscribe&s=feed/cabify"
             for path in posts {
                 for headers: HTTPFields in [[:], [.authorization: "Bearer agg_00000000_" + String(repeating: "0", count: 64)],
                                             [.authorization: "GoogleLogin auth=none"], [.cookie: "aggregate_login=forged"]] {
@@ -91,6 +93,9 @@ import Testing
             #expect(try await state.cards.reading(as: 1).unreadCounts() == ["cabify": 3])
             #expect(try await state.cards.reading(as: 2).unreadCounts() == ["cabify": 3])
             #expect(try await state.cards.unreadCounts() == ["cabify": 3])
+            // Nothing was fetched to subscribe to, nothing unsubscribed.
+            #expect(served.fixture.control.requests(to: "feed").isEmpty)
+            #expect(try await served.get("/sources", headers: [.authorization: Self.basic("ann", "ann's password")]).text.contains(#""id":"cabify""#))
         }
     }
 

@@ -70,6 +70,7 @@ extension FeedRoutes {
         router.post(RouterPath(api + "/mark-all-as-read")) { request, context in
             await self.api(request, context) { try await self.markAllAsRead($0, person: context.person) }
         }
+        registerSubscribing(on: router)
     }
 
     /// A failure an API answer reports: its status and text.
@@ -80,7 +81,7 @@ extension FeedRoutes {
 
     /// Runs an API route with the request's parameters (query and form, merged); a POST
     /// another site made a browser send is refused.
-    private func api(_ request: Request, _ context: ServeRequestContext,
+    func api(_ request: Request, _ context: ServeRequestContext,
                      _ body: (Parameters) async throws -> Response) async -> Response {
         if request.method == .post, let refusal = CrossSiteGuard.refusal(request) {
             return Problem(title: "Forbidden", status: 403, detail: refusal).response
