@@ -29,7 +29,7 @@ import Glibc
     }
 
     @Test func subscribeAndUnsubscribeThroughTheAPIEditTheFileAndServeIt() async throws {
-        try await ServeTests.withServe(sources: FixtureWorld.only("cabify")) { session, served in
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    cache_ttl: 600\n"]) { session, served in
             let api = served.base + "/api/greader/reader/api/0"
             let feed = session.base.absoluteString + "/feed/news.rss.xml"
             let added = try await ServeTests.get(api + "/subscription/quickadd?quicksub=feed/" + feed, method: .POST, headers: Self.form)
@@ -53,6 +53,18 @@ import Glibc
             let page = try await ServeTests.get(api + "/subscription/quickadd?quicksub=" + session.base.absoluteString + "/reqres/api/users%3Fpage%3D2",
                                                 method: .POST, headers: Self.form)
             #expect(page.body.contains(#""numResults":0"#) && page.body.contains("is not a feed"), "\(page.body)")
+
+            // Renamed and put in a folder: the entry rewritten in its place.
+            let edited = try await ServeTests.get(api + "/subscription/edit?ac=edit&s=\(stream)&t=Morning%20News&a=user/-/label/Daily",
+                                                  method: .POST, headers: Self.form)
+            #expect(edited.status == 200 && edited.body == "OK", "\(edited.body)")
+            let renamed = try String(contentsOf: session.workspace.url.appendingPathComponent("Sources.yml"), encoding: .utf8)
+            #expect(renamed.contains("  - id: \(id)\n    name: \"Morning News\"\n    plugin: feed\n    url: \"\(feed)\"\n    options:\n      tags: [\"Daily\"]\n"), "\(renamed)")
+            let list = try await ServeTests.get(api + "/subscription/list").body
+            #expect(list.contains(#""title":"Morning News""#) && list.contains(#""label":"Daily""#), "\(list)")
+            // cabify's entry has a setting the API does not write: changing it is left to the file.
+            let cabify = try await ServeTests.get(api + "/subscription/edit?ac=edit&s=feed/cabify&t=Shop", method: .POST, headers: Self.form)
+            #expect(cabify.status == 409 && cabify.body.contains("has settings besides id, name, plugin, url and tags; change it in the file"), "\(cabify.body)")
 
             let removed = try await ServeTests.get(api + "/subscription/edit?ac=unsubscribe&s=" + stream, method: .POST, headers: Self.form)
             #expect(removed.status == 200 && removed.body == "OK")
