@@ -95,6 +95,19 @@ public enum SourcesFileEdit {
         return updated
     }
 
+    /// Where the `sources:` list whose entries begin at line index `from` ends: at the next
+    /// top-level key; comments and blank lines just above that key belong to it.
+    static func listEnd(_ lines: [String], from: Int) -> Int {
+        var end = lines[from...].firstIndex { line in
+            guard let first = line.first else { return false }
+            return first != " " && first != "#" && first != "-" && first != "\t"
+        } ?? lines.count
+        while end > from, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty || lines[end - 1].hasPrefix("#") {
+            end -= 1
+        }
+        return end
+    }
+
     /// `text` with `entries` (YAML lines, already indented) at the end of its `sources:`
     /// block list.
     static func appending(_ entries: String, to text: String) throws(Failure) -> String {
@@ -106,15 +119,7 @@ public enum SourcesFileEdit {
         guard rest.isEmpty || rest.hasPrefix("#") else {
             throw Failure(description: "its sources: list is written on one line (flow style); write it as one `- id:` entry per line first")
         }
-        // The list ends at the next top-level key; comments and blank lines just above that
-        // key belong to it.
-        var end = lines[(start + 1)...].firstIndex { line in
-            guard let first = line.first else { return false }
-            return first != " " && first != "#" && first != "-" && first != "\t"
-        } ?? lines.count
-        while end > start + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty || lines[end - 1].hasPrefix("#") {
-            end -= 1
-        }
+        let end = listEnd(lines, from: start + 1)
         var added = entries.components(separatedBy: "\n")
         if added.last == "" { added.removeLast() }
         lines.insert(contentsOf: [""] + added, at: end)

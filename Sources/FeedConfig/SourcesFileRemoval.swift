@@ -36,16 +36,9 @@ extension SourcesFileEdit {
         guard start < lines.count, lines[start].trimmingCharacters(in: .whitespaces).hasPrefix("-") else {
             throw Failure(description: "its sources: list is written on one line (flow style); remove \(id) by hand")
         }
-        var end: Int
-        if index + 1 < entries.count {
-            end = entries[index + 1].location.line - 1
-        } else {
-            // The list ends at the next top-level key.
-            end = lines[(start + 1)...].firstIndex { line in
-                guard let first = line.first else { return false }
-                return first != " " && first != "#" && first != "-" && first != "\t"
-            } ?? lines.count
-        }
+        // The entry ends where the next begins (the comments just above that one are its),
+        // or where the list does.
+        var end = index + 1 < entries.count ? entries[index + 1].location.line - 1 : listEnd(lines, from: start + 1)
         while end > start + 1, lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty || lines[end - 1].trimmingCharacters(in: .whitespaces).hasPrefix("#") {
             end -= 1
         }
