@@ -52,8 +52,8 @@ final class FeedRoutes: Sendable {
     let signIn: SignIn?
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
-    /// Signed-in browsers' sessions, in this process (a restart signs everyone out).
-    let loginSessions = MemoryPersistDriver()
+    /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
+    let loginSessions: AccountSessions
 
     init(reconfiguration: Reconfiguration, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
@@ -61,7 +61,13 @@ final class FeedRoutes: Sendable {
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
          access: AccessPolicy = .open, metricsToken: String? = nil) {
         self.access = access
-        if case .accounts(let accounts) = access { signIn = SignIn(access: accounts) } else { signIn = nil }
+        if case .accounts(let accounts) = access {
+            signIn = SignIn(access: accounts)
+            loginSessions = AccountSessions(store: accounts.store)
+        } else {
+            signIn = nil
+            loginSessions = AccountSessions(store: InMemoryAccounts())
+        }
         self.metricsToken = metricsToken
         self.reconfiguration = reconfiguration
         self.firstSeenLog = firstSeenLog

@@ -127,12 +127,22 @@ public protocol AccountStore: Sendable {
     func revoke(token id: String, of user: Int) async throws -> Bool
     /// The token `id`, the hash of its secret, and its account.
     func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)?
+    /// Keeps a signed-in browser's session, `value` (JSON), under `key` (a hash of the
+    /// session's id: the id itself is a secret and is never stored) until `expires`; nil
+    /// keeps the expiry it had. With `replacing: false` an existing one stays and this
+    /// answers false. Expired sessions are dropped on the way.
+    func keepSession(_ key: String, value: String, expires: Date?, replacing: Bool, now: Date) async throws -> Bool
+    /// The session kept under `key`, unless it expired by `now`.
+    func session(_ key: String, now: Date) async throws -> (value: String, expires: Date?)?
+    /// Ends the session kept under `key`.
+    func endSession(_ key: String) async throws
 }
 
 /// Accounts in memory: for tests, and a state that keeps nothing.
 public actor InMemoryAccounts: AccountStore {
     private var byID: [Int: Account] = [:]
     private var tokens: [String: (token: AccountToken, secretHash: String)] = [:]
+    private var sessions: [String: (value: String, expires: Date?)] = [:]
     private var nextID = 1
 
     public init() {}
@@ -180,4 +190,22 @@ public actor InMemoryAccounts: AccountStore {
         guard let kept = tokens[id], let account = byID[kept.token.user] else { return nil }
         return (kept.token, kept.secretHash, account)
     }
+
+    public func keepSession(_ key: String, value: String, expires: Date?, replacing: Bool, now: Date) -> Bool {
+        sessions = sessions.filter { ($0.value.expires ?? .distantFuture) > now }
+        if let kept = sessions[key] {
+            guard replacing else { return false }
+            sessions[key] = (value, expires ?? kept.expires)
+        } else {
+            sessions[key] = (value, expires)
+        }
+        return true
+    }
+
+    public func session(_ key: String, now: Date) -> (value: String, expires: Date?)? {
+        guard let kept = sessions[key], (kept.expires ?? .distantFuture) > now else { return nil }
+        return kept
+    }
+
+    public func endSession(_ key: String) { sessions[key] = nil }
 }

@@ -24,6 +24,11 @@ public struct PostgresAccounts: AccountStore {
             """,
             "CREATE INDEX account_token_by_user ON account_token (user_id)",
         ]),
+        // A browser's session by the SHA-256 of its id, shared by every replica.
+        .init("2: sessions", [
+            "CREATE TABLE account_session (key text PRIMARY KEY, value text NOT NULL, expires double precision)",
+            "CREATE INDEX account_session_by_expiry ON account_session (expires)",
+        ]),
     ])
 
     func migrated() async throws -> PostgresStateDatabase {
@@ -99,5 +104,34 @@ public struct PostgresAccounts: AccountStore {
         let (token, hash) = try Self.token(row)
         guard let account = try await account(id: token.user) else { return nil }
         return (token, hash, account)
+    }
+
+    public func keepSession(_ key: String, value: String, expires: Date?, replacing: Bool, now: Date) async throws -> Bool {
+        let database = try await migrated()
+        _ = try await database.query("DELETE FROM account_session WHERE expires <= \(now.timeIntervalSince1970)")
+        let seconds = expires?.timeIntervalSince1970
+        if replacing {
+            _ = try await database.query("""
+                INSERT INTO account_session (key, value, expires) VALUES (\(key), \(value), \(seconds))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = coalesce(excluded.expires, account_session.expires)
+                """)
+            return true
+        }
+        return try await !database.query("""
+            INSERT INTO account_session (key, value, expires) VALUES (\(key), \(value), \(seconds))
+            ON CONFLICT (key) DO NOTHING RETURNING key
+            """).isEmpty
+    }
+
+    public func session(_ key: String, now: Date) async throws -> (value: String, expires: Date?)? {
+        guard let row = try await migrated().query("""
+            SELECT value, expires FROM account_session WHERE key = \(key) AND (expires IS NULL OR expires > \(now.timeIntervalSince1970))
+            """).first else { return nil }
+        let (value, expires) = try row.decode((String, Double?).self)
+        return (value, expires.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    public func endSession(_ key: String) async throws {
+        _ = try await migrated().query("DELETE FROM account_session WHERE key = \(key)")
     }
 }

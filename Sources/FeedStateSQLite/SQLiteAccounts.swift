@@ -26,6 +26,14 @@ public struct SQLiteAccounts: AccountStore {
                 CREATE INDEX account_token_by_user ON account_token (user_id);
                 """)
         }
+        migrator.registerMigration("accounts v2: sessions") { db in
+            // A browser's session by the SHA-256 of its id; the value is hummingbird-auth's
+            // session (the account and its password version), as JSON.
+            try db.execute(sql: """
+                CREATE TABLE account_session (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL);
+                CREATE INDEX account_session_by_expiry ON account_session (expires);
+                """)
+        }
         return SQLiteSchema(name: "accounts", migrator: migrator)
     }()
 
@@ -108,5 +116,33 @@ public struct SQLiteAccounts: AccountStore {
             else { return nil }
             return (Self.token(row), row["secret_hash"], account)
         }
+    }
+
+    public func keepSession(_ key: String, value: String, expires: Date?, replacing: Bool, now: Date) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM account_session WHERE expires <= ?", arguments: [now.timeIntervalSince1970])
+            if replacing {
+                try db.execute(sql: """
+                    INSERT INTO account_session (key, value, expires) VALUES (?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = coalesce(excluded.expires, account_session.expires)
+                    """, arguments: [key, value, expires?.timeIntervalSince1970])
+                return true
+            }
+            try db.execute(sql: "INSERT INTO account_session (key, value, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                           arguments: [key, value, expires?.timeIntervalSince1970])
+            return db.changesCount > 0
+        }
+    }
+
+    public func session(_ key: String, now: Date) async throws -> (value: String, expires: Date?)? {
+        try await database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT value, expires FROM account_session WHERE key = ? AND coalesce(expires > ?, 1)",
+                                             arguments: [key, now.timeIntervalSince1970]) else { return nil }
+            return (row["value"], (row["expires"] as Double?).map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    public func endSession(_ key: String) async throws {
+        try await database.write { db in try db.execute(sql: "DELETE FROM account_session WHERE key = ?", arguments: [key]) }
     }
 }

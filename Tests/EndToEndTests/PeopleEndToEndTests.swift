@@ -83,6 +83,50 @@ import Testing
         }
     }
 
+    /// A browser's session is kept in the state (by a hash of its id): it outlives a
+    /// restart of `serve`, and a Sign out ends it.
+    @Test func aBrowserStaysSignedInAcrossARestartUntilItSignsOut() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            #expect(try await session.workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: Self.password + "\n").status == 0)
+            let html = ("Accept", "text/html")
+            var served = try await ServeTests.Served.start(session)
+            let signedIn: ServeTests.Answer
+            do {
+                signedIn = try await ServeTests.get(served.base + "/login", method: .POST, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                    body: "name=ann&password=" + (Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                                                    followRedirects: false)
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+            #expect(signedIn.status == 303, "\(signedIn.body)")
+            let cookie = try #require(signedIn.headers.first(name: "set-cookie")?.split(separator: ";").first.map(String.init))
+            let id = String(cookie.dropFirst("aggregate_login=".count))
+            #expect(cookie.hasPrefix("aggregate_login=") && id.count > 16, "\(cookie)")
+
+            served = try await ServeTests.Served.start(session)
+            do {
+                let page = try await ServeTests.get(served.base + "/", headers: [html, ("Cookie", cookie)], followRedirects: false)
+                #expect(page.status == 200 && page.body.contains("ann"), "\(page.status)")
+                // The session id is a secret: only its hash is kept.
+                let state = session.workspace.url.appendingPathComponent("state")
+                for file in try FileManager.default.contentsOfDirectory(atPath: state.path) {
+                    let bytes = (try? Data(contentsOf: state.appendingPathComponent(file))) ?? Data()
+                    #expect(bytes.range(of: Data(id.utf8)) == nil, "\(file)")
+                }
+                let out = try await ServeTests.get(served.base + "/logout", method: .POST, headers: [("Cookie", cookie), ("Origin", served.base)],
+                                                   followRedirects: false)
+                #expect(out.status == 303)
+                #expect(try await ServeTests.get(served.base + "/", headers: [html, ("Cookie", cookie)], followRedirects: false).status == 303)
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+        }
+    }
+
     @Test func aTokenServesFeedsUntilRevokedAndAProxyIsBelievedOnlyFromItsAddress() async throws {
         try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
             #expect(try await session.workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: Self.password + "\n").status == 0)

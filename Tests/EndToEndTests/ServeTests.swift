@@ -64,11 +64,16 @@ import Testing
         var bytes: [UInt8]
     }
 
-    static func get(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Answer {
+    /// A client that answers a redirect as it comes (a sign-in's 303 and its cookie).
+    static let noRedirects = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
+    static func get(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil,
+                    followRedirects: Bool = true) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        if let body { request.body = .bytes(Array(body.utf8)) }
+        let response = try await (followRedirects ? HTTPClient.shared : noRedirects).execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 50 << 20)
         let bytes = Array(buffer.readableBytesView)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(decoding: bytes, as: UTF8.self),

@@ -50,6 +50,33 @@ extension StoreContractTests {
         }
     }
 
+    /// Browsers' sessions: kept until they expire, created once, replaced keeping their
+    /// expiry when none is given, ended.
+    @Test(arguments: Backend.all) func sessionsAreKeptUntilTheyExpire(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let accounts = state.accounts
+            let soon = t1.addingTimeInterval(60)
+            #expect(try await accounts.keepSession("k1", value: #"{"user":1}"#, expires: soon, replacing: false, now: t1))
+            #expect(try await !accounts.keepSession("k1", value: #"{"user":2}"#, expires: soon, replacing: false, now: t1))
+            #expect(try await accounts.session("k1", now: t1)?.value == #"{"user":1}"#)
+            #expect(try await accounts.session("k1", now: t1)?.expires == soon)
+            // Replaced without an expiry: the one it had stays.
+            #expect(try await accounts.keepSession("k1", value: #"{"user":3}"#, expires: nil, replacing: true, now: t1))
+            #expect(try await accounts.session("k1", now: t1)?.value == #"{"user":3}"#)
+            #expect(try await accounts.session("k1", now: t1)?.expires == soon)
+            #expect(try await accounts.session("k1", now: soon) == nil)
+            #expect(try await accounts.session("k2", now: t1) == nil)
+            // No expiry: kept until ended.
+            #expect(try await accounts.keepSession("k2", value: "{}", expires: nil, replacing: true, now: t1))
+            #expect(try await accounts.session("k2", now: t1.addingTimeInterval(1e9))?.value == "{}")
+            try await accounts.endSession("k2")
+            #expect(try await accounts.session("k2", now: t1) == nil)
+            // An expired session is gone once another is written, and its key can be used again.
+            #expect(try await accounts.keepSession("k3", value: "{}", expires: nil, replacing: false, now: soon))
+            #expect(try await accounts.keepSession("k1", value: "{}", expires: nil, replacing: false, now: soon))
+        }
+    }
+
     @Test func tokenTextIsCheckedBeforeAnyLookup() {
         let made = AccountToken.make(user: 1, label: "", at: Date())
         #expect(made.text.hasPrefix("agg_\(made.token.id)_"))
