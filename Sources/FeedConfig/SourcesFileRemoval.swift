@@ -67,13 +67,15 @@ extension SourcesFileEdit {
             guard case .scalar(let scalar)? = pairs.last(where: { $0.key == key })?.value.value else { return nil }
             return scalar.text
         }
-        var tags: [String] = []
-        if case .map(let options)? = pairs.last(where: { $0.key == "options" })?.value.value,
-           case .list(let items)? = options.last(where: { $0.key == "tags" })?.value.value {
-            tags = items.compactMap { if case .scalar(let scalar) = $0.value { scalar.text } else { nil } }
-        }
+        let folders = pairs.last(where: { $0.key == "options" }).map { Self.tags(in: $0.value) } ?? []
         guard let id = text("id"), let plugin = text("plugin"), let url = text("url").flatMap(URL.init(string:)) else { return nil }
-        return NewSourceEntry(id: id, name: text("name"), plugin: plugin, url: url, tags: tags)
+        return NewSourceEntry(id: id, name: text("name"), plugin: plugin, url: url, tags: folders)
+    }
+
+    /// The `tags:` of a source's `options:` mapping, as written (the folders an entry is in).
+    public static func tags(in options: ConfigNode) -> [String] {
+        guard case .map(let entries) = options.value, case .list(let items)? = entries.last(where: { $0.key == "tags" })?.value.value else { return [] }
+        return items.compactMap { if case .scalar(let scalar) = $0.value { scalar.text } else { nil } }
     }
 
     /// The `id:` of a source entry, as written.

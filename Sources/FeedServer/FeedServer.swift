@@ -62,13 +62,15 @@ public struct FeedServer: Sendable {
             return (ServedSources(config: config, runner: readers), plan)
         }
         let (replanned, replans) = AsyncStream<Reconfiguration.Replan>.makeStream()
-        let reconfiguration = Reconfiguration(config: config, file: reload, refreshed: refreshed, health: health, versions: versions,
+        // Made once at start-up: the catalogue reads every source's settings.
+        let (served, plan) = makeServed(config)
+        let reconfiguration = Reconfiguration(served: served, file: reload, refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
         routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, metricsToken: metricsToken)
-        self.refresher = makeServed(config).1.map { plan in
+        self.refresher = plan.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             leases: state?.refreshLeases, store: store, refreshed: refreshed, say: accessLog, clock: clock)

@@ -69,10 +69,10 @@ final class Reconfiguration: Sendable {
     /// One edit of the file at a time (read, change, check, rename).
     private let editing = Mutex(())
 
-    init(config: FeedConfig, file: ConfigReload?, refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
+    init(served: ServedSources, file: ConfigReload?, refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
          responses: any RenderedResponseCache, replans: AsyncStream<Replan>.Continuation,
          say: @escaping @Sendable (String) -> Void, makeServed: @escaping @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)) {
-        current = CurrentSources(makeServed(config).0)
+        current = CurrentSources(served)
         status = ConfigStatus(bytes: file.flatMap { FileManager.default.contents(atPath: $0.path) })
         self.file = file
         self.refreshed = refreshed
@@ -201,17 +201,11 @@ final class Reconfiguration: Sendable {
         try editing.withLock { _ throws(EditFailure) in
             let sources = try sourcesFile()
             guard let source = sources.config.source(id: id) else { throw .refused("no source has the id \(id)") }
-            let tags = (source.options.flatMap(Self.tags) ?? []).filter { !folders.remove.contains($0) }
+            let tags = (source.options.map(SourcesFileEdit.tags) ?? []).filter { !folders.remove.contains($0) }
             let entry = NewSourceEntry(id: id, name: title ?? source.name, plugin: source.plugin, url: source.url,
                                        tags: tags + folders.add.filter { !tags.contains($0) })
             do throws(SourcesFile.Failure) { try sources.change(id, to: entry) } catch { throw .file(error) }
         }
         await reloadFile(after: "an edit of a subscription through the Google Reader API")
-    }
-
-    /// The `tags:` of a source's options.
-    private static func tags(_ options: ConfigNode) -> [String]? {
-        guard case .map(let entries) = options.value, case .list(let items)? = entries.last(where: { $0.key == "tags" })?.value.value else { return nil }
-        return items.compactMap { if case .scalar(let scalar) = $0.value { scalar.text } else { nil } }
     }
 }
