@@ -47,6 +47,8 @@ final class FeedRoutes: Sendable {
     let sourceViews = SourceViews()
     /// The reader's sessions and form tokens (with a card store: the marks' forms).
     let sessions = ReaderSessions()
+    /// Each person's reader pages, as last rendered.
+    let personalPages = PersonalPages()
     /// Who may use the server, and how people sign in (with accounts).
     let access: AccessPolicy
     let signIn: SignIn?

@@ -11,7 +11,7 @@ import NIOCore
 
 /// The reader's reading marks and search, with a card store: the views (`/?view=`), the
 /// marks' forms (`POST /cards/{id}/read|unread|star|unstar`, `POST /read`) and `/search`.
-/// Pages with marks are a person's own: rendered for each request, never kept.
+/// Pages with marks are a person's own: kept for them alone (``PersonalPages``), `no-store`.
 extension FeedRoutes {
     /// Whether the reader shows marks: `serve` keeps a card store its refresh records in.
     var readsMarks: Bool { store != nil && refreshed != nil && access.writes }
@@ -46,8 +46,26 @@ extension FeedRoutes {
         return (view, query)
     }
 
-    /// `GET /`: a view of the kept cards with their marks.
+    /// `GET /`: a view of the kept cards with their marks, kept as rendered while nothing
+    /// it shows has moved (``PersonalPages``).
     func readingList(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
+        let session = sessions.session(of: request)
+        let token = sessions.token(for: session.id)
+        guard let marksVersion = try? await store?.reading(as: person).marksVersion() else {
+            return await readingListPage(request, person: person, signedIn: signedIn, token: token).answer(to: request, session: session)
+        }
+        let key = PersonalPages.key(person: person, signedIn: signedIn, marksVersion: marksVersion, now: Date(), target: request.uri.description)
+        let (page, hit) = await personalPages.page(key, versions: versions, token: token) { standIn in
+            await self.readingListPage(request, person: person, signedIn: signedIn, token: standIn)
+        }
+        metrics.responseCache(hit: hit)
+        return page.answer(to: request, session: session)
+    }
+
+    /// A view of the kept cards, rendered with `token` in its forms: the page, or the
+    /// problem to answer. Built from every source (the side list counts each one's unread).
+    private func readingListPage(_ request: Request, person: Int, signedIn: String?, token: String) async -> RenderedResponse {
+        let built = versions.snapshot(config.sources.map(\.id))
         let store = store?.reading(as: person)
         let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
@@ -55,27 +73,26 @@ extension FeedRoutes {
         do {
             (view, query) = try readingQuery(pairs)
         } catch {
-            return error.problem.response
+            return RenderedResponse(problem: error.problem, versions: built)
         }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
         do {
             answered = try await answer(query, sources: sources, reading: view.filter, person: person)
         } catch {
-            return Problem(title: "Service Unavailable", status: 503, detail: error.description).response
+            return RenderedResponse(problem: Problem(title: "Service Unavailable", status: 503, detail: error.description), versions: built)
         }
-        let session = sessions.session(of: request)
         // The store keeps whole seconds: a card first seen in this very second may have come
         // after the page was made, so "everything up to now" means up to the second before
         // (the page's own cards of this second go by their ids).
         let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
-        let reading = ReadingContext(view: view, unread: (try? await store?.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
+        let reading = ReadingContext(view: view, unread: (try? await store?.unreadCounts()) ?? [:], token: token,
                                      returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
                                      signedIn: signedIn)
         let degraded = await degraded(answered.result.outcomes, sources: sources)
         let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
                                    now: Date(), reading: reading)
-        return Self.personal(html, session: session)
+        return RenderedResponse(personalPage: html, versions: built)
     }
 
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
@@ -179,9 +196,13 @@ extension FeedRoutes {
 
     /// A page of one person's: not stored by any cache, with their session cookie.
     static func personal(_ html: String, session: (id: String, isNew: Bool)) -> Response {
+        personal(ByteBuffer(string: html), session: session)
+    }
+
+    static func personal(_ page: ByteBuffer, session: (id: String, isNew: Bool)) -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         SecurityHeaders.add(to: &headers, contentType: "text/html")
-        var response = Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        var response = Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: page))
         ReaderSessions.set(session, on: &response)
         return response
     }

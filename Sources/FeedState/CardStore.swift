@@ -54,6 +54,11 @@ public protocol CardStore: Sendable {
     func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
     /// Per source, how many of its kept cards are unread (a source with none is absent).
     func unreadCounts() async throws -> [String: Int]
+    /// The person's marks' change counter: moved by every ``mark(_:_:at:)`` and
+    /// ``markRead(seenBy:sources:at:)`` that changed something, by whichever process wrote
+    /// it (another replica, `aggregate mark`). 0 before the first. `serve` keeps a
+    /// person's reader page while it and every source's counter stand.
+    func marksVersion() async throws -> Int
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
     /// The ids of the kept cards of `numbers` (``CardNumber``); a number no kept card has

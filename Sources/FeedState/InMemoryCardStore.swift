@@ -19,6 +19,8 @@ public actor InMemoryCardStore: CardStore {
     private var tags: [String: String] = [:]
     /// Each person's marks, beside the cards (a recording replaces a card, not its marks).
     private var marks: [Int: [String: (read: Date?, starred: Date?)]] = [:]
+    /// Each person's ``CardStore/marksVersion()``.
+    private var marksVersions: [Int: Int] = [:]
 
     public init() {}
 
@@ -138,6 +140,7 @@ public actor InMemoryCardStore: CardStore {
             marks[person, default: [:]][id] = current.read == nil && current.starred == nil ? nil : current
             marked.append(id)
         }
+        if !marked.isEmpty { marksVersions[person, default: 0] += 1 }
         return marked
     }
 
@@ -154,6 +157,14 @@ public actor InMemoryCardStore: CardStore {
 
     public func unreadCounts() -> [String: Int] {
         unreadCounts(for: StoreUser.default)
+    }
+
+    public func marksVersion() -> Int {
+        marksVersion(for: StoreUser.default)
+    }
+
+    func marksVersion(for person: Int) -> Int {
+        marksVersions[person] ?? 0
     }
 
     func unreadCounts(for person: Int) -> [String: Int] {
@@ -206,6 +217,7 @@ struct InMemoryPersonView: CardStore {
         await store.markRead(seenBy: seenBy, sources: sources, at: at, for: person)
     }
     func unreadCounts() async throws -> [String: Int] { await store.unreadCounts(for: person) }
+    func marksVersion() async throws -> Int { await store.marksVersion(for: person) }
     func ids(of source: String) async throws -> [String] { await store.ids(of: source) }
     func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] { await store.ids(ofNumbers: numbers) }
 }

@@ -67,6 +67,8 @@ public struct PostgresCardStore: CardStore {
             "UPDATE card SET number = ('x' || substr(encode(sha256(convert_to(id, 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint & 9223372036854775807",
             "CREATE INDEX card_by_number ON card (number)",
         ]),
+        // Each person's marks' change counter (see SQLiteCardStore's "v10: marks versions").
+        .init("7: marks versions", ["CREATE TABLE card_marks_version (user_id integer PRIMARY KEY, version bigint NOT NULL)"]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never

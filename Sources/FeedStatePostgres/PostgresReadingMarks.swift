@@ -30,21 +30,37 @@ extension PostgresCardStore {
                     DELETE FROM card_reading WHERE user_id = \(person) AND id = ANY(\(marked)::text[]) AND read_at IS NULL AND starred_at IS NULL
                     """, on: connection)
             }
+            try await Self.marksChanged(person: person, on: connection)
             return marked
         }
     }
 
+    /// Moves `person`'s ``marksVersion()``, in the transaction that changed their marks.
+    static func marksChanged(person: Int, on connection: PostgresConnection) async throws {
+        _ = try await PostgresStateDatabase.rows("""
+            INSERT INTO card_marks_version (user_id, version) VALUES (\(person), 1)
+            ON CONFLICT (user_id) DO UPDATE SET version = card_marks_version.version + 1
+            """, on: connection)
+    }
+
+    public func marksVersion() async throws -> Int {
+        try await migrated().query("SELECT version FROM card_marks_version WHERE user_id = \(person)").first?.decode(Int.self) ?? 0
+    }
+
     public func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int {
-        let user = StoreUser.default
-        let rows = try await migrated().query("""
-            INSERT INTO card_reading (user_id, id, read_at)
-            SELECT \(person), card.id, \(at.timeIntervalSince1970) FROM card
-            WHERE card.user_id = \(user) AND card.first_seen <= \(seenBy.timeIntervalSince1970)
-              AND (\(sources == nil) OR card.source = ANY(\(sources ?? [])::text[]))
-            ON CONFLICT (user_id, id) DO UPDATE SET read_at = excluded.read_at WHERE card_reading.read_at IS NULL
-            RETURNING 1
-            """)
-        return rows.count
+        let (user, person) = (StoreUser.default, person)
+        return try await migrated().withTransaction { connection in
+            let rows = try await PostgresStateDatabase.rows("""
+                INSERT INTO card_reading (user_id, id, read_at)
+                SELECT \(person), card.id, \(at.timeIntervalSince1970) FROM card
+                WHERE card.user_id = \(user) AND card.first_seen <= \(seenBy.timeIntervalSince1970)
+                  AND (\(sources == nil) OR card.source = ANY(\(sources ?? [])::text[]))
+                ON CONFLICT (user_id, id) DO UPDATE SET read_at = excluded.read_at WHERE card_reading.read_at IS NULL
+                RETURNING 1
+                """, on: connection)
+            if !rows.isEmpty { try await Self.marksChanged(person: person, on: connection) }
+            return rows.count
+        }
     }
 
     public func unreadCounts() async throws -> [String: Int] {

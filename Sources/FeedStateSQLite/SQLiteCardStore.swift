@@ -119,6 +119,11 @@ public struct SQLiteCardStore: CardStore {
                 CREATE INDEX card_by_number ON card (number);
                 """)
         }
+        migrator.registerMigration("v10: marks versions") { db in
+            // Each person's marks' change counter (CardStore.marksVersion), moved by the
+            // statements that mark: one row a person, not a trigger a row.
+            try db.execute(sql: "CREATE TABLE card_marks_version (user_id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 

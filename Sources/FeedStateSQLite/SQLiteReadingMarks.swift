@@ -34,7 +34,22 @@ extension SQLiteCardStore {
                     DELETE FROM card_reading WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND read_at IS NULL AND starred_at IS NULL
                     """).execute(arguments: [person, wanted])
             }
+            if !known.isEmpty { try Self.marksChanged(db, person: person) }
             return ids.filter(known.contains)
+        }
+    }
+
+    /// Moves `person`'s ``marksVersion()``, in the transaction that changed their marks.
+    static func marksChanged(_ db: Database, person: Int) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO card_marks_version (user_id, version) VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET version = version + 1
+            """).execute(arguments: [person])
+    }
+
+    public func marksVersion() async throws -> Int {
+        let person = person
+        return try await database.read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM card_marks_version WHERE user_id = ?"), arguments: [person]) ?? 0
         }
     }
 
@@ -52,7 +67,9 @@ extension SQLiteCardStore {
             }
             sql += " ON CONFLICT (user_id, id) DO UPDATE SET read_at = excluded.read_at WHERE card_reading.read_at IS NULL"
             try db.execute(sql: sql, arguments: arguments)
-            return db.changesCount
+            let marked = db.changesCount
+            if marked > 0 { try Self.marksChanged(db, person: person) }
+            return marked
         }
     }
 

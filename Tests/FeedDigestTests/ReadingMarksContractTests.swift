@@ -79,6 +79,32 @@ extension StoreContractTests {
     }
 
     /// A card's number (the Google Reader API's item id) finds it on every store.
+    /// A person's marks' counter moves with each change of their marks, whoever writes
+    /// it, and with nothing else: serve keeps their pages while it stands.
+    @Test(arguments: Backend.all) func marksMoveTheirPersonsCounterOnly(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let ann = state.cards.reading(as: 1), bob = state.cards.reading(as: 2)
+            try await ann.record([listing([card("a", "1"), card("b", "2")], at: at(0))])
+            #expect(try await ann.marksVersion() == 0)
+            #expect(try await ann.mark(["shop:a"], .read, at: at(1)) == ["shop:a"])
+            #expect(try await ann.marksVersion() == 1)
+            // Nothing kept is marked: nothing moves; a refresh moves nothing either.
+            #expect(try await ann.mark(["shop:nope"], .star, at: at(2)) == [])
+            try await ann.record([listing([card("a", "3"), card("b", "2")], at: at(3))])
+            #expect(try await ann.marksVersion() == 1)
+            #expect(try await ann.markRead(seenBy: at(5), sources: nil, at: at(5)) == 1)
+            #expect(try await ann.marksVersion() == 2)
+            #expect(try await ann.markRead(seenBy: at(5), sources: nil, at: at(6)) == 0)
+            #expect(try await ann.marksVersion() == 2)
+            // Another person's marks are theirs: Ann's counter stays.
+            #expect(try await bob.mark(["shop:b"], .star, at: at(7)) == ["shop:b"])
+            #expect(try await bob.marksVersion() == 1)
+            #expect(try await ann.marksVersion() == 2)
+            #expect(try await ann.mark(["shop:a"], .unread, at: at(8)) == ["shop:a"])
+            #expect(try await ann.marksVersion() == 3)
+        }
+    }
+
     @Test(arguments: Backend.all) func cardsAreFoundByTheirNumbers(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let cards = (0..<3).map { card("\($0)", "1") }

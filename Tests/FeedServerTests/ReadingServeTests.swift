@@ -1,4 +1,5 @@
 import FeedCore
+import FeedState
 import FeedSourceTesting
 import FixtureServer
 import Foundation
@@ -127,6 +128,41 @@ import Testing
             let none = try await served.get("/", headers: [.cookie: browser.cookie, .accept: "text/html"])
             #expect(Self.ids(none.text).isEmpty)
             #expect(none.text.contains("Nothing unread."))
+        }
+    }
+
+    /// A person's page is rendered once and kept while nothing it shows moves: each
+    /// browser gets it with its own session's token (which its forms are taken with);
+    /// a mark written elsewhere (`aggregate mark`, another replica) renders it again.
+    @Test func aPersonsPageIsKeptWithEachBrowsersTokenUntilTheirMarksMove() async throws {
+        let state = EngineState.inMemory()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), metrics: true, state: state) { served in
+            await served.clock.untilSleeping(1)
+            func cache() async throws -> [String] {
+                try await served.get("/metrics").text.split(separator: "\n").filter { $0.hasPrefix("aggregate_response_cache_total") }.map(String.init).sorted()
+            }
+            let ann = try Browser(try await served.get("/", headers: Self.html))
+            let bobPage = try await served.get("/", headers: Self.html)
+            let bob = try Browser(bobPage)
+            #expect(ann.cookie != bob.cookie && ann.token != bob.token)
+            #expect(bobPage.header("cache-control") == "no-store")
+            #expect(!bobPage.text.contains(ann.token))
+            #expect(Self.ids(bobPage.text).sorted() == ["cabify:MUG", "cabify:TSHIRT", "cabify:VOUCHER"])
+            #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 1"#])
+
+            // Marked read by another process: the page is rendered again, without the card.
+            #expect(try await state.cards.mark(["cabify:MUG"], .read, at: Date()) == ["cabify:MUG"])
+            let after = try await served.get("/", headers: [.cookie: bob.cookie, .accept: "text/html"])
+            #expect(Self.ids(after.text).sorted() == ["cabify:TSHIRT", "cabify:VOUCHER"])
+            #expect(Self.unread(after.text) == 2)
+            #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 2"#])
+
+            // Bob's token from the kept page is his session's: his form is taken.
+            let read = try await Self.post(served, "/cards/cabify:TSHIRT/read", "token=\(bob.token)&return=%2F", headers: bob.headers)
+            #expect(read.status == .seeOther)
+            let again = try await served.get("/", headers: [.cookie: ann.cookie, .accept: "text/html"])
+            #expect(Self.ids(again.text) == ["cabify:VOUCHER"])
+            #expect(again.text.contains(ann.token) && !again.text.contains(bob.token))
         }
     }
 
