@@ -35,32 +35,42 @@ struct PersonalPages: Sendable {
     /// stand-in, returning the page or the problem to answer), with `token` in it; once for
     /// all who ask at the same moment.
     func page(_ key: String, versions: SourceVersions, token: String,
-              render: @escaping @Sendable (_ tokenStandIn: String) async -> RenderedResponse) async -> (RenderedResponse, hit: Bool) {
+              render: @escaping @Sendable (_ token: String) async -> RenderedResponse) async -> (RenderedResponse, hit: Bool) {
         let standIn = tokenStandIn
-        var (page, hit) = await pages.response(for: key, versions: versions) { await render(standIn) }
-        if page.status == 200 { page.body = Self.filling(page.body, standIn: standIn, with: token) }
+        // Written over in place: a token as long as the stand-in (every session's is).
+        guard token.utf8.count == standIn.utf8.count else { return (await render(token), false) }
+        var (page, hit) = await pages.response(for: key, versions: versions) {
+            var page = await render(standIn)
+            page.tokenOffsets = Self.offsets(of: standIn, in: page.body)
+            return page
+        }
+        if page.status == 200, !page.tokenOffsets.isEmpty {
+            // One copy of the page, the token set at each place the stand-in was.
+            var filled = ByteBuffer()
+            filled.writeImmutableBuffer(page.body)
+            for offset in page.tokenOffsets { filled.setString(token, at: offset) }
+            page.body = filled
+        }
         return (page, hit)
     }
 
-    /// `page` with `token` in place of every `standIn`.
-    static func filling(_ page: ByteBuffer, standIn: String, with token: String) -> ByteBuffer {
+    /// Where `standIn` begins in `page`, each place.
+    static func offsets(of standIn: String, in page: ByteBuffer) -> [Int] {
         let standIn = Array(standIn.utf8)
-        let bytes = Array(page.readableBytesView)
-        guard let first = standIn.first, bytes.count >= standIn.count else { return page }
-        var filled: [UInt8] = []
-        filled.reserveCapacity(bytes.count)
-        var index = 0
-        let last = bytes.count - standIn.count
-        while index < bytes.count {
-            if index <= last, bytes[index] == first, bytes[index..<(index + standIn.count)].elementsEqual(standIn) {
-                filled += token.utf8
-                index += standIn.count
-            } else {
-                filled.append(bytes[index])
-                index += 1
+        guard let first = standIn.first else { return [] }
+        return page.withUnsafeReadableBytes { bytes in
+            var found: [Int] = []
+            var index = 0
+            while index + standIn.count <= bytes.count {
+                if bytes[index] == first, bytes[index..<(index + standIn.count)].elementsEqual(standIn) {
+                    found.append(index)
+                    index += standIn.count
+                } else {
+                    index += 1
+                }
             }
+            return found
         }
-        return ByteBuffer(bytes: filled)
     }
 }
 

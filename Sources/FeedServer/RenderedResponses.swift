@@ -24,7 +24,8 @@ struct RenderedResponse: Sendable {
     /// The bytes its buffers hold: their storage's capacity, which NIO rounds up to a
     /// power of two, not their readable bytes.
     var heldBytes: Int = 0
-
+    /// A person's page (``PersonalPages``): where its body has the stand-in of a form token.
+    var tokenOffsets: [Int] = []
 }
 
 /// The rendered-response cache of `serve`: where rendered responses are kept between

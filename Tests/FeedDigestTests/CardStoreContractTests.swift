@@ -145,6 +145,30 @@ extension StoreContractTests {
         }
     }
 
+    /// A purge keeps the order pages are cut from: a card removed from between others
+    /// leaves the rest in order, each page (one card of each source at a time) the slice
+    /// of every kept card's order.
+    @Test(arguments: Backend.all) func aPurgeFromTheMiddleKeepsPagesInOrder(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            let cards = (0..<6).map { card("\($0)", "1") }
+            let others = (0..<6).map { Card(source: "other", upstreamID: "\($0)", kind: .item, title: "Other \($0)") }
+            try await store.record([listing(cards, at: at(0)), listing(others, at: at(0), source: "other")])
+            try await store.record([listing([cards[0], cards[1], cards[3], cards[4], cards[5]], at: at(10))])  // 2 gone at 10
+            try await store.record([listing([cards[0], cards[1], cards[4], cards[5]], at: at(20))])            // 3 gone at 20
+            // Gone for 15 minutes at minute 27: 2, listed before 3 among the gone ones.
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 15 * 60, maxCards: 10) }, now: at(27), limit: 10) == 1)
+            #expect(try await store.cards(of: ["shop"]).map(\.card.id) == ["shop:0", "shop:1", "shop:4", "shop:5", "shop:3"])
+            let order = ["shop:0", "other:0", "shop:1", "other:1", "shop:4", "other:2", "shop:5", "other:3", "shop:3", "other:4", "other:5"]
+            for offset in 0..<order.count {
+                let query = StoredPageQuery(sources: ["shop", "other"], order: .feed, descending: false, offset: offset, limit: 3)
+                guard let page = try await store.page(query) else { continue }
+                #expect(page.cards.map(\.card.id) == Array(order.dropFirst(offset).prefix(3)), "offset \(offset)")
+            }
+            #expect(try await store.summary().map(\.cards) == [6, 5])
+        }
+    }
+
     /// A page the store makes from its indexes is the page ordering every kept card gives:
     /// feed order (each source's cards as ``CardStore/cards(of:)`` lists them, one of each
     /// source at a time in the query's order), or by price or date with cards lacking one
