@@ -158,9 +158,10 @@ reading=$(python3 - "$base" "$work/queries.txt" "$work/ids.txt" <<'PY'
 import http.cookiejar, json, re, sys, time, urllib.parse, urllib.request
 base, queries, ids = sys.argv[1], [l.strip() for l in open(sys.argv[2])], [l.strip() for l in open(sys.argv[3]) if l.strip()]
 opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-def timed(request, runs):
+def timed(request, runs, before=None):
     times = []
     for index in range(runs):
+        if before: before(index)
         start = time.perf_counter()
         body = opener.open(request(index), timeout=60).read()
         times.append((time.perf_counter() - start) * 1000)
@@ -168,8 +169,16 @@ def timed(request, runs):
     # p99 by nearest rank (the 99th of 100), as the reader's rows above; it was the largest.
     return f"{times[len(times) // 2]:.1f}/{times[max(0, -(-len(times) * 99 // 100) - 1)]:.1f}", body
 html = {"Accept": "text/html"}
-unread, page = timed(lambda _: urllib.request.Request(base + "/", headers=html), 100)
+page = opener.open(urllib.request.Request(base + "/", headers=html), timeout=60).read()
 token = re.search(rb'name="token" value="([^"]+)"', page).group(1).decode()
+# A person's page is kept while their marks stand (PersonalPages): before each request,
+# untimed, one card is marked read or unread again, so that each is rendered anew.
+def toggle(index):
+    form = urllib.parse.urlencode({"token": token}).encode()
+    mark = "read" if index % 2 == 0 else "unread"
+    opener.open(urllib.request.Request(f"{base}/cards/{urllib.parse.quote(ids[0])}/{mark}", data=form, headers={"Accept": "application/json"}), timeout=60).read()
+unread, _ = timed(lambda _: urllib.request.Request(base + "/", headers=html), 100, before=toggle)
+kept, _ = timed(lambda _: urllib.request.Request(base + "/", headers=html), 100)
 found = []
 def search(index):
     return urllib.request.Request(base + "/search?" + urllib.parse.urlencode({"q": queries[index], "per_page": 20}))
@@ -180,10 +189,10 @@ def mark(index):
     form = urllib.parse.urlencode([("token", token)] + [("ids", i) for i in chunk]).encode()
     return urllib.request.Request(base + "/read", data=form, headers={"Accept": "application/json"})
 marks, answer = timed(mark, len(ids) // 10000)
-print(unread, searches, marks, json.loads(answer)["marked"], sum(1 for c in counts if c == 20), len(counts), len(ids) // 10000)
+print(unread, kept, searches, marks, json.loads(answer)["marked"], sum(1 for c in counts if c == 20), len(counts), len(ids) // 10000)
 PY
 )
-read -r unread_page searches marks marked full_pages query_count mark_requests <<< "$reading"
+read -r unread_page kept_page searches marks marked full_pages query_count mark_requests <<< "$reading"
 peer_search=$("$cache/venv/bin/python" Benchmarks/peers/reader_search.py search "$reader_db" "$work/queries.txt")
 search_cli=$(python3 - "$bin/aggregate" "$work" "$work/queries.txt" <<'PY'
 import subprocess, sys, time
@@ -287,6 +296,7 @@ row "\`aggregate --stored --page 1\`" "$(echo "$stored" | tr ' ' /)" "50 runs"
 row "\`aggregate --stored --page 1 --sort price\`" "$(echo "$by_price" | tr ' ' /)" "50 runs"
 row "serve: reader pages 2–101 of every card by price, each uncached" "$(echo "$reader" | tr ' ' /)" "one reader"
 row "serve: the Unread view's first page (\`/\`), uncached" "$unread_page" "100 requests, one reader"
+row "serve: the same page again, kept for its reader" "$kept_page" "100 requests, one reader, nothing marked between"
 row "serve: two-word searches (\`/search?q=\`, 20 results)" "$searches" "$query_count searches, $full_pages of them with a full page"
 row "lemon24's reader: the same searches (\`search_entries\`, 20 results)" "$(echo "$peer_search" | tr ' ' /)" "reader $reader_version, its FTS5 index of the same entries"
 row "\`aggregate search\` (a process each)" "$search_cli" "50 of the searches"
