@@ -166,10 +166,13 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
+        /// Every HTML we write: swift-mustache templates whose values are escaped by their bytes.
+        .target(name: "HTMLTemplates", dependencies: [.product(name: "Mustache", package: "swift-mustache")]),
         .target(
             name: "FeedDigest",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine",
+                "HTMLTemplates",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -193,7 +196,7 @@ let package = Package(
         .target(
             name: "FeedServer",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.
@@ -273,10 +276,11 @@ let package = Package(
                                                               .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "PostgresNIO", package: "postgres-nio")]),
         /// `serve` in process (HummingbirdTesting) against the fixture server.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                              .product(name: "Mustache", package: "swift-mustache"),
                                                               .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(

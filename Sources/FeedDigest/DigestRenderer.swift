@@ -3,6 +3,7 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import Foundation
+import HTMLTemplates
 import Mustache
 
 /// Renders a ``DigestReport`` in one format, or through a Mustache template.
@@ -67,7 +68,7 @@ public enum DigestRenderer {
 
     /// `Templates/digest.html.mustache`, compiled into the binary (the digest tests render
     /// it). swift-mustache escapes every `{{value}}` for HTML: the one HTML escaper.
-    private static let htmlTemplate = try? MustacheTemplate(string: String(decoding: PackageResources.digest_html_mustache, as: UTF8.self))
+    private static let htmlTemplate = try? HTMLTemplate.parse(String(decoding: PackageResources.digest_html_mustache, as: UTF8.self))
 
     /// The cards as JSON Lines, each with `change` and, for price changes, `previous_price`.
     static func jsonl(_ report: DigestReport) -> String {
@@ -121,10 +122,11 @@ public struct DigestTemplate: Sendable {
             throw DigestTemplateError(description: "\(path): cannot read the template")
         }
         do {
-            template = try MustacheTemplate(string: text)
+            template = try HTMLTemplate.parse(text)
         } catch let error as MustacheTemplate.ParserError {
-            throw DigestTemplateError(description:
-                "\(path):\(error.context.lineNumber):\(error.context.columnNumber): template error: \(Self.explain(error.error))")
+            // The line in the file: the escaping's pragma is a line before it (HTMLTemplate).
+            let line = max(1, error.context.lineNumber - HTMLTemplate.lineShift)
+            throw DigestTemplateError(description: "\(path):\(line):\(error.context.columnNumber): template error: \(Self.explain(error.error))")
         } catch {
             throw DigestTemplateError(description: "\(path): template error: \(error)")
         }

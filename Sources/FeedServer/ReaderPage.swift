@@ -5,6 +5,7 @@ import FeedEngine
 import FeedFormats
 import FeedState
 import Foundation
+import HTMLTemplates
 import Mustache
 
 /// The reader: the merged feed as cards for a person in a browser (`GET /`), and one card's
@@ -21,7 +22,7 @@ enum ReaderPage {
             ("source-views", PackageResources.source_views_mustache),
         ]
         for (name, bytes) in templates {
-            if let template = try? MustacheTemplate(string: String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
+            if let template = try? HTMLTemplate.parse(String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
         }
         return library
     }()

@@ -1,5 +1,6 @@
 import FeedState
 import Foundation
+import HTMLTemplates
 import HTTPTypes
 import Hummingbird
 import Mustache
@@ -9,7 +10,7 @@ import NIOCore
 /// keeps a session (hummingbird-auth's, in a cookie that is `HttpOnly`, `SameSite=Lax`, and
 /// `Secure` behind https). A wrong name and a wrong password get the same answer.
 enum LoginPage {
-    static let template = try? MustacheTemplate(string: String(decoding: PackageResources.login_html_mustache, as: UTF8.self))
+    static let template = try? HTMLTemplate.parse(String(decoding: PackageResources.login_html_mustache, as: UTF8.self))
 
     /// How long a session lasts without signing in again.
     static let sessionLength: Duration = .seconds(30 * 24 * 3600)
