@@ -6,6 +6,7 @@ import FeedState
 import FeedSupport
 import Foundation
 import ServiceLifecycle
+import Synchronization
 
 /// Fetches every enabled source again before its copy goes stale, so readers never wait on
 /// an upstream while a copy exists (stale-while-revalidate). Each source on its own clock:
@@ -17,7 +18,8 @@ import ServiceLifecycle
 ///
 /// With a card store, what a refresh answered live is recorded there, and readers read the
 /// store (``RefreshedSources``); a source's version moves on when the store's change
-/// counter for it moves or its state (live, cache, snapshot, failed) changes, which
+/// counter for it moves (noticed by its refresh, or within a second when another process
+/// wrote: ``followStore()``) or its state (live, cache, snapshot, failed) changes, which
 /// retires every rendered response built from the old one. A source the store does not
 /// hold is versioned by a fingerprint of the cards its refresh got.
 struct SourceRefresher: Service {
@@ -58,6 +60,10 @@ struct SourceRefresher: Service {
     let say: @Sendable (String) -> Void
     /// What the waits between refreshes are measured on.
     let clock: any Clock<Duration>
+    /// The store's counter of each source as last acted on (``StoreCounters``).
+    let seen = StoreCounters()
+    /// How often ``followStore()`` reads the store's counters.
+    static let storeFollowInterval = Duration.seconds(1)
 
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
@@ -70,6 +76,7 @@ struct SourceRefresher: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                group.addTask { await self.followStore() }
                 // Each source's refresh runs until its stop stream ends.
                 var running: [String: AsyncStream<Void>.Continuation] = [:]
                 func start(_ sources: [SourceConfig], _ plan: Plan) async {
@@ -102,6 +109,30 @@ struct SourceRefresher: Service {
         refreshed?.stop()
     }
 
+    /// What others write to the store — `aggregate refresh` from cron, a purge, the replica
+    /// holding a source's lease — followed here: every source's counter read once a second
+    /// (one small table), and the sources that moved retired together, so that readers'
+    /// pages built from every source are rendered again once a second at most, not once
+    /// for each source as each one's refresh comes round (a purge in another process moved
+    /// hundreds, each retiring every person's page). On the wall clock, not the refreshes'.
+    private func followStore() async {
+        guard let store else { return }
+        var first = true
+        while !Task.isCancelled {
+            if let held = try? await store.versions() {
+                // The first look sets where each source stands: what a source's own first
+                // refresh has not noted yet was there before this serve began.
+                let moved = held.filter { seen.note($0.key, $0.value) && !first }.map(\.key)
+                for source in moved.sorted() {
+                    versions.bump(source)
+                    await responses.invalidate(source: source)
+                }
+                first = false
+            }
+            try? await Task.sleep(for: Self.storeFollowInterval)
+        }
+    }
+
     /// A source the store already holds is answered from it at once: a restart (or a
     /// reload) does not keep readers waiting on the first refresh.
     private func answerFromStore(_ sources: [SourceConfig]) async {
@@ -111,10 +142,10 @@ struct SourceRefresher: Service {
         }
     }
 
-    /// What readers of a source are given, as far as retiring responses goes.
+    /// What readers of a source are given, as far as retiring responses goes (what the
+    /// store holds of it moves by ``StoreCounters``).
     private struct Served: Equatable {
         var status: String
-        var storeVersion: Int?
         var fingerprint: UInt64?
     }
 
@@ -135,7 +166,7 @@ struct SourceRefresher: Service {
                     leaseKnown = false
                 }
             }
-            let (cards, fetched, storeVersion) = await refresh(source, plan, leased: leased)
+            let (cards, fetched, storeVersion, recorded) = await refresh(source, plan, leased: leased)
             guard !Task.isCancelled else { return }
             var outcome = fetched
             // A failed refresh of a source the store holds: readers are served what it
@@ -143,10 +174,13 @@ struct SourceRefresher: Service {
             if storeVersion != nil, case .failed(let message, _) = outcome.status {
                 outcome.status = .fallback(.cache, liveFailure: message, servedBy: "the cards kept in the card store")
             }
-            let now = Served(status: "\(outcome.status)", storeVersion: storeVersion,
-                             fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
+            let now = Served(status: "\(outcome.status)", fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
             refreshed?.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
-            if now != served {
+            // What this refresh recorded, or read of the lease holder's records, is retired
+            // at once (its readers ask next); a move by any other writer, ``followStore()``
+            // retires with the others of that second.
+            let storeMoved = (recorded || !leased) && storeVersion.map { seen.note(source.id, $0) } ?? false
+            if now != served || storeMoved {
                 served = now
                 versions.bump(source.id)
                 await responses.invalidate(source: source.id)
@@ -164,20 +198,21 @@ struct SourceRefresher: Service {
         }
     }
 
-    /// One refresh of `source`: its cards and outcome, and the store's change counter for
-    /// it after recording (nil when the store does not hold it). The lease holder fetches
-    /// and records; a replica without the lease reads the holder's records, or, for a
-    /// source the store does not hold, the shared cache.
-    private func refresh(_ source: SourceConfig, _ plan: Plan, leased: Bool) async -> ([Card], SourceOutcome, Int?) {
+    /// One refresh of `source`: its cards and outcome, the store's change counter for it
+    /// after recording (nil when the store does not hold it), and whether it recorded. The
+    /// lease holder fetches and records; a replica without the lease reads the holder's
+    /// records, or, for a source the store does not hold, the shared cache.
+    private func refresh(_ source: SourceConfig, _ plan: Plan, leased: Bool) async -> ([Card], SourceOutcome, Int?, recorded: Bool) {
         let unknown = SourceOutcome(id: source.id, url: source.url)
         if !leased, let store, let version = try? await store.version(of: source.id) {
-            return ([], unknown, version)
+            return ([], unknown, version, false)
         }
         let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
         let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id])
         await plan.runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown
-        guard let store else { return (collected?.cards ?? [], outcome, nil) }
+        guard let store else { return (collected?.cards ?? [], outcome, nil, false) }
+        var recorded = false
         if leased, let listings = collected?.listings, !listings.isEmpty {
             // The store is a memory beside the answers: a failure to record changes nothing
             // readers get (they are given this refresh's cards), and the next one records.
@@ -186,11 +221,12 @@ struct SourceRefresher: Service {
                 _ = try await store.purge(plan.keep, now: Date(), limit: CardRetention.batch)
             } catch {
                 say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
-                return (collected?.cards ?? [], outcome, nil)
+                return (collected?.cards ?? [], outcome, nil, false)
             }
+            recorded = true
         }
         let version = try? await store.version(of: source.id)
-        return (collected?.cards ?? [], outcome, version)
+        return (collected?.cards ?? [], outcome, version, recorded)
     }
 
     /// What the source gives now: its cards as printed, and where they came from.
@@ -204,3 +240,15 @@ struct SourceRefresher: Service {
 }
 
 /// Who refreshes which source, between replicas sharing one state.
+
+/// The store's change counter of each source as `serve` last acted on it: a source's own
+/// refresh and ``SourceRefresher``'s look at every counter both note what they see, and
+/// whichever sees a new counter first retires the source's responses, once.
+final class StoreCounters: Sendable {
+    private let counters = Mutex<[String: Int]>([:])
+
+    /// Notes `version` of `source`: whether it differs from the one noted before (or none was).
+    func note(_ source: String, _ version: Int) -> Bool {
+        counters.withLock { $0.updateValue(version, forKey: source) != version }
+    }
+}

@@ -1,4 +1,5 @@
 import FeedCore
+import FeedState
 import FeedSourceTesting
 import FixtureServer
 import Foundation
@@ -35,6 +36,28 @@ import Testing
             #expect(metrics.contains(#"aggregate_upstream_bodies_decoded_total{by="refresh"} 2"#), "\(metrics)")
             #expect(!metrics.contains { $0.hasPrefix(#"aggregate_upstream_bodies_decoded_total{by="request"}"#) }, "\(metrics)")
             #expect(served.upstreamRequests("cabify") == 2)
+        }
+    }
+
+    /// Another process writes the store (`aggregate refresh` from cron, a purge): serve
+    /// retires what it built from that source within a second or so, though its own
+    /// refresh of it is a day away, and fetches nothing for it.
+    @Test func whatAnotherProcessRecordsIsServedWithinASecond() async throws {
+        let state = EngineState.inMemory()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 86400\n"], state: state) { served in
+            await served.clock.untilSleeping(1)
+            let before = try await served.get("/feed.jsonl")
+            #expect(Self.ids(before.text) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
+            let kept = try await state.cards.cards(of: ["cabify"]).map(\.card)
+            try await state.cards.record([LiveListing(source: "cabify", cards: kept.filter { $0.id != "cabify:VOUCHER" }, complete: true, at: Date())])
+            var after = before
+            let deadline = ContinuousClock.now + .seconds(10)
+            while after.text == before.text, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                after = try await served.get("/feed.jsonl")
+            }
+            #expect(Self.ids(after.text) == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
+            #expect(served.upstreamRequests("cabify") == 1)
         }
     }
 
