@@ -181,13 +181,18 @@ extension CommonOptions {
     }
 
     /// Applies retention (`keep:`) in batches of ``CardRetention/batch``, so that a reader waits
-    /// for one small transaction at most.
+    /// for one small transaction at most. After each full batch it pauses as long as the
+    /// batch took, as autovacuum's cost delay does: a large purge (100,000 cards gone at
+    /// once) takes at most half a core from a `serve` answering readers on the same
+    /// machine, and twice as long, which nobody waits on.
     func purge(_ store: any CardStore, config: FeedConfig, now: Date = Date()) async {
         let policies = Dictionary(uniqueKeysWithValues: config.sources.map { ($0.id, $0.keep) })
         let fallback = config.keep
         do {
-            while try await store.purge({ policies[$0] ?? fallback }, now: now, limit: CardRetention.batch) == CardRetention.batch {
-                await Task.yield()
+            while true {
+                let started = ContinuousClock.now
+                guard try await store.purge({ policies[$0] ?? fallback }, now: now, limit: CardRetention.batch) == CardRetention.batch else { break }
+                try? await Task.sleep(for: started.duration(to: .now))
             }
         } catch {
             Terminal.writeError("aggregate: warning: cannot apply keep: to the card store (\(PlainWords.describe(error)))")
