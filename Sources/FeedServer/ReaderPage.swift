@@ -19,7 +19,7 @@ enum ReaderPage {
             ("page-head", PackageResources.page_head_mustache), ("page-foot", PackageResources.page_foot_mustache),
             ("reader", PackageResources.reader_html_mustache), ("card", PackageResources.card_html_mustache),
             ("source-options", PackageResources.source_options_mustache), ("price-chart", PackageResources.price_chart_mustache),
-            ("source-views", PackageResources.source_views_mustache),
+            ("source-views", PackageResources.source_views_mustache), ("source-view", PackageResources.source_view_mustache),
         ]
         for (name, bytes) in templates {
             if let template = try? HTMLTemplate.parse(String(decoding: bytes, as: UTF8.self)) { library.register(template, named: name) }
