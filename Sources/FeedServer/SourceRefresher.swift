@@ -114,8 +114,7 @@ struct SourceRefresher: Service {
     /// (one small table), and the sources that moved retired together, so that readers'
     /// pages built from every source are rendered again once a second at most, not once
     /// for each source as each one's refresh comes round (a purge in another process moved
-    /// hundreds, each retiring every person's page), and beside the readers, who are
-    /// answered the page as it was meanwhile. On the wall clock, not the refreshes'.
+    /// hundreds, each retiring every person's page). On the wall clock, not the refreshes'.
     private func followStore() async {
         guard let store else { return }
         var first = true
@@ -123,11 +122,10 @@ struct SourceRefresher: Service {
             if let held = try? await store.versions() {
                 // The first look sets where each source stands: what a source's own first
                 // refresh has not noted yet was there before this serve began.
-                // Moved softly: a response built from them is answered while it is rendered
-                // again (beside the request, once), so readers do not wait each second of
-                // a purge in another process for every page it touched.
-                for (source, version) in held where seen.note(source, version) && !first {
-                    versions.moveSoftly(source)
+                let moved = held.filter { seen.note($0.key, $0.value) && !first }.map(\.key)
+                for source in moved.sorted() {
+                    versions.bump(source)
+                    await responses.invalidate(source: source)
                 }
                 first = false
             }
