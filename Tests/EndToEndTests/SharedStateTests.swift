@@ -52,7 +52,7 @@ struct SharedStateTests {
                 #expect(count == 1, "SHARED\(trial) reported \(count) times")
             }
             let migrations = try await hostA.sql(database, "SELECT component || ' ' || id FROM aggregate_migration ORDER BY 1")
-            #expect(migrations == "cards 1: card store\ncards 2: listing tags\ncards 3: reading marks\ncards 4: search\ncards 5: marks per person\ncards 6: card numbers\ndigests 1: digest state, pending delivery\ndigests 2: alerts and delivery targets\n"
+            #expect(migrations == "cards 1: card store\ncards 2: listing tags\ncards 3: reading marks\ncards 4: search\ncards 5: marks per person\ncards 6: card numbers\ncards 7: marks versions\ndigests 1: digest state, pending delivery\ndigests 2: alerts and delivery targets\n"
                 + "digests 3: outbox order\ndigests 4: file output through the outbox\nengine 1: http cache, mapped pages, first seen\nengine 2: request identities\n")
         }
     }
