@@ -122,15 +122,19 @@ struct SourceRefresher: Service {
             if let held = try? await store.versions() {
                 // The first look sets where each source stands: what a source's own first
                 // refresh has not noted yet was there before this serve began.
-                let moved = held.filter { seen.note($0.key, $0.value) && !first }.map(\.key)
-                for source in moved.sorted() {
-                    versions.bump(source)
-                    await responses.invalidate(source: source)
+                for (source, version) in held.sorted(by: { $0.key < $1.key }) where seen.note(source, version) && !first {
+                    await retire(source)
                 }
                 first = false
             }
             try? await Task.sleep(for: Self.storeFollowInterval)
         }
+    }
+
+    /// Retires every response built from `source`: its version moves on, its kept answers go.
+    private func retire(_ source: String) async {
+        versions.bump(source)
+        await responses.invalidate(source: source)
     }
 
     /// A source the store already holds is answered from it at once: a restart (or a
@@ -182,8 +186,7 @@ struct SourceRefresher: Service {
             let storeMoved = (recorded || !leased) && storeVersion.map { seen.note(source.id, $0) } ?? false
             if now != served || storeMoved {
                 served = now
-                versions.bump(source.id)
-                await responses.invalidate(source: source.id)
+                await retire(source.id)
             }
             let failed = outcome.failure != nil || outcome.origin != nil
             failures = failed ? failures + 1 : 0
