@@ -34,7 +34,9 @@ struct RenderedResponse: Sendable {
 protocol RenderedResponseCache: Sendable {
     /// The response for `key` if it is still built from the current version of every
     /// source it read; else renders it with `render`, once however many readers ask at
-    /// the same time, and keeps it.
+    /// the same time, and keeps it. A kept response whose sources moved only by another
+    /// writer (``SourceVersions/moveSoftly(_:)``) is answered at once while it is rendered
+    /// again beside the request.
     func response(for key: String, versions: SourceVersions,
                   render: @escaping @Sendable () async -> RenderedResponse) async -> (RenderedResponse, hit: Bool)
     /// The kept response for `key`, if it is still current: no rendering, no waiting.
@@ -127,18 +129,28 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
     func response(for key: String, versions: SourceVersions,
                   render: @escaping @Sendable () async -> RenderedResponse) async -> (RenderedResponse, hit: Bool) {
         if let kept = kept(key, versions: versions) { return (kept, true) }
-        let (task, joined) = state.withLock { state -> (Task<RenderedResponse, Never>, Bool) in
-            if let task = state.rendering[key] { return (task, true) }
-            let task = Task { await render() }
+        let (task, stale, joined) = state.withLock { state -> (Task<RenderedResponse, Never>, RenderedResponse?, Bool) in
+            let stale = state.entries[key].map(\.response).flatMap { versions.servable($0.versions) ? $0 : nil }
+            if let task = state.rendering[key] { return (task, stale, true) }
+            // The rendering keeps what it made itself: a stale answer does not wait for it.
+            let task = Task {
+                let response = await render()
+                self.keep(response, for: key, versions: versions)
+                return response
+            }
             state.rendering[key] = task
-            return (task, false)
+            return (task, stale, false)
         }
-        let response = await task.value
-        guard !joined else { return (response, true) }
+        if let stale { return (stale, true) }
+        return (await task.value, joined)
+    }
+
+    /// Keeps `response` under `key` while every source is still at the version it was
+    /// rendered from, and ends its rendering.
+    private func keep(_ response: RenderedResponse, for key: String, versions: SourceVersions) {
         let size = Self.footprint(key: key, response: response)
         state.withLock { state in
             state.rendering[key] = nil
-            // Kept only while every source is still at the version it was rendered from.
             guard response.status == 200, versions.current(response.versions), size <= limit / 4 else { return }
             if let old = state.entries.updateValue(Entry(response: response, size: size), forKey: key) {
                 state.bytes -= old.size
@@ -148,7 +160,6 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
             state.bytes += size
             state.evict(toFit: limit)
         }
-        return (response, false)
     }
 
     func invalidate(source: String) {
@@ -180,12 +191,19 @@ struct RenderEveryTime: RenderedResponseCache {
 
 /// Each source's data version in this process: bumped when a refresh finds its cards or
 /// its state (live, cache, snapshot, failed) changed, which retires every response built
-/// from the old one.
+/// from the old one; moved softly when another process wrote the store (a purge, cron's
+/// refresh), after which a kept response is still answered while it is rendered again.
 final class SourceVersions: Sendable {
-    private let versions = Mutex<[String: Int]>([:])
+    private struct Versions {
+        var current: [String: Int] = [:]
+        /// The version each source was last bumped to (not moved softly).
+        var bumped: [String: Int] = [:]
+    }
+
+    private let versions = Mutex(Versions())
 
     func version(of source: String) -> Int {
-        versions.withLock { $0[source] ?? 0 }
+        versions.withLock { $0.current[source] ?? 0 }
     }
 
     /// The configuration's own version: every response is built from it too (a page of
@@ -194,19 +212,36 @@ final class SourceVersions: Sendable {
     static let configuration = "~configuration"
 
     func snapshot(_ sources: [String]) -> [String: Int] {
-        versions.withLock { all in
+        versions.withLock { versions in
+            let all = versions.current
             var built = Dictionary(uniqueKeysWithValues: sources.map { ($0, all[$0] ?? 0) })
             built[Self.configuration] = all[Self.configuration] ?? 0
             return built
         }
     }
 
+    /// Retires every response built from `source`: the next reader waits for a new one.
     func bump(_ source: String) {
-        versions.withLock { $0[source, default: 0] += 1 }
+        versions.withLock { versions in
+            versions.current[source, default: 0] += 1
+            versions.bumped[source] = versions.current[source]
+        }
+    }
+
+    /// Moves `source` on, as another process's write to the store: a response built from
+    /// it is rendered again, and answered meanwhile (``servable(_:)``).
+    func moveSoftly(_ source: String) {
+        versions.withLock { $0.current[source, default: 0] += 1 }
     }
 
     /// Whether every source of `built` is still at that version.
     func current(_ built: [String: Int]) -> Bool {
-        versions.withLock { all in built.allSatisfy { all[$0.key] ?? 0 == $0.value } }
+        versions.withLock { versions in built.allSatisfy { versions.current[$0.key] ?? 0 == $0.value } }
+    }
+
+    /// Whether a response built at `built` may still be answered while it is rendered
+    /// again: no source of it was bumped since (only moved softly).
+    func servable(_ built: [String: Int]) -> Bool {
+        versions.withLock { versions in built.allSatisfy { versions.bumped[$0.key] ?? 0 <= $0.value } }
     }
 }

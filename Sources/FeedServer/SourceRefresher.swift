@@ -64,6 +64,8 @@ struct SourceRefresher: Service {
     let seen = StoreCounters()
     /// How often ``followStore()`` reads the store's counters.
     static let storeFollowInterval = Duration.seconds(1)
+    /// How far apart other processes' writes are followed while they keep coming.
+    static let foreignWriteSpacing = Duration.seconds(10)
 
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
@@ -111,20 +113,29 @@ struct SourceRefresher: Service {
 
     /// What others write to the store — `aggregate refresh` from cron, a purge, the replica
     /// holding a source's lease — followed here: every source's counter read once a second
-    /// (one small table), and the sources that moved retired together, so that readers'
-    /// pages built from every source are rendered again once a second at most, not once
-    /// for each source as each one's refresh comes round (a purge in another process moved
-    /// hundreds, each retiring every person's page). On the wall clock, not the refreshes'.
+    /// (one small table), and the sources that moved moved on softly together: a page built
+    /// from them is answered as it was while it is rendered again beside the request (once a
+    /// page), so readers never wait for another process's write. While such writes keep
+    /// coming (a purge moves sources several times a second for a minute, cron's refresh of
+    /// 500 feeds one after another), they are followed at most every ``foreignWriteSpacing``:
+    /// followed each second, every page was rendered again each second and the renderings
+    /// took the core the purge left, readers' p99 189–234 ms (docs/performance.md). A lone
+    /// write is followed within a second. On the wall clock, not the refreshes'.
     private func followStore() async {
         guard let store else { return }
         var first = true
+        var lastFollowed: ContinuousClock.Instant?
         while !Task.isCancelled {
-            if let held = try? await store.versions() {
+            let now = ContinuousClock.now
+            if lastFollowed.map({ now - $0 >= Self.foreignWriteSpacing }) ?? true, let held = try? await store.versions() {
                 // The first look sets where each source stands: what a source's own first
                 // refresh has not noted yet was there before this serve began.
-                for (source, version) in held.sorted(by: { $0.key < $1.key }) where seen.note(source, version) && !first {
-                    await retire(source)
+                var moved = false
+                for (source, version) in held where seen.note(source, version) && !first {
+                    versions.moveSoftly(source)
+                    moved = true
                 }
+                if moved { lastFollowed = now }
                 first = false
             }
             try? await Task.sleep(for: Self.storeFollowInterval)

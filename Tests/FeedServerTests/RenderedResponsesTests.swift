@@ -45,6 +45,35 @@ import Testing
         #expect(elapsed < .seconds(10), "the last 10,000 insertions took \(elapsed)")
     }
 
+    /// Moved softly (another process wrote the store): the kept response is answered at
+    /// once while it is rendered again beside the request; bumped, the reader waits for a
+    /// new one.
+    @Test func aResponseMovedSoftlyIsAnsweredWhileItIsRenderedAgain() async throws {
+        let cache = InMemoryRenderedResponses()
+        let versions = SourceVersions()
+        @Sendable func page(_ text: String) -> RenderedResponse {
+            RenderedResponse(body: Array(text.utf8), contentType: "text/plain", lastModified: nil, maxAge: nil, degraded: nil,
+                             versions: versions.snapshot(["a"]))
+        }
+        _ = await cache.response(for: "/k", versions: versions) { page("one") }
+        versions.moveSoftly("a")
+        #expect(cache.kept("/k", versions: versions) == nil)
+        let (stale, hit) = await cache.response(for: "/k", versions: versions) { page("two") }
+        #expect(String(buffer: stale.body) == "one")
+        #expect(hit)
+        // What was rendered beside it is kept: a later reader has it.
+        var next = stale
+        for _ in 0..<500 where String(buffer: next.body) == "one" {
+            try await Task.sleep(for: .milliseconds(10))
+            next = await cache.response(for: "/k", versions: versions) { page("three") }.0
+        }
+        #expect(String(buffer: next.body) == "two")
+        versions.bump("a")
+        let (fresh, freshHit) = await cache.response(for: "/k", versions: versions) { page("four") }
+        #expect(String(buffer: fresh.body) == "four")
+        #expect(!freshHit)
+    }
+
     /// Second chance: an entry read since the hand last passed survives the next eviction.
     @Test func aRecentlyReadEntrySurvivesEviction() async {
         let template = Self.page(0)

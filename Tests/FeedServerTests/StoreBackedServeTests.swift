@@ -61,6 +61,41 @@ import Testing
         }
     }
 
+    /// Writes that keep coming from another process (a purge, cron's refresh of many
+    /// feeds) are followed ten seconds apart, not each second: each following renders
+    /// every page again. The first is followed within a second or so, the one right after
+    /// it ten seconds after that; a reader is answered the page as it was meanwhile.
+    @Test func anotherProcessesWritesInARowAreFollowedTenSecondsApart() async throws {
+        let state = EngineState.inMemory()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 86400\n"], state: state) { served in
+            await served.clock.untilSleeping(1)
+            let listed = try await served.get("/feed.jsonl").text
+            #expect(Self.ids(listed) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
+            let kept = try await state.cards.cards(of: ["cabify"]).map(\.card)
+            func record(_ cards: [Card]) async throws {
+                try await state.cards.record([LiveListing(source: "cabify", cards: cards, complete: true, at: Date())])
+            }
+            /// The feed once it is no longer `text`, and how long that took.
+            func changed(from text: String) async throws -> (String, Duration) {
+                let started = ContinuousClock.now
+                var now = text
+                while now == text, ContinuousClock.now - started < .seconds(30) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    now = try await served.get("/feed.jsonl").text
+                }
+                return (now, ContinuousClock.now - started)
+            }
+            try await record(kept.filter { $0.id != "cabify:VOUCHER" })
+            let (dropped, _) = try await changed(from: listed)
+            #expect(Self.ids(dropped) == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
+            try await record(kept)
+            let (back, waited) = try await changed(from: dropped)
+            #expect(Self.ids(back) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
+            #expect(waited > .seconds(8), "followed \(waited) after the write before it")
+            #expect(served.upstreamRequests("cabify") == 1)
+        }
+    }
+
     /// Fifty readers from the first moment, before any refresh has ended: they wait for
     /// the refresh's recording, and the upstream is asked once.
     @Test func coldReadersWaitForTheRefreshInsteadOfFetching() async throws {
