@@ -25,8 +25,8 @@ import Testing
             let validate = try await session.workspace.aggregate("validate")
             #expect(validate.status == 0)
             #expect(validate.stderrLines == [
-                "Sources.yml:9:10: sources[1].url: environment variable LATER_HOST is not set; the source is disabled, so it is needed only once it is enabled (warning)",
-                "Sources.yml:10:30: sources[1].headers.Authorization: environment variable LATER_TOKEN is not set; the source is disabled, so it is needed only once it is enabled (warning)",
+                "Sources.yml:10:10: sources[1].url: environment variable LATER_HOST is not set; the source is disabled, so it is needed only once it is enabled (warning)",
+                "Sources.yml:11:30: sources[1].headers.Authorization: environment variable LATER_TOKEN is not set; the source is disabled, so it is needed only once it is enabled (warning)",
                 "Sources.yml: ok, 2 sources (1 enabled)",
             ])
             let named = try await session.run("--source", "later")

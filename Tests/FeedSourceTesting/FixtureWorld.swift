@@ -42,9 +42,20 @@ public enum FixtureWorld {
         }, scale: scale)
     }
 
+    /// A request's `timeout` in every entry that does not set its own. Tests count the
+    /// requests the fixture server saw, and a request that outlasts the shipped 10 s is
+    /// rightly tried again: on a loaded CI machine (a run taking 70 s, a process 4 s to
+    /// start) an `exec` program's page and a Cabify answer each once did, and were counted
+    /// twice. A minute, the default `deadline`, is longer than any test waits on purpose.
+    public static let requestTimeout = "    timeout: 60\n"
+
     /// A Sources.yml of `sources` at `base`; `extra[id]` adds YAML lines to that entry.
     public static func sourcesYml(base: URL, sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:]) -> String {
-        FixtureServer.sourcesYml(base: base, entries: sources, extra: extra)
+        var extra = extra
+        for entry in sources where !(entry.extraYAML + (extra[entry.id] ?? "")).contains("    timeout:") {
+            extra[entry.id, default: ""] += requestTimeout
+        }
+        return FixtureServer.sourcesYml(base: base, entries: sources, extra: extra)
     }
 
     /// Starts the fixture world, writes a Sources.yml of `sources` into a fresh workspace
