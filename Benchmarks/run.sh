@@ -16,8 +16,8 @@ scales=(250 500)
 [ $# -gt 0 ] && scales=("$@")
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    swift build -c release --product aggregate >&2
-    swift build -c release --product fixture-server >&2
+    swift build -c release --static-swift-stdlib --product aggregate >&2
+    swift build -c release --static-swift-stdlib --product fixture-server >&2
 fi
 work=$(mktemp -d)
 servers=()

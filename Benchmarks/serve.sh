@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 if ! command -v wrk > /dev/null || ! command -v nginx > /dev/null; then
     apt-get update -q > /dev/null && apt-get install -y -q wrk nginx-light > /dev/null
 fi
-swift build -c release --product aggregate >&2
-swift build -c release --product fixture-server >&2
+swift build -c release --static-swift-stdlib --product aggregate >&2
+swift build -c release --static-swift-stdlib --product fixture-server >&2
 bin=.build/release
 work=$(mktemp -d)
 pids=()

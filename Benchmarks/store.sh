@@ -20,8 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BENCH_BIN:-.build/release}
 if [ -z "${BENCH_BIN:-}" ]; then
-    swift build -c release --product aggregate >&2
-    swift build -c release --product fixture-server >&2
+    swift build -c release --static-swift-stdlib --product aggregate >&2
+    swift build -c release --static-swift-stdlib --product fixture-server >&2
 fi
 if ! command -v wrk > /dev/null; then
     apt-get update -q > /dev/null && apt-get install -y -q wrk > /dev/null
