@@ -101,6 +101,8 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
 
     private let state = Mutex(State())
     let limit: Int
+    /// Where responses rendered again beside their readers take their turn, one at a time.
+    private let besideReaders = RequestSlots(count: 1)
 
     /// 64 MiB: thousands of feeds of 50 entries.
     static let defaultLimit = 64 << 20
@@ -120,7 +122,13 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
 
     func kept(_ key: String, versions: SourceVersions) -> RenderedResponse? {
         state.withLock { state in
-            guard let entry = state.entries[key], versions.current(entry.response.versions) else { return nil }
+            // A response whose sources moved softly is answered as it was while it is being
+            // rendered again: here too, so that its readers meanwhile are answered on the
+            // connection's event loop, not queued behind the renderings.
+            guard let entry = state.entries[key],
+                  versions.current(entry.response.versions)
+                    || (state.rendering[key] != nil && versions.servable(entry.response.versions))
+            else { return nil }
             if !entry.referenced { state.entries[key]?.referenced = true }
             return entry.response
         }
@@ -133,8 +141,11 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
             let stale = state.entries[key].map(\.response).flatMap { versions.servable($0.versions) ? $0 : nil }
             if let task = state.rendering[key] { return (task, stale, true) }
             // The rendering keeps what it made itself: a stale answer does not wait for it.
+            // Renderings beside readers go one at a time: a purge elsewhere moves every page
+            // at once, and sixty renderings queued on the two cooperative threads held up
+            // the requests behind them, which had answers ready.
             let task = Task {
-                let response = await render()
+                let response = stale == nil ? await render() : await self.besideReaders.run { await render() }
                 self.keep(response, for: key, versions: versions)
                 return response
             }

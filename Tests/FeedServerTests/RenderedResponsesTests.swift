@@ -58,9 +58,17 @@ import Testing
         _ = await cache.response(for: "/k", versions: versions) { page("one") }
         versions.moveSoftly("a")
         #expect(cache.kept("/k", versions: versions) == nil)
-        let (stale, hit) = await cache.response(for: "/k", versions: versions) { page("two") }
+        // The rendering beside the reader waits until it is let go.
+        let (letGo, release) = AsyncStream<Void>.makeStream()
+        let (stale, hit) = await cache.response(for: "/k", versions: versions) {
+            for await _ in letGo { break }
+            return page("two")
+        }
         #expect(String(buffer: stale.body) == "one")
         #expect(hit)
+        // Meanwhile the kept answer (the connection's fast path) is the one before.
+        #expect(cache.kept("/k", versions: versions).map { String(buffer: $0.body) } == "one")
+        release.yield()
         // What was rendered beside it is kept: a later reader has it.
         var next = stale
         for _ in 0..<500 where String(buffer: next.body) == "one" {
