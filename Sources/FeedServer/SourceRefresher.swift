@@ -162,6 +162,19 @@ struct SourceRefresher: Service {
     private struct Served: Equatable {
         var status: String
         var fingerprint: UInt64?
+
+        /// What pages show of a source's status: live, which fallback, or failed (the
+        /// degraded header, the reader's marks). Not a failure's wording, which changes
+        /// from one try to the next ("after 3 tries", "moments ago; not asked again yet"
+        /// when another source on the host has just failed): with it, every wave of
+        /// retries of an unreachable upstream retired every page built from its sources.
+        static func shown(_ status: SourceOutcome.Status) -> String {
+            switch status {
+            case .live: "live"
+            case .fallback(let origin, _, _): origin.rawValue
+            case .failed: "failed"
+            }
+        }
     }
 
     private func loop(_ source: SourceConfig, _ plan: Plan) async {
@@ -189,7 +202,7 @@ struct SourceRefresher: Service {
             if storeVersion != nil, case .failed(let message, _) = outcome.status {
                 outcome.status = .fallback(.cache, liveFailure: message, servedBy: "the cards kept in the card store")
             }
-            let now = Served(status: "\(outcome.status)", fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
+            let now = Served(status: Served.shown(outcome.status), fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
             refreshed?.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
             // What this refresh recorded, or read of the lease holder's records, is retired
             // at once (its readers ask next); a move by any other writer, ``followStore()``

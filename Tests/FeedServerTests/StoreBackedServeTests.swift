@@ -96,6 +96,32 @@ import Testing
         }
     }
 
+    /// A source that keeps failing is served what the store kept, and its pages stay kept
+    /// while it does: the failure's wording changes from one try to the next, what its
+    /// readers are shown does not. Each wave of retries of an unreachable upstream had
+    /// every page built from it rendered again.
+    @Test func aSourceFailingInOtherWordsKeepsItsPages() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"], metrics: true) { served in
+            await served.clock.untilSleeping(1)
+            _ = try await served.get("/feed.jsonl")
+            served.fixture.control.set("cabify", [Fault(status: 404)])
+            await served.refresh(after: 5, sources: 1)
+            let failing = try await served.get("/feed.jsonl")
+            #expect(failing.header("x-aggregate-degraded") == "cabify=cache")
+            #expect(Self.ids(failing.text) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
+            served.fixture.control.set("cabify", [Fault(status: 410)])
+            await served.refresh(after: 10, sources: 1)
+            let again = try await served.get("/feed.jsonl")
+            #expect(again.text == failing.text)
+            #expect(served.upstreamRequests("cabify") == 3)
+            let metrics = try await served.get("/metrics").text.split(separator: "\n").map(String.init)
+            // The first page, and the page once cabify failed; the second failure, in other
+            // words, kept it.
+            #expect(metrics.contains(#"aggregate_response_cache_total{result="miss"} 2"#), "\(metrics)")
+            #expect(metrics.contains(#"aggregate_response_cache_total{result="hit"} 1"#), "\(metrics)")
+        }
+    }
+
     /// Fifty readers from the first moment, before any refresh has ended: they wait for
     /// the refresh's recording, and the upstream is asked once.
     @Test func coldReadersWaitForTheRefreshInsteadOfFetching() async throws {
