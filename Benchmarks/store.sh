@@ -271,6 +271,17 @@ gone=$(run store | awk 'NR > 1 && $1 != "total" { n += $3 } END { print n }')
 serve_pid=$!
 pids+=("$serve_pid")
 until grep -q "serving" "$work/serve.log" 2>/dev/null; do sleep 0.1; done
+# Measured from where the run without a purge was: the serve's first refresh of every
+# source over (each fails at once, the feeds are down) and its pages rendered, so that the
+# row shows what the purge costs readers, not a serve starting.
+settled() {
+    curl -sf "$base/healthz?details=1" | python3 -c '
+import json, sys
+sources = json.load(sys.stdin)["sources"]
+sys.exit(0 if len(sources) == int(sys.argv[1]) and all("checked" in s for s in sources.values()) else 1)' "$feeds"
+}
+until settled; do sleep 0.5; done
+load 5s > /dev/null
 load 40s > "$work/purging.txt" &
 load_pid=$!
 sleep 5
