@@ -75,23 +75,29 @@ import Testing
             func record(_ cards: [Card]) async throws {
                 try await state.cards.record([LiveListing(source: "cabify", cards: cards, complete: true, at: Date())])
             }
-            /// The feed once it is no longer `text`, and how long that took.
-            func changed(from text: String) async throws -> (String, Duration) {
+            /// The feed once it is no longer `text` (or as it is after 30 s).
+            func changed(from text: String) async throws -> String {
                 let started = ContinuousClock.now
                 var now = text
                 while now == text, ContinuousClock.now - started < .seconds(30) {
                     try await Task.sleep(for: .milliseconds(100))
                     now = try await served.get("/feed.jsonl").text
                 }
-                return (now, ContinuousClock.now - started)
+                return now
             }
+            // Timed from the first write: serve follows it no sooner than it is written (less
+            // the moment between its clock reading and its look at the store), and the next
+            // no sooner than ten seconds after that. Timed from when this test saw the first
+            // change, a loaded CI machine that took 5 s to show it measured 4.9 s.
+            let firstWrite = ContinuousClock.now
             try await record(kept.filter { $0.id != "cabify:VOUCHER" })
-            let (dropped, _) = try await changed(from: listed)
+            let dropped = try await changed(from: listed)
             #expect(Self.ids(dropped) == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
             try await record(kept)
-            let (back, waited) = try await changed(from: dropped)
+            let back = try await changed(from: dropped)
+            let waited = ContinuousClock.now - firstWrite
             #expect(Self.ids(back) == ["cabify:VOUCHER", "cabify:TSHIRT", "cabify:MUG"])
-            #expect(waited > .seconds(8), "followed \(waited) after the write before it")
+            #expect(waited >= .seconds(9), "the second write was followed \(waited) after the first was written")
             #expect(served.upstreamRequests("cabify") == 1)
         }
     }
