@@ -39,7 +39,8 @@ protocol RenderedResponseCache: Sendable {
     /// again beside the request.
     func response(for key: String, versions: SourceVersions,
                   render: @escaping @Sendable () async -> RenderedResponse) async -> (RenderedResponse, hit: Bool)
-    /// The kept response for `key`, if it is still current: no rendering, no waiting.
+    /// The kept response for `key`, if it is still current, or answered as it was while it
+    /// is rendered again (its sources moved softly): no rendering, no waiting.
     func kept(_ key: String, versions: SourceVersions) -> RenderedResponse?
     /// Forgets every response built from `source` (its data changed).
     func invalidate(source: String) async
