@@ -284,12 +284,8 @@ final class FeedRoutes: Sendable {
     func degraded(_ outcomes: [SourceOutcome], sources: [String]) async -> [String: SourceHealth.Status] {
         let named = Set(sources)
         var states = await health.failing.filter { named.contains($0.key) }
-        for outcome in outcomes {
-            switch outcome.status {
-            case .live: break
-            case .fallback(let origin, _, _): states[outcome.id] = SourceHealth.Status(origin)
-            case .failed: states[outcome.id] = .failed
-            }
+        for outcome in outcomes where outcome.status != .live {
+            states[outcome.id] = SourceHealth.Status(outcome.status)
         }
         return states
     }
@@ -459,11 +455,7 @@ final class FeedRoutes: Sendable {
     /// `ltk=cache, users=failed`: the sources this response did not get live.
     static func degradedHeader(_ outcomes: [SourceOutcome]) -> String? {
         let degraded = outcomes.compactMap { outcome -> String? in
-            switch outcome.status {
-            case .live: nil
-            case .fallback(let origin, _, _): "\(outcome.id)=\(origin.rawValue)"
-            case .failed: "\(outcome.id)=failed"
-            }
+            outcome.status == .live ? nil : "\(outcome.id)=\(SourceHealth.Status(outcome.status).rawValue)"
         }
         return degraded.isEmpty ? nil : degraded.joined(separator: ", ")
     }

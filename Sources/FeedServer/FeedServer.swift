@@ -160,6 +160,16 @@ actor SourceHealth {
             case .snapshot: self = .snapshot
             }
         }
+
+        /// What pages and health show of `status`: where the answer came from, not the
+        /// failure's wording (which changes from one try to the next).
+        init(_ status: SourceOutcome.Status) {
+            switch status {
+            case .live: self = .live
+            case .fallback(let origin, _, _): self.init(origin)
+            case .failed: self = .failed
+            }
+        }
     }
 
     struct Entry: Encodable {
@@ -190,12 +200,12 @@ actor SourceHealth {
     private func set(_ outcomes: [SourceOutcome]) {
         let now = RFC3339.string(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         for outcome in outcomes {
-            switch outcome.status {
-            case .live: entries[outcome.id] = Entry(status: .live, detail: nil, checked: now)
-            case .fallback(let origin, let liveFailure, let servedBy):
-                entries[outcome.id] = Entry(status: Status(origin), detail: [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; "), checked: now)
-            case .failed(let message, _): entries[outcome.id] = Entry(status: .failed, detail: message, checked: now)
+            let detail: String? = switch outcome.status {
+            case .live: nil
+            case .fallback(_, let liveFailure, let servedBy): [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; ")
+            case .failed(let message, _): message
             }
+            entries[outcome.id] = Entry(status: Status(outcome.status), detail: detail, checked: now)
         }
     }
 

@@ -113,7 +113,7 @@ struct SourceRefresher: Service {
 
     /// What others write to the store — `aggregate refresh` from cron, a purge, the replica
     /// holding a source's lease — followed here: every source's counter read once a second
-    /// (one small table), and the sources that moved moved on softly together: a page built
+    /// (one small table), and the sources that moved are moved on softly together: a page built
     /// from them is answered as it was while it is rendered again beside the request (once a
     /// page), so readers never wait for another process's write. While such writes keep
     /// coming (a purge moves sources several times a second for a minute, cron's refresh of
@@ -160,21 +160,11 @@ struct SourceRefresher: Service {
     /// What readers of a source are given, as far as retiring responses goes (what the
     /// store holds of it moves by ``StoreCounters``).
     private struct Served: Equatable {
-        var status: String
+        /// What pages show of the source's status (live, which fallback, failed), not the
+        /// failure's wording: with it, every wave of retries of an unreachable upstream
+        /// ("after 3 tries", "moments ago; not asked again yet") retired every page.
+        var status: SourceHealth.Status
         var fingerprint: UInt64?
-
-        /// What pages show of a source's status: live, which fallback, or failed (the
-        /// degraded header, the reader's marks). Not a failure's wording, which changes
-        /// from one try to the next ("after 3 tries", "moments ago; not asked again yet"
-        /// when another source on the host has just failed): with it, every wave of
-        /// retries of an unreachable upstream retired every page built from its sources.
-        static func shown(_ status: SourceOutcome.Status) -> String {
-            switch status {
-            case .live: "live"
-            case .fallback(let origin, _, _): origin.rawValue
-            case .failed: "failed"
-            }
-        }
     }
 
     private func loop(_ source: SourceConfig, _ plan: Plan) async {
@@ -202,7 +192,7 @@ struct SourceRefresher: Service {
             if storeVersion != nil, case .failed(let message, _) = outcome.status {
                 outcome.status = .fallback(.cache, liveFailure: message, servedBy: "the cards kept in the card store")
             }
-            let now = Served(status: Served.shown(outcome.status), fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
+            let now = Served(status: SourceHealth.Status(outcome.status), fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
             refreshed?.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
             // What this refresh recorded, or read of the lease holder's records, is retired
             // at once (its readers ask next); a move by any other writer, ``followStore()``
