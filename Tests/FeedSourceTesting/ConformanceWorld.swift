@@ -19,7 +19,9 @@ struct ConformanceWorld {
         let live = LiveHTTPTransport()
         do {
             try await server.withRunning { base in
-                let yaml = FixtureServer.sourcesYml(base: base, entries: [entry])
+                // The harness's request timeout, as every fixture test: on a loaded CI machine
+                // a walk's request once outlasted the shipped 10 s.
+                let yaml = FixtureWorld.sourcesYml(base: base, sources: [entry])
                 let loader = ConfigLoader(registry: SourceRegistry([source]))
                 let config = try loader.load(text: yaml, file: "Sources.yml")
                 let sourceConfig = try #require(config.sources.first)
