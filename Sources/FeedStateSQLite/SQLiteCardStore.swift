@@ -217,6 +217,7 @@ public struct SQLiteCardStore: CardStore {
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
                       fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL,
                       price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
+                    RETURNING id, rowid, first_seen, search_key
                     """)
             }
             let seen = try db.cachedStatement(sql: """
@@ -229,6 +230,11 @@ public struct SQLiteCardStore: CardStore {
             let change = try db.cachedStatement(sql: """
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
                 """)
+            // Every card written, indexed for search at the end, all in row-id order; a card
+            // written twice (two listings of its source in one batch) once, as written last,
+            // in place of the search row it had before the batch.
+            var searched: [Written] = []
+            var searchedAt: [Int64: Int] = [:]
             for listing in listings {
                 if listing.unchanged {
                     // Confirmed: the cards it listed are seen again, nothing else moves.
@@ -275,8 +281,19 @@ public struct SQLiteCardStore: CardStore {
                                    StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
-                    try insert(rows: chunk.count).execute(arguments: StatementArguments(values))
-                    try Self.indexForSearch(db, cards: chunk.map { listing.cards[$0.position] }, user: user)
+                    // The rows as written (their row ids, and what an update kept) for their search rows.
+                    let rows = try Row.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
+                    let cards = Dictionary(chunk.map { (listing.cards[$0.position].id, listing.cards[$0.position]) }, uniquingKeysWith: { first, _ in first })
+                    for row in rows {
+                        guard let card = cards[row[0]] else { continue }
+                        let written = Written(card: card, row: row[1], firstSeen: row[2], oldKey: row[3])
+                        if let earlier = searchedAt[written.row] {
+                            searched[earlier].card = card
+                        } else {
+                            searchedAt[written.row] = searched.count
+                            searched.append(written)
+                        }
+                    }
                     start += chunk.count
                 }
                 // A card now gone was last seen when its source was last listed (lastSeen).
@@ -307,6 +324,7 @@ public struct SQLiteCardStore: CardStore {
                     try db.cachedStatement(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?").execute(arguments: [listing.source])
                 }
             }
+            try Self.indexForSearch(db, written: searched)
         }
     }
 

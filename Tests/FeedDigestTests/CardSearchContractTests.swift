@@ -76,6 +76,33 @@ extension StoreContractTests {
         }
     }
 
+    /// Two listings of one source in one recording (a refresher's queue can hold both): the
+    /// card they share is found once, by the words it was written with last.
+    @Test(arguments: Backend.all) func aCardWrittenTwiceInOneRecordingIsFoundOnceByItsLastWords(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            try await store.record(Self.searchCorpus(at: t1))
+            // New dates too: each write's search row has a place of its own.
+            var first = Self.searchCorpus(at: t1)[1]
+            first.cards[1].title = "Tea culture"
+            first.cards[1].published = t2
+            first.at = t2
+            var second = first
+            second.cards[1].title = "Coffee culture"
+            second.cards[1].published = t2.addingTimeInterval(3_600)
+            second.at = t2.addingTimeInterval(1)
+            try await store.record([first, second])
+            func ids(_ text: String) async throws -> [String] {
+                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+            }
+            #expect(try await ids("culture") == ["blog:p2"])
+            #expect(try await ids("coffee") == ["blog:p2"])
+            #expect(try await ids("tea") == [])
+            #expect(try await ids("cafe") == ["shop:mug"])
+            #expect(try await store.search(try CardSearch(parsing: "source:blog"), offset: 0, limit: 100).total == 2)
+        }
+    }
+
     /// 60 cards in a few seconds (many in the same one, some undated and ranked by when
     /// they were first seen), found in the title or elsewhere: every page of every search
     /// is the slice of the specification's ranking (``CardSearch/ranked(_:)``), whatever the
