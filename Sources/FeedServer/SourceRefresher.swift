@@ -131,7 +131,7 @@ struct SourceRefresher: Service {
                 // The first look sets where each source stands: what a source's own first
                 // refresh has not noted yet was there before this serve began.
                 var moved = false
-                for (source, version) in held where seen.note(source, version) && !first {
+                for (source, version) in held where seen.noteOthers(source, version) && !first {
                     versions.moveSoftly(source)
                     moved = true
                 }
@@ -184,7 +184,7 @@ struct SourceRefresher: Service {
                     leaseKnown = false
                 }
             }
-            let (cards, fetched, storeVersion, recorded) = await refresh(source, plan, leased: leased)
+            let (cards, fetched, storeVersion, storeMoved) = await refresh(source, plan, leased: leased)
             guard !Task.isCancelled else { return }
             var outcome = fetched
             // A failed refresh of a source the store holds: readers are served what it
@@ -197,7 +197,6 @@ struct SourceRefresher: Service {
             // What this refresh recorded, or read of the lease holder's records, is retired
             // at once (its readers ask next); a move by any other writer, ``followStore()``
             // retires with the others of that second.
-            let storeMoved = (recorded || !leased) && storeVersion.map { seen.note(source.id, $0) } ?? false
             if now != served || storeMoved {
                 served = now
                 await retire(source.id)
@@ -216,34 +215,40 @@ struct SourceRefresher: Service {
     }
 
     /// One refresh of `source`: its cards and outcome, the store's change counter for it
-    /// after recording (nil when the store does not hold it), and whether it recorded. The
-    /// lease holder fetches and records; a replica without the lease reads the holder's
-    /// records, or, for a source the store does not hold, the shared cache.
-    private func refresh(_ source: SourceConfig, _ plan: Plan, leased: Bool) async -> ([Card], SourceOutcome, Int?, recorded: Bool) {
+    /// after recording (nil when the store does not hold it), and whether that counter moved
+    /// since `serve` last noted it. The lease holder fetches and records; a replica without
+    /// the lease reads the holder's records, or, for a source the store does not hold, the
+    /// shared cache.
+    private func refresh(_ source: SourceConfig, _ plan: Plan, leased: Bool) async -> ([Card], SourceOutcome, Int?, storeMoved: Bool) {
         let unknown = SourceOutcome(id: source.id, url: source.url)
         if !leased, let store, let version = try? await store.version(of: source.id) {
-            return ([], unknown, version, false)
+            return ([], unknown, version, seen.note(source.id, version))
         }
         let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
         let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id])
         await plan.runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown
         guard let store else { return (collected?.cards ?? [], outcome, nil, false) }
-        var recorded = false
-        if leased, let listings = collected?.listings, !listings.isEmpty {
-            // The store is a memory beside the answers: a failure to record changes nothing
-            // readers get (they are given this refresh's cards), and the next one records.
-            do {
-                try await store.record(listings)
-                _ = try await store.purge(plan.keep, now: Date(), limit: CardRetention.batch)
-            } catch {
-                say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
-                return (collected?.cards ?? [], outcome, nil, false)
-            }
-            recorded = true
+        guard leased, let listings = collected?.listings, !listings.isEmpty else {
+            let version = try? await store.version(of: source.id)
+            return (collected?.cards ?? [], outcome, version, !leased && version.map { seen.note(source.id, $0) } ?? false)
+        }
+        // From the write to noting its counter, the counter is this serve's: the store's
+        // look (``followStore()``) seeing it first took it for another process's write, and
+        // then held back that process's next write ten seconds (seen in CI).
+        seen.writing(source.id)
+        // The store is a memory beside the answers: a failure to record changes nothing
+        // readers get (they are given this refresh's cards), and the next one records.
+        do {
+            try await store.record(listings)
+            _ = try await store.purge(plan.keep, now: Date(), limit: CardRetention.batch)
+        } catch {
+            _ = seen.wrote(source.id, version: nil)
+            say("aggregate: \(source.id): cannot record its cards in the card store (\(PlainWords.describe(error))); its readers are given this refresh's cards")
+            return (collected?.cards ?? [], outcome, nil, false)
         }
         let version = try? await store.version(of: source.id)
-        return (collected?.cards ?? [], outcome, version, recorded)
+        return (collected?.cards ?? [], outcome, version, seen.wrote(source.id, version: version))
     }
 
     /// What the source gives now: its cards as printed, and where they came from.
@@ -260,12 +265,43 @@ struct SourceRefresher: Service {
 
 /// The store's change counter of each source as `serve` last acted on it: a source's own
 /// refresh and ``SourceRefresher``'s look at every counter both note what they see, and
-/// whichever sees a new counter first retires the source's responses, once.
+/// whichever sees a new counter first retires the source's responses, once. While a
+/// source's own refresh writes it, the look leaves it alone: the counter its write moves is
+/// this serve's, not another process's.
 final class StoreCounters: Sendable {
-    private let counters = Mutex<[String: Int]>([:])
+    private struct State {
+        var counters: [String: Int] = [:]
+        var writing: Set<String> = []
+    }
+
+    private let state = Mutex(State())
 
     /// Notes `version` of `source`: whether it differs from the one noted before (or none was).
     func note(_ source: String, _ version: Int) -> Bool {
-        counters.withLock { $0.updateValue(version, forKey: source) != version }
+        state.withLock { $0.counters.updateValue(version, forKey: source) != version }
+    }
+
+    /// ``note(_:_:)`` for what another process may have written: false for a source this
+    /// serve is writing itself.
+    func noteOthers(_ source: String, _ version: Int) -> Bool {
+        state.withLock { state in
+            guard !state.writing.contains(source) else { return false }
+            return state.counters.updateValue(version, forKey: source) != version
+        }
+    }
+
+    /// This serve starts writing `source`.
+    func writing(_ source: String) {
+        state.withLock { _ = $0.writing.insert(source) }
+    }
+
+    /// This serve's write of `source` is over and left `version` (nil: unknown): whether the
+    /// counter moved.
+    func wrote(_ source: String, version: Int?) -> Bool {
+        state.withLock { state in
+            state.writing.remove(source)
+            guard let version else { return false }
+            return state.counters.updateValue(version, forKey: source) != version
+        }
     }
 }

@@ -1,4 +1,4 @@
-import FeedConfig
+@testable import FeedConfig
 import FeedCore
 import FeedEngine
 import Foundation
@@ -67,6 +67,20 @@ import Testing
         // may take longer to get there, never seconds.
         #expect(clock.now - start < .seconds(2), "\(expression) took \(clock.now - start)")
         #expect(!pattern.matches(text))
+    }
+
+    /// The time limit counts the thread's CPU time: a thread that waits (here, asleep; on a
+    /// busy machine, for a core) spends none of it, and one that works spends it.
+    @Test func theTimeLimitCountsWorkNotWaiting() {
+        let asleep = ThreadCPUTime.now()
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(ThreadCPUTime.now() - asleep < .milliseconds(50))
+        // Work until 60 ms of it are counted (a clock that stood still would spin 10 s).
+        let working = ThreadCPUTime.now()
+        let clock = ContinuousClock()
+        let start = clock.now
+        while ThreadCPUTime.now() - working < .milliseconds(60), clock.now - start < .seconds(10) {}
+        #expect(ThreadCPUTime.now() - working >= .milliseconds(60))
     }
 
     @Test func wellBehavedExpressionsFinishOnTheLongestFieldRead() throws {
