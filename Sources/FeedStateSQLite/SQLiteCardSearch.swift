@@ -28,10 +28,16 @@ extension SQLiteCardStore {
             CREATE VIRTUAL TABLE card_search USING fts5(title, body, kind UNINDEXED, card UNINDEXED, tokenize = 'unicode61 remove_diacritics 0');
             ALTER TABLE card ADD COLUMN search_key INTEGER;
             """)
-        let rows = try Row.fetchCursor(db, sql: "SELECT rowid, card, first_seen FROM card")
-        while let row = try rows.next() {
-            guard let card = StoredCardForm.card(row["card"]) else { continue }
-            try indexForSearch(db, card: card, row: row["rowid"], firstSeen: row["first_seen"], oldKey: nil)
+        // In the order of their search rows, each card's second and then its row (see
+        // ``indexForSearch(_:written:)``): in row order, a store recorded newest first would
+        // be a segment of the index a card.
+        var rows: [(row: Int64, firstSeen: Double)] = []
+        let ordered = try Row.fetchCursor(db, sql: "SELECT rowid, first_seen FROM card ORDER BY CAST(coalesce(published, first_seen) AS INTEGER), rowid")
+        while let row = try ordered.next() { rows.append((row[0], row[1])) }
+        let read = try db.makeStatement(sql: "SELECT card FROM card WHERE rowid = ?")
+        for (row, firstSeen) in rows {
+            guard let json = try Data.fetchOne(read, arguments: [row]), let card = StoredCardForm.card(json) else { continue }
+            try indexForSearch(db, card: card, row: row, firstSeen: firstSeen, oldKey: nil)
         }
     }
 

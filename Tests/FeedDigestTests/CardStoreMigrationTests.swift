@@ -8,7 +8,7 @@ import Testing
 
 /// A card store written by the version before pages came from indexes (`v1`) is migrated:
 /// its cards get their rank, price key and date, its sources their counts, and pages are
-/// made from them.
+/// made from them; the search index holds them.
 @Suite struct CardStoreMigrationTests {
     @Test func aV1StoreGetsRanksAndSortKeys() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cards-\(UUID().uuidString)")
@@ -40,5 +40,9 @@ import Testing
         let byPrice = try #require(try await store.page(StoredPageQuery(sources: ["shop"], order: .price, descending: true, offset: 0, limit: 10)))
         #expect(byPrice.cards.map(\.card) == [dear, cheap])
         #expect(try await store.versions() == ["shop": 1])
+        // The search index is built from the cards kept.
+        #expect(try await store.search(try CardSearch(parsing: "cheap"), offset: 0, limit: 10).cards.map(\.card) == [cheap])
+        #expect(try await store.search(try CardSearch(parsing: "dear"), offset: 0, limit: 10).cards.map(\.card) == [dear])
+        #expect(try await store.search(try CardSearch(parsing: "kind:item"), offset: 0, limit: 10).total == 2)
     }
 }
