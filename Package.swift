@@ -280,6 +280,7 @@ let package = Package(
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                              .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "Mustache", package: "swift-mustache"),
                                                               .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types")]),

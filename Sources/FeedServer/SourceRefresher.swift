@@ -79,6 +79,7 @@ struct SourceRefresher: Service {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.followStore() }
+                group.addTask { await self.indexRecorded() }
                 // Each source's refresh runs until its stop stream ends.
                 var running: [String: AsyncStream<Void>.Continuation] = [:]
                 func start(_ sources: [SourceConfig], _ plan: Plan) async {
@@ -138,6 +139,17 @@ struct SourceRefresher: Service {
                 if moved { lastFollowed = now }
                 first = false
             }
+            try? await Task.sleep(for: Self.storeFollowInterval)
+        }
+    }
+
+    /// What any process records — this serve's refreshes, cron's `aggregate refresh` — is
+    /// indexed for search here within a second, in the background, not by the first reader's
+    /// search after it. When nothing was recorded, a look at one small table.
+    private func indexRecorded() async {
+        guard let store else { return }
+        while !Task.isCancelled {
+            _ = try? await store.updateSearch()
             try? await Task.sleep(for: Self.storeFollowInterval)
         }
     }

@@ -67,10 +67,18 @@ public protocol CardStore: Sendable {
     /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):
     /// `offset` of them skipped, at most `limit` given, with how many it found.
     func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage
+    /// Indexes for search the cards recorded since it last ran, for a store that indexes
+    /// apart from recording (``search(_:offset:limit:)`` does it first, so a search finds
+    /// every card recorded before it; `serve` does it after each refresh, so its searches do
+    /// not wait). How many cards it indexed.
+    func updateSearch() async throws -> Int
 }
 
 extension CardStore {
     public func page(_ query: StoredPageQuery) async throws -> StoredPage? { nil }
+
+    /// Nothing to do: this store indexes as it records (or searches every card).
+    public func updateSearch() async throws -> Int { 0 }
 
     /// Every kept card, searched and ranked here: the in-memory store's way, and the
     /// specification of the stores' indexes.

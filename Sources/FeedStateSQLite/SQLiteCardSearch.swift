@@ -11,6 +11,12 @@ import GRDB
 /// hands matches in row-id order, so the newest 20 of 80,000 matches are the first 20 it
 /// reads, not 80,000 cards looked up and sorted (0.9 s on a million-card store); only the
 /// cards of the page's last second are read whole, to put equal seconds in id order.
+///
+/// A recording does not write search rows: it lists the cards it wrote in `card_unsearched`,
+/// and ``updateSearch()`` writes their rows later — first thing in every search, and in
+/// `serve` after each refresh. FTS5 costs 30–40 µs a card, and a cold refresh of 500 feeds
+/// (25,000 new cards) spent 0.9 s of its 1.8 s of recording on it, on the store's one
+/// writer; lemon24's `reader` and NetNewsWire index apart from fetching the same way.
 extension SQLiteCardStore {
     /// The row ids of one second: `second << keyShift` up to the next second's.
     static let keyShift: Int64 = 22
@@ -39,6 +45,52 @@ extension SQLiteCardStore {
             guard let json = try Data.fetchOne(read, arguments: [row]), let card = StoredCardForm.card(json) else { continue }
             try indexForSearch(db, card: card, row: row, firstSeen: firstSeen, oldKey: nil)
         }
+    }
+
+    /// The cards recorded since ``updateSearch()`` last wrote their search rows, by row.
+    static func createUnsearched(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE card_unsearched (row INTEGER PRIMARY KEY)")
+    }
+
+    /// Notes that the cards at `rows` were written: their search rows are to be written
+    /// (again). A card written twice before that is written once, as it is then.
+    static func awaitSearch(_ db: Database, rows: [Int64]) throws {
+        guard !rows.isEmpty else { return }
+        let list = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO card_unsearched (row) SELECT value FROM json_each(?)").execute(arguments: [list])
+    }
+
+    /// Cards whose search rows one transaction of ``updateSearch()`` writes: a search or a
+    /// recording waits at most for one of them (about 0.2 s).
+    static let searchBatch = 5_000
+
+    public func updateSearch() async throws -> Int {
+        let database = try database
+        var written = 0
+        // A look first: a search with nothing to write (the usual case) does not wait for
+        // the store's writer.
+        while try await database.read({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM card_unsearched)") ?? false }) {
+            try Task.checkCancellation()
+            written += try await database.write { db in try Self.writeUnsearched(db, limit: Self.searchBatch) }
+        }
+        return written
+    }
+
+    /// Writes the search rows of up to `limit` cards of `card_unsearched`, and takes them
+    /// off it; how many it wrote. A card whose stored form no longer reads has no search row
+    /// (found by none); a row whose card is no longer kept is only taken off.
+    static func writeUnsearched(_ db: Database, limit: Int) throws -> Int {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT pending.row, card.card, card.first_seen, card.search_key FROM card_unsearched pending
+            LEFT JOIN card ON card.rowid = pending.row ORDER BY pending.row LIMIT ?
+            """), arguments: [limit])
+        let written = rows.compactMap { row in
+            (row[1] as Data?).flatMap(StoredCardForm.card).map { Written(card: $0, row: row[0], firstSeen: row[2], oldKey: row[3]) }
+        }
+        try indexForSearch(db, written: written)
+        let done = String(decoding: try JSONEncoder().encode(rows.map { $0[0] as Int64 }), as: UTF8.self)
+        try db.cachedStatement(sql: "DELETE FROM card_unsearched WHERE row IN (SELECT value FROM json_each(?))").execute(arguments: [done])
+        return written.count
     }
 
     /// Writes the search row of `card`, stored at `row`, in place of the one at `oldKey`.
@@ -70,8 +122,8 @@ extension SQLiteCardStore {
         return second << keyShift | (row + offset) & (slots - 1)
     }
 
-    /// A card just written, as its search row needs it: the card, its row, when it was
-    /// first seen and the search row it had (`oldKey`).
+    /// A card to index, as its search row needs it: the card, its row, when it was first
+    /// seen and the search row it had (`oldKey`).
     struct Written {
         var card: Card
         var row: Int64
@@ -79,11 +131,11 @@ extension SQLiteCardStore {
         var oldKey: Int64?
     }
 
-    /// Writes the search rows of the cards just written, by ascending row id. FTS5 writes the
-    /// terms it holds out as a new segment whenever a row id is lower than the one before,
-    /// and cards come in feed order, newest first: written so, every card was a segment of
-    /// its own and the index merged them again (a cold refresh of 500 feeds spent 1.6 s of
-    /// its 2.9 in the search index).
+    /// Writes the search rows of `written`, by ascending row id. FTS5 writes the terms it
+    /// holds out as a new segment whenever a row id is lower than the one before, and cards
+    /// come in feed order, newest first: written so, every card was a segment of its own and
+    /// the index merged them again (a cold refresh of 500 feeds spent 1.6 s of its 2.9 in
+    /// the search index).
     static func indexForSearch(_ db: Database, written: [Written]) throws {
         let ordered = written.map { ($0, searchKey($0.card, row: $0.row, firstSeen: $0.firstSeen)) }.sorted { $0.1 < $1.1 }
         for (card, _) in ordered {
@@ -102,6 +154,7 @@ extension SQLiteCardStore {
     }
 
     public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
+        _ = try await updateSearch()
         let path = directory.cardsPath
         return try await database.read { db in
             var filters: [String] = []

@@ -124,6 +124,9 @@ public struct SQLiteCardStore: CardStore {
             // statements that mark: one row a person, not a trigger a row.
             try db.execute(sql: "CREATE TABLE card_marks_version (user_id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v11: search rows written apart from recording") { db in
+            try createUnsearched(db)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -217,7 +220,7 @@ public struct SQLiteCardStore: CardStore {
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position, card = excluded.card,
                       fingerprint = excluded.fingerprint, tracked = excluded.tracked, last_seen = excluded.last_seen, gone_since = NULL,
                       price_key = excluded.price_key, price_inexact = excluded.price_inexact, published = excluded.published
-                    RETURNING id, rowid, first_seen, search_key
+                    RETURNING rowid
                     """)
             }
             let seen = try db.cachedStatement(sql: """
@@ -230,11 +233,8 @@ public struct SQLiteCardStore: CardStore {
             let change = try db.cachedStatement(sql: """
                 INSERT INTO card_change (user_id, id, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
                 """)
-            // Every card written, indexed for search at the end, all in row-id order; a card
-            // written twice (two listings of its source in one batch) once, as written last,
-            // in place of the search row it had before the batch.
-            var searched: [Written] = []
-            var searchedAt: [Int64: Int] = [:]
+            // Every card written: its search row is written later (``updateSearch()``).
+            var unsearched: [Int64] = []
             for listing in listings {
                 if listing.unchanged {
                     // Confirmed: the cards it listed are seen again, nothing else moves.
@@ -281,19 +281,7 @@ public struct SQLiteCardStore: CardStore {
                                    StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
-                    // The rows as written (their row ids, and what an update kept) for their search rows.
-                    let rows = try Row.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
-                    let cards = Dictionary(chunk.map { (listing.cards[$0.position].id, listing.cards[$0.position]) }, uniquingKeysWith: { first, _ in first })
-                    for row in rows {
-                        guard let card = cards[row[0]] else { continue }
-                        let written = Written(card: card, row: row[1], firstSeen: row[2], oldKey: row[3])
-                        if let earlier = searchedAt[written.row] {
-                            searched[earlier].card = card
-                        } else {
-                            searchedAt[written.row] = searched.count
-                            searched.append(written)
-                        }
-                    }
+                    unsearched += try Int64.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
                     start += chunk.count
                 }
                 // A card now gone was last seen when its source was last listed (lastSeen).
@@ -324,7 +312,7 @@ public struct SQLiteCardStore: CardStore {
                     try db.cachedStatement(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?").execute(arguments: [listing.source])
                 }
             }
-            try Self.indexForSearch(db, written: searched)
+            try Self.awaitSearch(db, rows: unsearched)
         }
     }
 
@@ -459,6 +447,7 @@ public struct SQLiteCardStore: CardStore {
             let doomedIDs = "SELECT value FROM json_each(?2)"
             let statements: [(String, StatementArguments)] = [
                 ("DELETE FROM card_search WHERE rowid IN (SELECT search_key FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs)))", [user, ids]),
+                ("DELETE FROM card_unsearched WHERE row IN (SELECT rowid FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs)))", [user, ids]),
                 ("DELETE FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs))", [user, ids]),
                 ("DELETE FROM card_change WHERE user_id = ?1 AND id IN (\(doomedIDs))", [user, ids]),
                 // Marks are each person's: every person's marks of these cards go with them.

@@ -103,6 +103,48 @@ extension StoreContractTests {
         }
     }
 
+    /// SQLite writes search rows apart from recording (``CardStore/updateSearch()``, the
+    /// first thing a search does): once per card recorded since, as last written; none for a
+    /// card seen again unchanged, or removed before its turn.
+    @Test(arguments: [Backend.sqlite, .sqlitePool]) func searchRowsAreWrittenOnceForWhatWasRecordedSince(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            let corpus = Self.searchCorpus(at: t1)
+            try await store.record(corpus)
+            #expect(try await store.updateSearch() == 6)
+            #expect(try await store.updateSearch() == 0)
+            func ids(_ text: String) async throws -> [String] {
+                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+            }
+            // Changed twice, then listed again unchanged: one search row, by its last words.
+            var blog = corpus[1]
+            blog.cards[1].title = "Tea culture"
+            blog.at = t2
+            try await store.record([blog])
+            blog.cards[1].title = "Coffee culture"
+            blog.at = t2.addingTimeInterval(1)
+            try await store.record([blog])
+            blog.at = t2.addingTimeInterval(2)
+            try await store.record([blog])
+            #expect(try await store.updateSearch() == 1)
+            #expect(try await ids("coffee") == ["blog:p2"])
+            #expect(try await ids("tea") == [])
+            // Changed, then gone and removed before a search: nothing to write, found by nothing.
+            var shop = corpus[0]
+            let mug = try #require(shop.cards.firstIndex { $0.id == "shop:mug" })
+            shop.cards[mug].title = "Stone mug"
+            shop.at = t2
+            try await store.record([shop])
+            shop.cards.remove(at: mug)
+            shop.at = t2.addingTimeInterval(1)
+            try await store.record([shop])
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 0, maxCards: 100) }, now: t2.addingTimeInterval(2), limit: 100) == 1)
+            #expect(try await store.updateSearch() == 0)
+            #expect(try await ids("stone") == [])
+            #expect(try await ids("mug") == [])
+        }
+    }
+
     /// 60 cards in a few seconds (many in the same one, some undated and ranked by when
     /// they were first seen), found in the title or elsewhere: every page of every search
     /// is the slice of the specification's ranking (``CardSearch/ranked(_:)``), whatever the

@@ -1,8 +1,10 @@
 import FeedCore
+import FeedEngine
 import FeedState
 import FeedSourceTesting
 import FixtureServer
 import Foundation
+import GRDB
 import HTTPTypes
 import Testing
 
@@ -58,6 +60,33 @@ import Testing
             }
             #expect(Self.ids(after.text) == ["cabify:TSHIRT", "cabify:MUG", "cabify:VOUCHER"])
             #expect(served.upstreamRequests("cabify") == 1)
+        }
+    }
+
+    /// Cards another process records (cron's `aggregate refresh`) are indexed for search
+    /// by `serve` within a second or so, in the background: no reader's search waits for
+    /// them. Seen in the SQLite file: nothing is left to index, and the search row is there.
+    @Test func whatAnotherProcessRecordsIsIndexedForSearchInTheBackground() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-serve-index-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = try await EngineState.open(.directory(directory), connections: .pool)
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 86400\n"], state: state) { served in
+            await served.clock.untilSleeping(1)
+            let cron = try await EngineState.open(.directory(directory), connections: .one)
+            let sighting = Card(source: "blog", upstreamID: "1", kind: .post, title: "Quokka sightings")
+            try await cron.cards.record([LiveListing(source: "blog", cards: [sighting], complete: true, at: Date())])
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let file = try DatabaseQueue(path: directory.appendingPathComponent("cards.sqlite").path, configuration: readOnly)
+            func count(_ sql: String) throws -> Int { try file.read { try Int.fetchOne($0, sql: sql) ?? -1 } }
+            func waiting() throws -> Int { try count("SELECT count(*) FROM card_unsearched") }
+            // (That a recording leaves its cards to index: StoreContractTests.searchRowsAreWrittenOnce….)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try waiting() > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try waiting() == 0)
+            #expect(try count("SELECT count(*) FROM card_search WHERE card_search MATCH 'quokka'") == 1)
         }
     }
 
