@@ -56,6 +56,12 @@ struct SourcePager: Sendable {
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
 
+    /// Lets go of the cards read, once they were handed on (`refresh` records each source as
+    /// it ends): the outcome is all the walk still gives.
+    mutating func handedOn() {
+        cards = []
+    }
+
     init(config: SourceConfig, type: any FeedSource.Type, tiers: [TransportTier], rules: [CardFilter] = [], now: Date = Date(),
          filter: @escaping @Sendable (Card) -> Bool) {
         self.config = config
