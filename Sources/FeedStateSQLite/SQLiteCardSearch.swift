@@ -14,7 +14,7 @@ import GRDB
 ///
 /// A recording does not write search rows: it lists the cards it wrote in `card_unsearched`,
 /// and ``updateSearch()`` writes their rows later — first thing in every search, and in
-/// `serve` after each refresh. FTS5 costs 30–40 µs a card, and a cold refresh of 500 feeds
+/// `serve` in the background, within a second of any recording. FTS5 costs 30–40 µs a card, and a cold refresh of 500 feeds
 /// (25,000 new cards) spent 0.9 s of its 1.8 s of recording on it, on the store's one
 /// writer; lemon24's `reader` and NetNewsWire index apart from fetching the same way.
 extension SQLiteCardStore {
