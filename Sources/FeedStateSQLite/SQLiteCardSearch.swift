@@ -35,7 +35,7 @@ extension SQLiteCardStore {
             ALTER TABLE card ADD COLUMN search_key INTEGER;
             """)
         // In the order of their search rows, each card's second and then its row (see
-        // ``indexForSearch(_:written:)``): in row order, a store recorded newest first would
+        // ``searchKey(published:row:firstSeen:offset:)``): in row order, a store recorded newest first would
         // be a segment of the index a card.
         var rows: [(row: Int64, firstSeen: Double)] = []
         let ordered = try Row.fetchCursor(db, sql: "SELECT rowid, first_seen FROM card ORDER BY CAST(coalesce(published, first_seen) AS INTEGER), rowid")
@@ -60,9 +60,12 @@ extension SQLiteCardStore {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO card_unsearched (row) SELECT value FROM json_each(?)").execute(arguments: [list])
     }
 
-    /// Cards whose search rows one transaction of ``updateSearch()`` writes: a search or a
-    /// recording waits at most for one of them (about 0.2 s).
-    static let searchBatch = 5_000
+    /// Cards whose search rows one transaction of ``updateSearch()`` writes. FTS5 writes each
+    /// transaction's rows as a segment and merges segments level by level, so small
+    /// transactions cost merges: 200,000 cards took 19 s in transactions of 5,000 and 13 s
+    /// in ones of 100,000. A transaction holds a few numbers a card (each card is read and
+    /// decoded at its turn); a recording waits for one, about 2 s.
+    static let searchBatch = 50_000
 
     public func updateSearch() async throws -> Int {
         let database = try database
@@ -76,21 +79,36 @@ extension SQLiteCardStore {
         return written
     }
 
-    /// Writes the search rows of up to `limit` cards of `card_unsearched`, and takes them
-    /// off it; how many it wrote. A card whose stored form no longer reads has no search row
-    /// (found by none); a row whose card is no longer kept is only taken off.
+    /// Writes the search rows of up to `limit` cards of `card_unsearched`, by ascending search
+    /// row id (see ``searchKey(published:row:firstSeen:offset:)``), and takes them off it; how
+    /// many it wrote. A card whose stored form no longer reads has no search row (found by
+    /// none); a row whose card is no longer kept is only taken off.
     static func writeUnsearched(_ db: Database, limit: Int) throws -> Int {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT pending.row, card.card, card.first_seen, card.search_key FROM card_unsearched pending
+        // The order comes from the columns, without a card decoded; then each card is read
+        // and decoded at its turn, so the transaction holds a few numbers a card.
+        var taken: [Int64] = []
+        var pending: [(key: Int64, row: Int64, firstSeen: Double, oldKey: Int64?)] = []
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT pending.row, card.first_seen, card.published, card.search_key FROM card_unsearched pending
             LEFT JOIN card ON card.rowid = pending.row ORDER BY pending.row LIMIT ?
             """), arguments: [limit])
-        let written = rows.compactMap { row in
-            (row[1] as Data?).flatMap(StoredCardForm.card).map { Written(card: $0, row: row[0], firstSeen: row[2], oldKey: row[3]) }
+        while let row = try rows.next() {
+            let (at, firstSeen): (Int64, Double?) = (row[0], row[1])
+            taken.append(at)
+            guard let firstSeen else { continue }
+            let published = (row[2] as Double?).map(Date.init(timeIntervalSince1970:))
+            pending.append((searchKey(published: published, row: at, firstSeen: firstSeen), at, firstSeen, row[3]))
         }
-        try indexForSearch(db, written: written)
-        let done = String(decoding: try JSONEncoder().encode(rows.map { $0[0] as Int64 }), as: UTF8.self)
+        let read = try db.cachedStatement(sql: "SELECT card FROM card WHERE rowid = ?")
+        var written = 0
+        for card in pending.sorted(by: { $0.key < $1.key }) {
+            guard let json = try Data.fetchOne(read, arguments: [card.row]), let decoded = StoredCardForm.card(json) else { continue }
+            try indexForSearch(db, card: decoded, row: card.row, firstSeen: card.firstSeen, oldKey: card.oldKey)
+            written += 1
+        }
+        let done = String(decoding: try JSONEncoder().encode(taken), as: UTF8.self)
         try db.cachedStatement(sql: "DELETE FROM card_unsearched WHERE row IN (SELECT value FROM json_each(?))").execute(arguments: [done])
-        return written.count
+        return written
     }
 
     /// Writes the search row of `card`, stored at `row`, in place of the one at `oldKey`.
@@ -103,7 +121,7 @@ extension SQLiteCardStore {
         var offset: Int64 = 0
         var key: Int64
         while true {
-            key = searchKey(card, row: row, firstSeen: firstSeen, offset: offset)
+            key = searchKey(published: card.published, row: row, firstSeen: firstSeen, offset: offset)
             do {
                 try insert.execute(arguments: [key, title, body, card.kind.rawValue, row])
                 break
@@ -114,33 +132,15 @@ extension SQLiteCardStore {
         try db.cachedStatement(sql: "UPDATE card SET search_key = ? WHERE rowid = ?").execute(arguments: [key, row])
     }
 
-    /// The search row id of `card` at `row`: its second, and the card's own row number for
-    /// its place in the second, or (`offset`) a later place when that one is taken.
-    static func searchKey(_ card: Card, row: Int64, firstSeen: Double, offset: Int64 = 0) -> Int64 {
-        let second = CardSearch.second(of: card.published ?? Date(timeIntervalSince1970: firstSeen))
+    /// The search row id of the card at `row`, dated `published` (else `firstSeen`): its
+    /// second, and the card's own row number for its place in the second, or (`offset`) a
+    /// later place when that one is taken. Rows are written by ascending id: FTS5 writes the
+    /// terms it holds out as a new segment whenever a row id is lower than the one before,
+    /// and cards come in feed order, newest first (every card was a segment of its own).
+    static func searchKey(published: Date?, row: Int64, firstSeen: Double, offset: Int64 = 0) -> Int64 {
+        let second = CardSearch.second(of: published ?? Date(timeIntervalSince1970: firstSeen))
         let slots: Int64 = 1 << keyShift
         return second << keyShift | (row + offset) & (slots - 1)
-    }
-
-    /// A card to index, as its search row needs it: the card, its row, when it was first
-    /// seen and the search row it had (`oldKey`).
-    struct Written {
-        var card: Card
-        var row: Int64
-        var firstSeen: Double
-        var oldKey: Int64?
-    }
-
-    /// Writes the search rows of `written`, by ascending row id. FTS5 writes the terms it
-    /// holds out as a new segment whenever a row id is lower than the one before, and cards
-    /// come in feed order, newest first: written so, every card was a segment of its own and
-    /// the index merged them again (a cold refresh of 500 feeds spent 1.6 s of its 2.9 in
-    /// the search index).
-    static func indexForSearch(_ db: Database, written: [Written]) throws {
-        let ordered = written.map { ($0, searchKey($0.card, row: $0.row, firstSeen: $0.firstSeen)) }.sorted { $0.1 < $1.1 }
-        for (card, _) in ordered {
-            try indexForSearch(db, card: card.card, row: card.row, firstSeen: card.firstSeen, oldKey: card.oldKey)
-        }
     }
 
     /// An FTS5 query: every term (a quoted phrase each; the tokens hold no quote) together.
