@@ -12,9 +12,12 @@ import Synchronization
 /// an upstream while a copy exists (stale-while-revalidate). Each source on its own clock:
 /// its `refresh:` interval (default its `cache_ttl`, at least ``minimumInterval``), at
 /// 80–95 % of it so the copy is renewed before it expires, the jitter keeping sources and
-/// replicas apart. A source that fails is tried again after 10 s, then 20 s, 40 s… up to
-/// ``longestBackoff``, and meanwhile serves its fallback (for a source the store holds,
-/// what the store keeps: no fallback is read).
+/// replicas apart. A source that fails is tried again after 5–10 s, then 10–20 s, 20–40 s…
+/// up to half to all of ``longestBackoff``, and meanwhile serves its fallback (for a source
+/// the store holds, what the store keeps: no fallback is read). The wait is drawn in its
+/// span ("equal jitter") so that sources failing together — their host down, the network
+/// gone — are not tried again together: 500 such sources retried in waves at the same
+/// second, and each wave took the cores from readers (one page in a hundred at 20–40 ms).
 ///
 /// With a card store, what a refresh answered live is recorded there, and readers read the
 /// store (``RefreshedSources``); a source's version moves on when the store's change
@@ -70,6 +73,12 @@ struct SourceRefresher: Service {
     static let minimumInterval = 5.0
     static let firstBackoff = 10.0
     static let longestBackoff = 600.0
+
+    /// The longest wait after `failures` failures in a row: 10 s, 20 s, 40 s… up to
+    /// ``longestBackoff``; the wait itself is drawn from its second half.
+    static func backoff(afterFailures failures: Int) -> Double {
+        min(firstBackoff * pow(2, Double(max(failures, 1) - 1)), longestBackoff)
+    }
 
     static func interval(_ source: SourceConfig) -> Double {
         max(source.refresh ?? source.cacheTTL, minimumInterval)
@@ -216,7 +225,7 @@ struct SourceRefresher: Service {
             let failed = outcome.failure != nil || outcome.origin != nil
             failures = failed ? failures + 1 : 0
             var delay = failed
-                ? min(Self.firstBackoff * pow(2, Double(failures - 1)), Self.longestBackoff)
+                ? Self.backoff(afterFailures: failures) * Double.random(in: 0.5...1)
                 : interval * Double.random(in: 0.8...0.95)
             if !leaseKnown { delay = max(delay, interval) }
             if leased { metrics.refreshed(source.id, outcome: outcome) }

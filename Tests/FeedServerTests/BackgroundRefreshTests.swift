@@ -67,6 +67,24 @@ import Testing
         }
     }
 
+    /// Sources that fail together are tried again apart: each after 5–10 s, drawn, not all
+    /// at the same second (500 sources of a host that was down came back in waves).
+    @Test func sourcesFailingTogetherAreTriedAgainApart() async throws {
+        let extra = ["cabify": "    refresh: 5\n    retries: 1\n", "target": "    refresh: 5\n    retries: 1\n"]
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify", "target"), extra: extra) { served in
+            await served.clock.untilSleeping(2)
+            served.fixture.control.set("cabify", [Fault(status: 500)])
+            served.fixture.control.set("target", [Fault(status: 500)])
+            await served.refresh(after: 5, sources: 2)
+            #expect(served.upstreamRequests("cabify") == 2)
+            #expect(served.upstreamRequests("target") == 2)
+            let waits = served.clock.sleepsLeft
+            #expect(waits.count == 2)
+            #expect(waits.allSatisfy { $0 >= .seconds(5) && $0 <= .seconds(10) }, "\(waits)")
+            #expect(Set(waits).count == 2, "\(waits)")
+        }
+    }
+
     struct Answer: Sendable {
         var status: HTTPTypes.HTTPResponse.Status
         var etag: String?

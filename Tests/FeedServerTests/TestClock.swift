@@ -36,6 +36,11 @@ final class TestClock: Clock, Sendable {
     private let state = Mutex(State())
 
     var now: Instant { state.withLock { $0.now } }
+
+    /// How long each sleeper has left to sleep.
+    var sleepsLeft: [Duration] {
+        state.withLock { state in state.sleepers.map { state.now.duration(to: $0.deadline) } }
+    }
     var minimumResolution: Duration { .zero }
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
