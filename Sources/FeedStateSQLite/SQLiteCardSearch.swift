@@ -82,8 +82,8 @@ extension SQLiteCardStore {
     /// Writes the search rows of up to `limit` cards of `card_unsearched`, by ascending search
     /// row id (see ``searchKey(published:row:firstSeen:offset:)``), and takes them off it; how
     /// many it wrote. A card whose stored form no longer reads has no search row (found by
-    /// none); a row whose card a purge removed is only taken off (the purge leaves it: taken
-    /// off here, whatever removed the card, this pass always empties what it read).
+    /// none); a row whose card is gone is only taken off (a purge leaves such rows to this
+    /// pass, which empties whatever it read).
     static func writeUnsearched(_ db: Database, limit: Int) throws -> Int {
         // The order comes from the columns, without a card decoded; then each card is read
         // and decoded at its turn, so the transaction holds a few numbers a card.

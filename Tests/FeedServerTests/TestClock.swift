@@ -41,6 +41,7 @@ final class TestClock: Clock, Sendable {
     var sleepsLeft: [Duration] {
         state.withLock { state in state.sleepers.map { state.now.duration(to: $0.deadline) } }
     }
+
     var minimumResolution: Duration { .zero }
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
