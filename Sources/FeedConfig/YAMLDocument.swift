@@ -77,10 +77,22 @@ enum YAMLDocument {
             return ConfigNode(.list(items), at: location)
         case .mapping(let mapping):
             var entries: [ConfigEntry] = []
+            entries.reserveCapacity(mapping.count)
             for pair in mapping {
-                guard let key = convert(pair.key, file: file, budget: &budget),
-                      let value = convert(pair.value, file: file, budget: &budget) else { return nil }
-                entries.append(ConfigEntry(key: pair.key.string ?? "\(pair.key)", keyLocation: key.location, value: value))
+                let name: String, keyLocation: ConfigLocation
+                if case .scalar(let key) = pair.key {
+                    // A scalar key needs only its text and place: its type is never asked.
+                    budget -= 1
+                    guard budget >= 0 else { return nil }
+                    name = key.string
+                    keyLocation = ConfigLocation(file: file, line: key.mark?.line ?? 1, column: key.mark?.column ?? 1)
+                } else {
+                    guard let key = convert(pair.key, file: file, budget: &budget) else { return nil }
+                    name = pair.key.string ?? "\(pair.key)"
+                    keyLocation = key.location
+                }
+                guard let value = convert(pair.value, file: file, budget: &budget) else { return nil }
+                entries.append(ConfigEntry(key: name, keyLocation: keyLocation, value: value))
             }
             return ConfigNode(.map(entries), at: location)
         case .alias:

@@ -6,6 +6,9 @@ import FeedCore
 /// `YAMLPlainScalarTests` holds it against `Resolver.default` over a corpus.
 enum YAMLPlainScalar {
     static func kind(_ text: String) -> ConfigScalar.Kind {
+        // Most scalars are words and URLs: one that cannot start a boolean, a number or a
+        // null is text without hashing it or copying its bytes.
+        guard let first = text.utf8.first, isDigit(first) || otherFirstBytes.utf8.contains(first) else { return text.isEmpty ? .null : .text }
         if booleans.contains(text) { return .boolean }
         let bytes = Array(text.utf8)
         if isInteger(bytes[...]) { return .integer }
@@ -18,6 +21,8 @@ enum YAMLPlainScalar {
         "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
     ]
     private static let nulls: Set<String> = ["~", "null", "Null", "NULL", ""]
+    /// With the digits, the first bytes of every boolean, number and null above.
+    private static let otherFirstBytes = "yYnNtTfFoO+-.~"
 
     /// `[-+]?0b[0-1_]+ | [-+]?0o?[0-7_]+ | [-+]?(0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+ | [-+]?[1-9][0-9_]*(:[0-5]?[0-9])+`
     static func isInteger(_ text: ArraySlice<UInt8>) -> Bool {

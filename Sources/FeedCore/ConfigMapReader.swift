@@ -66,7 +66,7 @@ public struct ConfigMapReader {
     public func string(_ key: String, required: Bool = false, allowEmpty: Bool = false) -> String? {
         guard let (scalar, _) = scalar(key, required: required, expected: "text") else { return nil }
         // Spaces and tabs only (`CharacterSet.whitespaces`), without bridging to NSString.
-        if !allowEmpty && scalar.text.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) {
+        if !allowEmpty && scalar.text.unicodeScalars.allSatisfy({ $0 == "\t" || $0 == " " || !$0.isASCII && $0.properties.generalCategory == .spaceSeparator }) {
             report(key, "must not be empty")
             return nil
         }
