@@ -121,7 +121,9 @@ let package = Package(
         /// The output formats: JSON Lines, text, CSV/TSV, Atom, RSS, JSON Feed.
         .target(name: "FeedFormats", dependencies: ["FeedCore", "FeedSupport"]),
         /// Sources.yml: loading, validation with positions, filter rules, edits, OPML.
-        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedSupport", "FeedFormats", .product(name: "Yams", package: "Yams")]),
+        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedSupport", "FeedFormats", .product(name: "Yams", package: "Yams"),
+                                                   .product(name: "Crypto", package: "swift-crypto"),
+                                                   .product(name: "SystemPackage", package: "swift-system")]),
         /// The state seams (response cache, page memo, first-seen log, leases), their
         /// in-memory implementations, and the request identity the cache keys by.
         .target(

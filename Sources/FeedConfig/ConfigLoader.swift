@@ -51,7 +51,19 @@ public struct ConfigLoader: Sendable {
         }
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            return try load(text: text, file: Self.displayName(path), directory: directory)
+            let file = Self.displayName(path)
+            guard data.count >= ParsedTreeCache.minimumBytes, let cache = ParsedTreeCache(environment: environment) else {
+                return try load(text: text, file: file, directory: directory)
+            }
+            let entry = cache.entry(for: path)
+            if let tree = cache.tree(at: entry, for: data, file: file) {
+                return try load(tree: tree, file: file, directory: directory)
+            }
+            let tree = try YAMLDocument.parse(text, file: file)
+            // Kept only once it is known to be a valid configuration.
+            let config = try load(tree: tree, file: file, directory: directory)
+            if let tree { cache.keep(tree, at: entry, for: data) }
+            return config
         } catch {
             throw .invalid(error)
         }
@@ -66,9 +78,14 @@ public struct ConfigLoader: Sendable {
     /// `directory` resolves relative digest `template`/`output` paths.
     public func load(text: String, file: String,
                      directory: String = FileManager.default.currentDirectoryPath) throws(ConfigIssues) -> FeedConfig {
+        try load(tree: YAMLDocument.parse(text, file: file), file: file, directory: directory)
+    }
+
+    /// The configuration in a parsed tree (nil: an empty file).
+    private func load(tree: ConfigNode?, file: String, directory: String) throws(ConfigIssues) -> FeedConfig {
         let log = ConfigIssueLog()
         let start = ConfigLocation(file: file, line: 1, column: 1)
-        guard let root = try YAMLDocument.parse(text, file: file) else {
+        guard let root = tree else {
             throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
         }
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
