@@ -8,10 +8,10 @@ import Foundation
 enum SourceURL {
     static func check(_ text: String) -> (URL?, problem: String?) {
         var shown: String { Redaction.url(text) }
-        guard let url = ConfigMapReader.httpURL(text), let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+        guard let url = ConfigMapReader.httpURL(text) else {
             return (nil, "expected an absolute http(s) URL, got \"\(shown)\"")
         }
-        if let port = components.port, !(1...65_535).contains(port) {
+        if let port = url.port, !(1...65_535).contains(port) {
             return (nil, "port \(port) is out of range (1 to 65535) in \"\(shown)\"")
         }
         if text.unicodeScalars.contains(where: isSpaceOrControl) {
