@@ -206,8 +206,10 @@ public struct KeptCard: Sendable, Equatable {
 /// with a chance of about one in 10^7.
 public enum CardNumber {
     public static func of(_ id: String) -> Int64 {
-        let digest = Array(SHA256.hash(data: Data(id.utf8)))
-        let bits = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // Hashed in place, read in place: every card recorded is numbered.
+        var id = id
+        let digest = id.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        let bits = digest.withUnsafeBytes { $0.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         return Int64(bitPattern: bits & 0x7fff_ffff_ffff_ffff)
     }
 }
@@ -410,6 +412,12 @@ public enum StoredCardForm {
     /// the value's JSON text (which holds no raw line break).
     public static func trackedText(_ tracked: [TrackedField: String]) -> String {
         TrackedField.allCases.map { tracked[$0] ?? "null" }.joined(separator: "\n")
+    }
+
+    /// ``trackedText(_:)`` of `card`'s values, written without a dictionary between (every
+    /// card recorded passes through here).
+    public static func trackedText(of card: Card) -> String {
+        TrackedField.allCases.map { $0.text(of: card) }.joined(separator: "\n")
     }
 
     public static func tracked(fromText text: String) -> [TrackedField: String] {

@@ -135,7 +135,7 @@ public struct PostgresCardStore: CardStore {
                     let positions = changed.map(\.position)
                     let blobs = json.map { ByteBuffer(bytes: $0) }
                     let prints = changed.map(\.fingerprint)
-                    let tracked = cardsChanged.map { StoredCardForm.trackedText(ListingMerge.tracked($0)) }
+                    let tracked = cardsChanged.map { StoredCardForm.trackedText(of: $0) }
                     let firstSeen = changed.map(\.firstSeen.timeIntervalSince1970)
                     _ = try await PostgresStateDatabase.rows("""
                         INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number)

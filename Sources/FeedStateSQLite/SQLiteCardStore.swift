@@ -278,7 +278,7 @@ public struct SQLiteCardStore: CardStore {
                         let card = listing.cards[write.position]
                         let keys = SortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
-                                   StoredCardForm.trackedText(ListingMerge.tracked(card)), write.firstSeen.timeIntervalSince1970, at,
+                                   StoredCardForm.trackedText(of: card), write.firstSeen.timeIntervalSince1970, at,
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
                     unsearched += try Int64.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
