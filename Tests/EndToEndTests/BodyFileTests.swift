@@ -38,7 +38,7 @@ import Testing
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
             #expect(size > 1 << 20)
             #expect(file.hasSuffix("-\(size)"))
-            #expect(try await workspace.cacheSQL("SELECT length(body), body_file FROM http_cache WHERE body_file IS NOT NULL") == "0|\(file)\n")
+            #expect(try await workspace.cacheSQL("SELECT length(body), body_file FROM http_cache JOIN http_body USING (key) WHERE body_file IS NOT NULL") == "0|\(file)\n")
 
             // Warm: the same cards, no request. Without its mapped pages, the run reads the file.
             _ = try await workspace.cacheSQL("DELETE FROM mapped_page")

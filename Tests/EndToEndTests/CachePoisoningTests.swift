@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: StateKind.all) func aStoredBodyThatNoLongerParsesIsForgotten(_ state: StateKind) async throws {
         try await FixtureWorld.withSession(sources: Self.cabify, extra: ["cabify": "    fallback: none\n"], state: state) { session in
             #expect(try await session.run().status == 0)
-            _ = try await session.workspace.cacheSQL("UPDATE http_cache SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page",
+            _ = try await session.workspace.cacheSQL("UPDATE http_body SET body = CAST('not json' AS BLOB); DELETE FROM mapped_page",
                                                      postgres: "UPDATE http_cache SET body = 'not json'::bytea; DELETE FROM mapped_page")
             let broken = try await session.run()
             #expect(broken.status == 0)

@@ -11,8 +11,10 @@ import Testing
 @Suite struct PageMemoTests {
     static let cabify = FixtureWorld.only("cabify")
 
+    /// `statement` in PostgreSQL's words; in SQLite's, bodies are in a table of their own.
     static func sql(_ workspace: Workspace, _ statement: String) async throws -> String {
-        try await workspace.cacheSQL(statement, postgres: statement.replacingOccurrences(of: "CAST('not json' AS BLOB)", with: "'not json'::bytea"))
+        try await workspace.cacheSQL(statement.replacingOccurrences(of: "UPDATE http_cache SET body", with: "UPDATE http_body SET body"),
+                                     postgres: statement.replacingOccurrences(of: "CAST('not json' AS BLOB)", with: "'not json'::bytea"))
     }
 
     /// The cached body is made unreadable behind the memo's back: a fresh memo still serves
@@ -72,8 +74,8 @@ import Testing
             let pageOne = try await workspace.run("--format", "jsonl")
             #expect(pageOne.stdoutLines == Array(dump.stdoutLines.prefix(20)))
 
-            let whole = try await workspace.cacheSQL("SELECT length(page) FROM mapped_page")
-            _ = try await workspace.cacheSQL("UPDATE mapped_page SET page = substr(page, 1, length(page) - 200)")
+            let whole = try await workspace.cacheSQL("SELECT length(page) FROM mapped_page_body")
+            _ = try await workspace.cacheSQL("UPDATE mapped_page_body SET page = substr(page, 1, length(page) - 200)")
             let warm = try await workspace.run("--format", "jsonl")
             #expect(warm.stdout == pageOne.stdout)
             #expect(server.control.requests(to: "target").count == 1)
@@ -84,7 +86,7 @@ import Testing
             #expect(again.stdout == dump.stdout)
             // Read again from the cached body, which is fresh, and remembered whole again.
             #expect(server.control.requests(to: "target").count == 1)
-            #expect(try await workspace.cacheSQL("SELECT length(page) FROM mapped_page") == whole)
+            #expect(try await workspace.cacheSQL("SELECT length(page) FROM mapped_page_body") == whole)
         }
     }
 }

@@ -97,7 +97,7 @@ import Testing
             #expect(pages > 1)
             // Same lengths, other bytes: nothing but reading them can tell.
             _ = try await session.workspace.cacheSQL("""
-                UPDATE http_cache SET body = zeroblob(length(body)); UPDATE mapped_page SET page = zeroblob(length(page));
+                UPDATE http_body SET body = zeroblob(length(body)); UPDATE mapped_page_body SET page = zeroblob(length(page));
                 """)
             session.clearLog()
             let again = try await session.run("--format", "jsonl", "--per-page", "100")
