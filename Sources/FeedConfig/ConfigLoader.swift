@@ -52,21 +52,27 @@ public struct ConfigLoader: Sendable {
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             let file = Self.displayName(path)
-            guard data.count >= ParsedTreeCache.minimumBytes, let cache = ParsedTreeCache(environment: environment) else {
-                return try load(text: text, file: file, directory: directory)
+            if data.count >= ParsedTreeCache.minimumBytes, let cache = ParsedTreeCache(environment: environment) {
+                return try load(data, text: text, path: path, file: file, directory: directory, keptIn: cache)
             }
-            let entry = cache.entry(for: path)
-            if let tree = cache.tree(at: entry, for: data, file: file) {
-                return try load(tree: tree, file: file, directory: directory)
-            }
-            let tree = try YAMLDocument.parse(text, file: file)
-            // Kept only once it is known to be a valid configuration.
-            let config = try load(tree: tree, file: file, directory: directory)
-            if let tree { cache.keep(tree, at: entry, for: data) }
-            return config
+            return try load(text: text, file: file, directory: directory)
         } catch {
             throw .invalid(error)
         }
+    }
+
+    /// A large file: from the tree kept for these bytes when there is one, else parsed, and
+    /// its tree kept once it is known to be a valid configuration.
+    private func load(_ data: Data, text: String, path: String, file: String, directory: String,
+                      keptIn cache: ParsedTreeCache) throws(ConfigIssues) -> FeedConfig {
+        let entry = cache.entry(for: path)
+        if let tree = cache.tree(at: entry, for: data, file: file) {
+            return try load(tree: tree, file: file, directory: directory)
+        }
+        let tree = try YAMLDocument.parse(text, file: file)
+        let config = try load(tree: tree, file: file, directory: directory)
+        if let tree { cache.keep(tree, at: entry, for: data) }
+        return config
     }
 
     /// `./Sources.yml` → `Sources.yml`; other paths unchanged.
