@@ -46,13 +46,18 @@ struct ParsedTreeCache: Sendable {
     }
 
     /// Keeps `tree`, parsed from `bytes`, for the next run. The tree holds whatever the file
-    /// does, secrets in headers included, so its directory is the user's alone (0700).
+    /// does, secrets in headers included, so its directory is the user's alone (0700); so is
+    /// `aggregate/` above it when made here, which is also the default state directory (made
+    /// 0755, every later run would warn that others can read the state).
     func keep(_ tree: ConfigNode, at entry: URL, for bytes: Data) {
         var data = Self.stamp(bytes)
         ConfigTreeCoding.encode(tree, into: &data)
         let manager = FileManager.default
-        try? manager.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? manager.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let home = directory.deletingLastPathComponent()
+        try? manager.createDirectory(at: home.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for folder in [home, directory] {
+            try? manager.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
         guard isPrivate else { return }
         try? data.write(to: entry, options: .atomic)
     }

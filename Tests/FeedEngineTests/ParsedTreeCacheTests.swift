@@ -50,6 +50,9 @@ import Testing
         // Secrets in the file are in its tree too: the directory is the user's alone.
         let folder = place.cacheHome.appendingPathComponent("aggregate/parsed-config").path
         #expect(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int == 0o700)
+        // So is `aggregate/`, the default state directory, which the state warns about otherwise.
+        let stateHome = place.cacheHome.appendingPathComponent("aggregate").path
+        #expect(try FileManager.default.attributesOfItem(atPath: stateHome)[.posixPermissions] as? Int == 0o700)
         let kept = try place.loader().load(path: place.sourcesYml.path)
         #expect(kept.sources.map(\.id) == parsed.sources.map(\.id))
         #expect(kept.sources.map(\.url) == parsed.sources.map(\.url))
