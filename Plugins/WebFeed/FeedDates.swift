@@ -116,19 +116,10 @@ enum FeedDates {
     static func lowercased(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte | 0x20 : byte }
 
     static func make(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double, offset: Int) -> Date? {
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        guard (1000...9999).contains(year), (1...12).contains(month), (1...days(inMonth: month, leap: leap)).contains(day),
+        guard (1000...9999).contains(year), (1...12).contains(month), (1...CivilDays.length(ofMonth: month, in: year)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), second < 61 else { return nil }
         let days = CivilDays.days(fromCivil: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second
         return Date(timeIntervalSince1970: seconds)
-    }
-
-    static func days(inMonth month: Int, leap: Bool) -> Int {
-        switch month {
-        case 2: leap ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }

@@ -12,6 +12,15 @@ public enum CivilDays {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// How many days `month` (1 is January) has in `year`.
+    public static func length(ofMonth month: Int, in year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// The date `days` after 1970-01-01.
     public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468

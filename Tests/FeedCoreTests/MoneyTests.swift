@@ -1,5 +1,5 @@
 @testable import FeedCore
-import FeedSupport
+@testable import FeedSupport
 import Foundation
 import Testing
 
@@ -106,6 +106,43 @@ import Testing
         for count in seconds {
             let date = Date(timeIntervalSince1970: TimeInterval(count))
             #expect(RFC3339.string(from: date) == style.format(date), "\(count)")
+        }
+    }
+
+    /// The form cards are written in is read without the format style, and reads as the
+    /// style reads it: random dates from 1583 to 9999 with no fraction, or one to three
+    /// digits of it, in UTC or an offset. Near misses (a 31st of April, hour 24, second
+    /// 60, four fraction digits, no zone) are left to the style, which still decides them.
+    @Test func rfc3339ReadsTheCommonFormAsTheFormatStyleDoes() throws {
+        let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        let whole = Date.ISO8601FormatStyle()
+        func styleDate(_ text: String) -> Date? { (try? fractional.parse(text)) ?? (try? whole.parse(text)) }
+        var generator = SystemRandomNumberGenerator()
+        func pad(_ value: Int, _ width: Int) -> String { String(String(value + 10_000).suffix(width)) }
+        var texts = ["1583-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "2000-02-29T12:00:00+14:00", "1970-01-01T00:00:00-00:30",
+                     "2022-04-18T15:24:03.1Z", "2022-04-18T15:24:03.12-05:45"]
+        for _ in 0 ..< 3000 {
+            let year = Int.random(in: 1583...9999, using: &generator), month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...CivilDays.length(ofMonth: month, in: year), using: &generator)
+            var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(Int.random(in: 0...23, using: &generator), 2)):"
+                + "\(pad(Int.random(in: 0...59, using: &generator), 2)):\(pad(Int.random(in: 0...59, using: &generator), 2))"
+            let digits = Int.random(in: 0...3, using: &generator)
+            if digits > 0 { text += "." + pad(Int.random(in: 0 ..< 1000, using: &generator), digits) }
+            text += Bool.random(using: &generator) ? "Z"
+                : (Bool.random(using: &generator) ? "+" : "-") + pad(Int.random(in: 0...14, using: &generator), 2) + ":" + ["00", "30", "45"].randomElement(using: &generator)!
+            texts.append(text)
+        }
+        for text in texts {
+            let date = try #require(RFC3339.commonDate(text), "\(text)")
+            #expect(date == styleDate(text), "\(text)")
+            #expect(RFC3339.date(from: text) == date)
+        }
+        for nearMiss in ["2022-04-31T00:00:00Z", "2022-02-29T00:00:00Z", "2022-04-18T24:00:00Z", "2022-04-18T15:60:00Z",
+                         "2022-04-18T15:24:60Z", "2022-04-18T15:24:03.1234Z", "2022-04-18T15:24:03", "2022-04-18 15:24:03Z",
+                         "2022-04-18T15:24:03z", "1582-12-31T00:00:00Z", "2022-04-18T15:24:03+0200", "2022-04-18T15:24:03.Z",
+                         "+022-04-18T15:24:03Z", "2022-04-18T15:24:03+24:00"] {
+            #expect(RFC3339.commonDate(nearMiss) == nil, "\(nearMiss)")
+            #expect(RFC3339.date(from: nearMiss) == styleDate(nearMiss), "\(nearMiss)")
         }
     }
 
