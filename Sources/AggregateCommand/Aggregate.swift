@@ -95,7 +95,6 @@ enum CommonOptionsFirst {
     static let flags: Set<String> = ["--offline", "--strict", "--refresh", "--verbose", "-v"]
 
     static func reorder(_ arguments: [String]) -> [String] {
-        let names = Set(Aggregate.configuration.subcommands.compactMap { $0.configuration.commandName })
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -104,7 +103,11 @@ enum CommonOptionsFirst {
             } else if flags.contains(argument) || valueOptions.contains(where: { argument.hasPrefix($0 + "=") }) {
                 index += 1
             } else {
-                guard index > 0, names.contains(argument) else { return arguments }
+                // An option is no subcommand: the feed command's own (`--stored`) end the
+                // search before every subcommand's configuration is built to be asked.
+                guard index > 0, !argument.hasPrefix("-"),
+                      Aggregate.configuration.subcommands.contains(where: { $0.configuration.commandName == argument })
+                else { return arguments }
                 // `aggregate --state X user add ann`: a subcommand's own subcommand goes with it.
                 let nested = Aggregate.configuration.subcommands.first { $0.configuration.commandName == argument }?
                     .configuration.subcommands.compactMap { $0.configuration.commandName } ?? []

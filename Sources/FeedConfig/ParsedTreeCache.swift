@@ -73,17 +73,10 @@ struct ParsedTreeCache: Sendable {
     /// A format tag, then the hash of the build and the file's bytes.
     private static func stamp(_ bytes: Data) -> Data {
         var hash = SHA256()
-        hash.update(data: Data(build.utf8))
+        // This build only: a tree made by another (an upgrade, or a development build
+        // that parses differently) is not used.
+        hash.update(data: Data(BuildIdentity.current.utf8))
         hash.update(data: bytes)
         return Data("AGGTREE1".utf8) + Data(hash.finalize())
     }
-
-    /// This build: a tree made by another (an upgrade, or a development build that parses
-    /// differently) is not used.
-    private static let build: String = {
-        let executable = Bundle.main.executablePath ?? ""
-        // swift-system's stat: FileManager's attributes cost a third of a millisecond here.
-        guard let stat = try? Stat(FilePath(executable)) else { return "aggregate \(AggregateVersion.current)\n" }
-        return "aggregate \(AggregateVersion.current) \(executable) \(stat.size) \(stat.st_mtim.tv_sec).\(stat.st_mtim.tv_nsec)\n"
-    }()
 }

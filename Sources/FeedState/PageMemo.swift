@@ -97,20 +97,6 @@ package struct PageMemo: Sendable {
     }
 }
 
-/// Which build of `aggregate` is running: its version and the executable's size and
-/// modification time, so any rebuild forgets pages mapped by the old code.
-package enum BuildIdentity {
-    package static let current: String = {
-        // /proc/self/exe is a link made when the process started: read the file it names.
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? ""
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return "\(AggregateVersion.current) \(path) \(size) \(modified)"
-    }()
-}
-
 /// A configuration value as canonical text, for fingerprints.
 package enum ConfigText {
     package static func append(_ node: ConfigNode, to text: inout String) {

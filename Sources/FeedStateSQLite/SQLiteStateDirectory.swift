@@ -2,6 +2,7 @@ import FeedState
 import Foundation
 import GRDB
 import Synchronization
+import SystemPackage
 
 /// The embedded state: two SQLite files in one private directory (0700, files 0600).
 /// `cache.sqlite` holds the HTTP cache and is disposable (a damaged one is moved aside
@@ -240,9 +241,10 @@ enum PrivateFiles {
     /// returns a warning when others may read it; its mode is left as it is.
     @discardableResult
     static func directory(_ url: URL) throws -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            let mode = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        // swift-system's stat (it follows a symlink, as the state does): FileManager's
+        // attributes look up the owner's and group's names too, on every run.
+        if let stat = try? Stat(FilePath(url.path)), stat.type == .directory {
+            let mode = Int(stat.permissions.rawValue)
             guard mode & 0o077 != 0 else { return nil }
             return "aggregate: warning: \(url.path) can be read by other users (mode \(String(mode, radix: 8))); "
                 + "the cache may hold responses fetched with your keys: choose a private --state-dir, or chmod 700 it"
