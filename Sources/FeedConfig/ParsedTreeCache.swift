@@ -60,6 +60,22 @@ struct ParsedTreeCache: Sendable {
         }
         guard isPrivate else { return }
         try? data.write(to: entry, options: .atomic)
+        removeEntries(writtenBefore: Date().addingTimeInterval(-Self.unusedFor), keeping: entry)
+    }
+
+    /// Entries not written for this long go when another is written. There is one a
+    /// Sources.yml path, and paths come and go (a project's folder, a script's temporary
+    /// one); a file used that long without an edit is parsed once more and kept again.
+    static let unusedFor: TimeInterval = 30 * 86_400
+
+    private func removeEntries(writtenBefore cutoff: Date, keeping entry: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasSuffix(".tree") && name != entry.lastPathComponent {
+            let path = FilePath(directory.appendingPathComponent(name).path)
+            guard let stat = try? Stat(path, followTargetSymlink: false), stat.type == .regular,
+                  Double(stat.st_mtim.tv_sec) < cutoff.timeIntervalSince1970 else { continue }
+            try? FileManager.default.removeItem(atPath: path.string)
+        }
     }
 
     /// Whether the directory is one nobody else may read or write (so a tree in it is the

@@ -64,6 +64,33 @@ import Testing
         #expect(kept.warnings.map(\.location.description) == ["\(place.sourcesYml.path):1499:10"])
     }
 
+    /// One entry a path, so entries of paths gone (a script's temporary folder) would pile
+    /// up: writing one removes those not written for 30 days, and nothing else.
+    @Test func writingAnEntryRemovesThoseUnwrittenForThirtyDays() throws {
+        let place = try Place()
+        defer { try? FileManager.default.removeItem(at: place.directory) }
+        try place.write(Self.sourcesYml(count: 300))
+        _ = try place.loader().load(path: place.sourcesYml.path)
+        let folder = place.cacheHome.appendingPathComponent("aggregate/parsed-config")
+        let kept = try #require(place.entries.first)
+        let days: [String: Double] = [kept: 40, "0123456789abcdef0123456789abcdef.tree": 31, "fedcba9876543210fedcba9876543210.tree": 29,
+                                      "notes.txt": 90]
+        for (name, age) in days {
+            let file = folder.appendingPathComponent(name)
+            if !FileManager.default.fileExists(atPath: file.path) { try Data("x".utf8).write(to: file) }
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-age * 86_400)], ofItemAtPath: file.path)
+        }
+        // Reading writes nothing, so removes nothing.
+        _ = try place.loader().load(path: place.sourcesYml.path)
+        #expect(Set(place.entries) == Set(days.keys))
+        // Another Sources.yml's entry is written: the two old entries go, its own among them.
+        let other = place.directory.appendingPathComponent("Other.yml")
+        try Data(Self.sourcesYml(count: 300, firstID: "other").utf8).write(to: other)
+        _ = try place.loader().load(path: other.path)
+        let otherEntry = try #require(ParsedTreeCache(environment: ["XDG_CACHE_HOME": place.cacheHome.path])?.entry(for: other.path))
+        #expect(Set(place.entries) == ["fedcba9876543210fedcba9876543210.tree", "notes.txt", otherEntry.lastPathComponent])
+    }
+
     /// The kept tree is read (a tree planted for the same bytes is what loads), and an
     /// edit of one byte is never answered from it.
     @Test func theKeptTreeIsUsedForTheSameBytesOnly() throws {
