@@ -106,11 +106,10 @@ enum CommonOptionsFirst {
                 // An option is no subcommand: the feed command's own (`--stored`) end the
                 // search before every subcommand's configuration is built to be asked.
                 guard index > 0, !argument.hasPrefix("-"),
-                      Aggregate.configuration.subcommands.contains(where: { $0.configuration.commandName == argument })
+                      let command = Aggregate.configuration.subcommands.first(where: { $0.configuration.commandName == argument })
                 else { return arguments }
                 // `aggregate --state X user add ann`: a subcommand's own subcommand goes with it.
-                let nested = Aggregate.configuration.subcommands.first { $0.configuration.commandName == argument }?
-                    .configuration.subcommands.compactMap { $0.configuration.commandName } ?? []
+                let nested = command.configuration.subcommands.compactMap { $0.configuration.commandName }
                 if index + 1 < arguments.count, nested.contains(arguments[index + 1]) {
                     return [argument, arguments[index + 1]] + arguments[..<index] + arguments[(index + 2)...]
                 }

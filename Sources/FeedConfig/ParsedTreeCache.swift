@@ -1,5 +1,6 @@
 import Crypto
 import FeedCore
+import FeedSupport
 import FeedFormats
 import Foundation
 import SystemPackage
@@ -34,9 +35,7 @@ struct ParsedTreeCache: Sendable {
     /// file replaces it rather than adding one).
     func entry(for path: String) -> URL {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let digits = Array("0123456789abcdef".utf8)
-        let name = SHA256.hash(data: Data(absolute.utf8)).prefix(16).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] }
-        return directory.appendingPathComponent(String(decoding: name, as: UTF8.self) + ".tree")
+        return directory.appendingPathComponent(Hex.lowercase(SHA256.hash(data: Data(absolute.utf8)).prefix(16)) + ".tree")
     }
 
     /// The tree parsed from `bytes` when it is kept; its locations name `file`.

@@ -1,5 +1,6 @@
 import Crypto
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// How a request is named in the response cache: the source, the URL with its secrets
@@ -53,8 +54,6 @@ public struct RequestIdentity: Sendable {
             text += "\n\(name): \(value)"
         }
         let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key)
-        // By table: `String(format:)` per byte was most of what naming 500 sources cost.
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: code.prefix(16).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        return Hex.lowercase(code.prefix(16))
     }
 }

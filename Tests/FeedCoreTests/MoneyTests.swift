@@ -159,6 +159,12 @@ import Testing
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_650_295_443.9996)) == "2022-04-18T15:24:04Z")
     }
 
+    /// Names made from hashes (cache keys, kept files) are two lowercase digits a byte.
+    @Test func hexIsTwoLowercaseDigitsAByte() {
+        #expect(Hex.lowercase([0x00, 0x0f, 0xa5, 0xff, 0x10]) == "000fa5ff10")
+        #expect(Hex.lowercase([UInt8]()) == "")
+    }
+
     /// libxml2's codes said in words: never "XML error 89" for an entity loop.
     @Test func xmlErrorsAreWords() {
         #expect(PlainWords.xmlError(code: 89) == "entities that expand into each other without end")
