@@ -269,7 +269,10 @@ let package = Package(
             name: "FeedSourceTesting",
             dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FixtureKit", "FixtureServer",
                            "SourceCatalogue",
-                           "FixtureCatalogue"],
+                           "FixtureCatalogue",
+                           // TestProcess: the programs the tests run.
+                           .product(name: "Subprocess", package: "swift-subprocess"),
+                           .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/FeedSourceTesting"
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedSupport", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),

@@ -28,8 +28,11 @@ public final class FixtureServer: Sendable {
     public func withRunning<T: Sendable>(_ body: (URL) async throws -> T) async throws -> T {
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = application(port: 0) { portSink.yield($0) }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: app)], logger: Logger(label: "fixture-server")))
+        var configuration = ServiceGroupConfiguration(services: [.init(service: app)], logger: Logger(label: "fixture-server"))
+        // A client that never finishes its request (a test's child stopped mid-upload, say)
+        // would hold a graceful shutdown for ever: after 30 s it becomes cancellation.
+        configuration.maximumGracefulShutdownDuration = .seconds(30)
+        let group = ServiceGroup(configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()

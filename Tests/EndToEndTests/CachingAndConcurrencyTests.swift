@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: StateKind.all) func a503ThenSuccessIsRetriedAndSucceeds(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(status: 503), .none])
             let run = try await workspace.run("--verbose")
             #expect(run.status == 0)
@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: StateKind.all) func a429WithRetryAfterWaitsAtLeastThatLong(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(status: 429, retryAfter: "1"), .none])
             let run = try await workspace.run()
             #expect(run.status == 0)
@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: StateKind.all) func aRetryAfterBeyondTheCapFailsAndSaysWhen(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(
                 base: base, sources: Self.cabify, extra: ["cabify": "    fallback: none\n"]), state: state)
             server.control.set("cabify", [Fault(status: 503, retryAfter: "3600")])
             let run = try await workspace.run()
@@ -55,7 +55,7 @@ import Testing
     @Test(arguments: StateKind.all) func insideTheTTLNoRequestIsSentAndRefreshRevalidates(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: Self.cabify), state: state)
             server.control.set("cabify", [Fault(etag: "\"v1\"")])
             let first = try await workspace.run()
             let second = try await workspace.run()
@@ -130,7 +130,7 @@ import Testing
     @Test(arguments: StateKind.all) func offlineSendsNoRequestAndUsesTheCacheFirst(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base), state: state)
             let cold = try await workspace.run("--offline")
             #expect(cold.status == 1)
             #expect(server.control.requests.isEmpty)
@@ -154,7 +154,7 @@ import Testing
             let local = URL(string: base.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
             let yaml = "sources:\n" + five.prefix(3).map { $0.yaml(base: base) }.joined()
                 + five.suffix(2).map { $0.yaml(base: local) }.joined()
-            let workspace = try Workspace(sourcesYml: yaml, state: state)
+            let workspace = try await Workspace(sourcesYml: yaml, state: state)
             for source in five { server.control.set(source.route, [Fault(latencyMs: 300)]) }
             let run = try await workspace.run("--per-page", "1000")
             #expect(run.status == 0)
@@ -172,7 +172,7 @@ import Testing
         let server = FixtureWorld.server()
         try await server.withRunning { base in
             let shops = (1...6).map { FixtureSourceEntry(id: "shop-\($0)", plugin: "cabify", path: "/shop-a/Products.json", route: "shop-a") }
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: shops), state: state)
             server.control.set("shop-a", [Fault(latencyMs: 300)])
             let run = try await workspace.run("--per-page", "100")
             #expect(run.status == 0)
@@ -186,7 +186,7 @@ import Testing
     @Test(arguments: StateKind.all) func twoProcessesShareOneStateDirectory(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
                 "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
             ]), state: state)
             let runs = try await withThrowingTaskGroup(of: [Binary.Run].self) { group in
@@ -212,7 +212,7 @@ import Testing
     @Test(arguments: StateKind.all) func aProcessKilledMidRunLeavesTheStoreUsable(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, extra: [
                 "cabify": "    cache_ttl: 0\n", "shop-a": "    cache_ttl: 0\n", "shop-b": "    cache_ttl: 0\n",
             ]), state: state)
             for delay in stride(from: 0, through: 90, by: 10) {
@@ -221,7 +221,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(delay))
                 #expect(process.processIdentifier > 0)
                 if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
-                for await _ in exited {}
+                #expect(await process.awaitExit(exited))
             }
             let after = try await workspace.run()
             #expect(after.status == 0)
@@ -240,7 +240,7 @@ import Testing
     @Test(arguments: StateKind.all) func aGzipBodyIsDecodedAndGzipIsAskedFor(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
             server.control.set("cabify", [Fault(gzip: true)])
             let run = try await workspace.run()
             #expect(run.status == 0)
@@ -253,7 +253,7 @@ import Testing
     @Test(arguments: StateKind.all) func anUpstreamMaxAgeShorterThanTheTTLWins(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
+            let workspace = try await Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: FixtureWorld.only("cabify")), state: state)
             server.control.set("cabify", [Fault(maxAge: 0)])
             _ = try await workspace.run()
             _ = try await workspace.run()

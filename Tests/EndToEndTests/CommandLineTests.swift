@@ -361,6 +361,6 @@ import Testing
         #expect(run.stdoutLines.count == 3)
         #expect(run.stderrLines.first?.contains("HTTP 503") == true)
         process.terminate()
-        for await _ in exited {}
+        #expect(await process.awaitExit(exited))
     }
 }

@@ -10,58 +10,58 @@ import Testing
 @Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipReason)))
 struct DatabaseDownServeTests {
     @Test func withoutTheDatabaseLookupsComeFromMemoryAndRefreshKeepsItsInterval() async throws {
-        let cluster = try await PrivateCluster()
-        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    cache_ttl: 600\n    refresh: 5\n"]) { session in
-            let stderr = session.workspace.url.appendingPathComponent("serve.err")
-            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-            let process = Process()
-            process.executableURL = Binary.aggregate.url
-            process.arguments = ["serve", "--port", "0", "--no-access-log", "--state", cluster.url]
-            process.currentDirectoryURL = session.workspace.url
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: stderr)
-            process.standardInput = FileHandle.nullDevice
-            let exited = try process.start()
-            defer { process.terminate() }
-            let log = { String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self) }
-            var base: String?
-            for _ in 0..<200 where base == nil {
-                if let range = log().range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) { base = String(log()[range]) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let served = try #require(base, "serve did not start: \(log())")
-            // The card is looked up once while all is well.
-            #expect(try await ServeTests.get(served + "/cards/cabify:MUG").status == 200)
+        try await PrivateCluster.withCluster { cluster in
+            try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    cache_ttl: 600\n    refresh: 5\n"]) { session in
+                let stderr = session.workspace.url.appendingPathComponent("serve.err")
+                _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+                let process = Process()
+                process.executableURL = Binary.aggregate.url
+                process.arguments = ["serve", "--port", "0", "--no-access-log", "--state", cluster.url]
+                process.currentDirectoryURL = session.workspace.url
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = try FileHandle(forWritingTo: stderr)
+                process.standardInput = FileHandle.nullDevice
+                let exited = try process.start()
+                defer { process.terminate() }
+                let log = { String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self) }
+                var base: String?
+                for _ in 0..<200 where base == nil {
+                    if let range = log().range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) { base = String(log()[range]) }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let served = try #require(base, "serve did not start: \(log())")
+                // The card is looked up once while all is well.
+                #expect(try await ServeTests.get(served + "/cards/cabify:MUG").status == 200)
 
-            try await cluster.pause()
-            session.server.control.clearLog()
-            let start = ContinuousClock.now
-            let wallStart = Date()
-            for _ in 0 ..< 20 {
-                let answer = try await ServeTests.get(served + "/cards/cabify:MUG")
-                #expect(answer.status == 200)
-                #expect(answer.body.hasPrefix(#"{"id":"cabify:MUG""#))
+                try await cluster.pause()
+                session.server.control.clearLog()
+                let start = ContinuousClock.now
+                let wallStart = Date()
+                for _ in 0 ..< 20 {
+                    let answer = try await ServeTests.get(served + "/cards/cabify:MUG")
+                    #expect(answer.status == 200)
+                    #expect(answer.body.hasPrefix(#"{"id":"cabify:MUG""#))
+                }
+                let lookups = ContinuousClock.now - start
+                // Six seconds (or as long as the lookups took, on a loaded machine) of a 5 s
+                // refresh interval: a refresh at most every 5 s, and no lookup of its own.
+                try await Task.sleep(until: start + .seconds(6))
+                let window = (ContinuousClock.now - start) / .seconds(1)
+                let requests = session.server.control.requests(to: "cabify")
+                // Which requests, when and how, for the failure message.
+                let seen = requests.map { request in
+                    let offset = request.arrival.timeIntervalSince(wallStart)
+                    return "\(request.path) at \(String(format: "%.2f", offset)) s\(request.headers["if-none-match"] != nil || request.headers["if-modified-since"] != nil ? " (conditional)" : "")"
+                }
+                let allowed = 1 + Int(window / 5)
+                #expect(requests.count <= allowed, "\(requests.count) upstream requests in \(String(format: "%.1f", window)) s with the database down (the 20 lookups took \(lookups)): \(seen); serve said: \(log())")
+                let arrivals = requests.map(\.arrival)
+                for (earlier, later) in zip(arrivals, arrivals.dropFirst()) {
+                    #expect(later.timeIntervalSince(earlier) >= 4.5, "refreshes closer than the 5 s interval: \(seen)")
+                }
+                try await cluster.resume()
+                #expect(await process.terminate(awaiting: exited), "serve did not stop within 30 s of SIGTERM: \(log())")
             }
-            let lookups = ContinuousClock.now - start
-            // Six seconds (or as long as the lookups took, on a loaded machine) of a 5 s
-            // refresh interval: a refresh at most every 5 s, and no lookup of its own.
-            try await Task.sleep(until: start + .seconds(6))
-            let window = (ContinuousClock.now - start) / .seconds(1)
-            let requests = session.server.control.requests(to: "cabify")
-            // Which requests, when and how, for the failure message.
-            let seen = requests.map { request in
-                let offset = request.arrival.timeIntervalSince(wallStart)
-                return "\(request.path) at \(String(format: "%.2f", offset)) s\(request.headers["if-none-match"] != nil || request.headers["if-modified-since"] != nil ? " (conditional)" : "")"
-            }
-            let allowed = 1 + Int(window / 5)
-            #expect(requests.count <= allowed, "\(requests.count) upstream requests in \(String(format: "%.1f", window)) s with the database down (the 20 lookups took \(lookups)): \(seen); serve said: \(log())")
-            let arrivals = requests.map(\.arrival)
-            for (earlier, later) in zip(arrivals, arrivals.dropFirst()) {
-                #expect(later.timeIntervalSince(earlier) >= 4.5, "refreshes closer than the 5 s interval: \(seen)")
-            }
-            try await cluster.resume()
-            #expect(await process.terminate(awaiting: exited), "serve did not stop within 30 s of SIGTERM: \(log())")
         }
-        _ = cluster
     }
 }

@@ -124,12 +124,7 @@ import Testing
 
     /// The digest state's outbox targets (or runs `sql` on it).
     static func outbox(_ workspace: Workspace, _ sql: String = "SELECT target FROM digest_outbox") async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [workspace.url.appendingPathComponent("state/state.sqlite").path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try await process.runUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [workspace.url.appendingPathComponent("state/state.sqlite").path, sql])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

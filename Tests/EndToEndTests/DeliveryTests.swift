@@ -27,7 +27,7 @@ import Glibc
     @Test(arguments: StateKind.all) func aPriceAlertFiresOnceAndAgainAfterThePriceWentUpAndDown(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base, digests: """
                 digests:
                   - name: mug-under-7
                     when:
@@ -67,7 +67,7 @@ import Glibc
     @Test(arguments: StateKind.all) func aFailingTargetGetsTheSameReportOnceItRecoversAndTheOtherIsNotResent(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base, digests: """
                 digests:
                   - name: shop
                     deliver:
@@ -116,7 +116,7 @@ import Glibc
     @Test func ntfyExecAndFileTargetsGetTheReport() async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base, digests: """
                 digests:
                   - name: shop
                     format: text
@@ -169,7 +169,7 @@ import Glibc
 
                     """)
             }
-            let workspace = try Workspace(sourcesYml: declare("""
+            let workspace = try await Workspace(sourcesYml: declare("""
                       - {file: out/shop.txt}
                       - {exec: [sh, -c, 'exit 75']}
                 """), state: .sqlite)
@@ -216,7 +216,7 @@ import Glibc
     @Test(arguments: StateKind.all) func killedRunsLoseAndDoubleNoDelivery(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base, digests: """
                 digests:
                   - name: kill
                     deliver:
@@ -238,7 +238,7 @@ import Glibc
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &rng)))
                     if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
                 }
-                for await _ in exited {}
+                #expect(await process.awaitExit(exited))
             }
             server.control.reset()
             for _ in 0..<2 {

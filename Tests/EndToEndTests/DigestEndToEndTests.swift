@@ -25,7 +25,7 @@ import Glibc
     func withBaseline(_ state: StateKind, _ body: (FixtureServer, Workspace, URL) async throws -> Void) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base), state: state)
             _ = try await digest(workspace, "--name", "daily")
             try await body(server, workspace, base)
         }
@@ -37,7 +37,7 @@ import Glibc
     @Test(arguments: StateKind.all) func baselineThenNothingThenEachChangeExactlyOnce(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base), state: state)
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base), state: state)
             let baseline = try await digest(workspace, "--name", "daily")
             #expect(baseline.status == 0)
             #expect(baseline.stdout == "")
@@ -165,7 +165,7 @@ import Glibc
     @Test(arguments: StateKind.all) func declaredDigestsTemplatesOutputFilesAndDue(_ state: StateKind) async throws {
         let server = FixtureWorld.server()
         try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base, digests: """
+            let workspace = try await Workspace(sourcesYml: Self.yaml(base, digests: """
                 digests:
                   - name: shop
                     sources: [cabify]
@@ -212,7 +212,7 @@ import Glibc
         try await withBaseline(state) { server, workspace, base in
             // Another holder of the digest's lock: the file lock, or the advisory lock
             // taken by another PostgreSQL session.
-            let holder: () -> Void
+            let holder: () async -> Void
             switch state {
             case .sqlite:
                 let lock = open(workspace.url.appendingPathComponent("state/digest-daily.lock").path, O_RDWR)
@@ -220,15 +220,15 @@ import Glibc
                 #expect(flock(lock, LOCK_EX) == 0)
                 holder = { close(lock) }
             case .postgres:
-                let psql = try PostgresTestServer.holdAdvisoryLock("aggregate digest daily", in: workspace.databaseURL, seconds: 5)
-                holder = { psql.terminate() }
+                let psql = try await PostgresTestServer.holdAdvisoryLock("aggregate digest daily", in: workspace.databaseURL, seconds: 5)
+                holder = { await psql.release() }
             }
             let busy = try await digest(workspace, "--name", "daily", "--wait", "0.3")
             #expect(busy.status == 75)
             #expect(busy.stderrLines == ["aggregate: digest 'daily' is already running"])
             let other = try await digest(workspace, "--name", "weekly")
             #expect(other.status == 0)
-            holder()
+            await holder()
             try await Task.sleep(for: .milliseconds(200))
             let after = try await digest(workspace, "--name", "daily", "--wait", "5")
             #expect(after.status == 0)
@@ -265,7 +265,7 @@ import Glibc
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &rng)))
                     if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
                 }
-                for await _ in exited {}
+                #expect(await process.awaitExit(exited))
                 output += try String(contentsOf: file, encoding: .utf8)
             }
             let final = try await digest(workspace, "--name", "daily", "--format", "jsonl")
@@ -302,7 +302,7 @@ import Glibc
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &rng)))
                     if process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
                 }
-                for await _ in exited {}
+                #expect(await process.awaitExit(exited))
                 try observe()
             }
             // One run finishes what an interrupted one committed, the next reports the rest.

@@ -88,15 +88,12 @@ import Testing
         try await server.withRunning { base in
             let entries = FixtureWorld.sources.filter { ["target", "users", "dishwashers", "cabify"].contains($0.id) }
             let workspace = try Workspace(sourcesYml: FixtureWorld.sourcesYml(base: base, sources: entries))
-            let shell = Process()
-            shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-            shell.arguments = ["-c", #"set -o pipefail; "$0" --all --format jsonl --state-dir state 2> stderr.txt | head -c 100 > /dev/null; echo $?"#,
-                               Binary.aggregate.url.path]
-            shell.currentDirectoryURL = workspace.url
-            let pipe = Pipe()
-            shell.standardOutput = pipe
-            try await shell.runUntilExit()
-            #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "141\n")
+            let shell = try await TestProcess.run(
+                URL(fileURLWithPath: "/bin/bash"),
+                ["-c", #"set -o pipefail; "$0" --all --format jsonl --state-dir state 2> stderr.txt | head -c 100 > /dev/null; echo $?"#,
+                 Binary.aggregate.url.path],
+                in: workspace.url)
+            #expect(shell.stdout == "141\n")
             let stderr = try String(contentsOf: workspace.url.appendingPathComponent("stderr.txt"), encoding: .utf8)
             #expect(stderr == "", "\(stderr)")
             #expect(try await workspace.cacheSQL("SELECT count(DISTINCT url) >= 4 FROM http_cache") == "1\n")

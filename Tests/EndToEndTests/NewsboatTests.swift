@@ -19,18 +19,9 @@ struct NewsboatTests {
 
     /// Runs `executable` with `arguments` in `directory`; its exit status and stdout.
     static func run(_ executable: String, _ arguments: [String], in directory: URL) async throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ["HOME": directory.path, "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
-        let out = directory.appendingPathComponent("run-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try await process.runUntilExit()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self))
+        let run = try await TestProcess.run(URL(fileURLWithPath: executable), arguments, in: directory,
+                                             environment: ["HOME": directory.path, "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"])
+        return (run.status, run.stdout)
     }
 
     /// Rows of newsboat's cache database, as JSON arrays (Python's sqlite3 reads it).

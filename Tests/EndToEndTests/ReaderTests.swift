@@ -143,35 +143,27 @@ import Testing
     }
 
     /// Chromium, its driver and Python's selenium and html5lib: installed by .ci/run.
-    static let browserAvailable: Bool = {
+    static func browserAvailable() async -> Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
               FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else { return false }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import selenium, html5lib"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
+        let probe = try? await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import selenium, html5lib"])
+        return probe?.status == 0
+    }
 
-    @Test(.enabled(if: browserAvailable, "needs chromium, chromium-driver and python3 -m pip install selenium html5lib (.ci/run installs them)"))
+    @Test(.enabled("needs chromium, chromium-driver and python3 -m pip install selenium html5lib (.ci/run installs them)") {
+        await browserAvailable()
+    })
     func inARealBrowserAtThreeWidths() async throws {
         try await ServeTests.withServe(sources: FixtureWorld.sources.filter { ["target", "ltk", "users", "dishwashers", "cabify"].contains($0.id) }) { _, served in
             let artifacts = ReadmeSections.root.appendingPathComponent(".build/browser-artifacts")
             let script = ReadmeSections.root.appendingPathComponent("Tests/Browser/reader.py")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, served.base, artifacts.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            // Files, not a pipe: Chromium's helpers may outlive the script, holding its output.
+            let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, served.base, artifacts.path],
+                                                 timeLimit: .seconds(600))
+            let text = run.stdout + run.stderr
             print(text)
-            #expect(process.terminationStatus == 0, "\(text.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.contains("Error") }.prefix(10).joined(separator: "\n"))")
-            #expect(text.hasSuffix("all passed\n"))
+            #expect(run.status == 0, "\(text.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.contains("Error") }.prefix(10).joined(separator: "\n"))")
+            #expect(run.stdout.hasSuffix("all passed\n"))
         }
     }
 }

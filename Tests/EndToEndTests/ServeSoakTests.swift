@@ -62,7 +62,7 @@ import Testing
             let health = try await ServeTests.get(served + "/healthz")
             #expect(health.status == 200)
             process.terminate()
-            for await _ in exited {}
+            #expect(await process.awaitExit(exited))
             #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(log())")
         }
     }

@@ -51,7 +51,7 @@ import Testing
 
         func stop() async {
             process.terminate()
-            for await _ in exited {}
+            #expect(await process.awaitExit(exited))
         }
     }
 
@@ -329,8 +329,9 @@ import Testing
             let answer = try await slow
             #expect(answer.status == 200)
             #expect(answer.body.split(separator: "\n").count == 3)
-            for await _ in served.exited {}
-            #expect(served.process.terminationStatus == 0)
+            let stopped = await served.process.awaitExit(served.exited, within: .seconds(60))
+            #expect(stopped)
+            #expect(stopped && served.process.terminationStatus == 0)
             #expect(served.log.hasSuffix("aggregate: stopped\n"))
         }
     }

@@ -30,8 +30,8 @@ struct SharedStateTests {
         try await server.withRunning { base in
             let hostA = try Workspace(sourcesYml: Self.yaml(base))
             let hostB = try Workspace(sourcesYml: Self.yaml(base))
-            let database = try PostgresTestServer.createDatabase()
-            defer { PostgresTestServer.dropDatabase(database) }
+            let database = try await PostgresTestServer.createDatabase()
+            defer { PostgresTestServer.dropDatabaseLater(database) }
             var output = ""
             for trial in 0..<21 {
                 // Trial 0 records the baseline (both hosts start on an empty database).
@@ -60,8 +60,8 @@ struct SharedStateTests {
     /// Six hosts start on an empty database at once: each migration runs once, all succeed.
     @Test func hostsStartingTogetherMigrateOnce() async throws {
         let workspace = try Workspace(sourcesYml: try Workspace.shippedSourcesYml)
-        let database = try PostgresTestServer.createDatabase()
-        defer { PostgresTestServer.dropDatabase(database) }
+        let database = try await PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabaseLater(database) }
         let runs = try await withThrowingTaskGroup(of: Binary.Run.self) { group in
             for _ in 0..<6 { group.addTask { try await workspace.aggregate("--offline", "--format", "jsonl", "--state", database) } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -74,38 +74,39 @@ struct SharedStateTests {
     /// The server stops while a digest is fetching: that run fails with one line and
     /// commits nothing; once the server is back, the next run reports the change.
     @Test func aDatabaseRestartMidRunFailsThatRunAndTheNextRecovers() async throws {
-        let cluster = try await PrivateCluster()
-        let server = FixtureWorld.server()
-        try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: Self.yaml(base))
-            let baseline = try await Self.digest(workspace, database: cluster.url)
-            #expect(baseline.status == 0)
-            server.control.edit("cabify", DigestEndToEndTests.hoodie)
-            server.control.set("cabify", [Fault(latencyMs: 1500)])
-            async let cut = Self.digest(workspace, database: cluster.url)
-            // Mid-run is while the digest holds its lock: taken before it fetches, and the
-            // upstream answers 1.5 s later. Waiting for the lock, not for a fixed time, keeps
-            // a slow start (CI under load) from stopping the database before the run began.
-            try await Self.waitForAnAdvisoryLock(cluster.url)
-            try await cluster.pause()
-            let failed = try await cut
-            #expect(failed.status == 1)
-            #expect(failed.stdout == "")
-            #expect(failed.stderrLines.last?.hasPrefix("aggregate: digest 'daily' failed: ") == true)
-            #expect(failed.stderrLines.last?.hasSuffix("; nothing was committed") == true)
-            #expect(!failed.stderr.contains("test-secret-pw"))
+        try await PrivateCluster.withCluster { cluster in
+            let server = FixtureWorld.server()
+            try await server.withRunning { base in
+                let workspace = try Workspace(sourcesYml: Self.yaml(base))
+                let baseline = try await Self.digest(workspace, database: cluster.url)
+                #expect(baseline.status == 0)
+                server.control.edit("cabify", DigestEndToEndTests.hoodie)
+                server.control.set("cabify", [Fault(latencyMs: 1500)])
+                async let cut = Self.digest(workspace, database: cluster.url)
+                // Mid-run is while the digest holds its lock: taken before it fetches, and the
+                // upstream answers 1.5 s later. Waiting for the lock, not for a fixed time, keeps
+                // a slow start (CI under load) from stopping the database before the run began.
+                try await Self.waitForAnAdvisoryLock(cluster.url)
+                try await cluster.pause()
+                let failed = try await cut
+                #expect(failed.status == 1)
+                #expect(failed.stdout == "")
+                #expect(failed.stderrLines.last?.hasPrefix("aggregate: digest 'daily' failed: ") == true)
+                #expect(failed.stderrLines.last?.hasSuffix("; nothing was committed") == true)
+                #expect(!failed.stderr.contains("test-secret-pw"))
 
-            let down = try await Self.digest(workspace, database: cluster.url)
-            #expect(down.status == 1)
-            #expect(down.stderrLines.count == 1)
-            #expect(down.stderrLines.first?.hasSuffix(": connection refused") == true)
+                let down = try await Self.digest(workspace, database: cluster.url)
+                #expect(down.status == 1)
+                #expect(down.stderrLines.count == 1)
+                #expect(down.stderrLines.first?.hasSuffix(": connection refused") == true)
 
-            try await cluster.resume()
-            server.control.set("cabify", [])
-            let recovered = try await Self.digest(workspace, database: cluster.url)
-            #expect(recovered.status == 0, "\(recovered.stderr)")
-            #expect(recovered.stdoutLines.count == 1)
-            #expect(recovered.stdout.contains("\"id\":\"cabify:HOODIE\""))
+                try await cluster.resume()
+                server.control.set("cabify", [])
+                let recovered = try await Self.digest(workspace, database: cluster.url)
+                #expect(recovered.status == 0, "\(recovered.stderr)")
+                #expect(recovered.stdoutLines.count == 1)
+                #expect(recovered.stdout.contains("\"id\":\"cabify:HOODIE\""))
+            }
         }
     }
 
@@ -114,7 +115,7 @@ struct SharedStateTests {
         let check = "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted) "
             + "THEN RAISE EXCEPTION 'no lock yet'; END IF; END $$"
         for _ in 0..<500 {
-            if (try? PostgresTestServer.psql(base: url, check)) != nil { return }
+            if (try? await PostgresTestServer.psql(base: url, check)) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("no session took an advisory lock within 10 s")
@@ -150,11 +151,11 @@ struct SharedStateTests {
     /// `state:` in Sources.yml (with `${VAR}`), then `AGGREGATE_STATE`, then `--state`: the
     /// later wins; the chosen database holds the cache and the first-seen dates.
     @Test func theStateKeyTheEnvironmentAndTheFlagChooseTheStore() async throws {
-        let fromFile = try PostgresTestServer.createDatabase()
-        let fromEnvironment = try PostgresTestServer.createDatabase()
+        let fromFile = try await PostgresTestServer.createDatabase()
+        let fromEnvironment = try await PostgresTestServer.createDatabase()
         defer {
-            PostgresTestServer.dropDatabase(fromFile)
-            PostgresTestServer.dropDatabase(fromEnvironment)
+            PostgresTestServer.dropDatabaseLater(fromFile)
+            PostgresTestServer.dropDatabaseLater(fromEnvironment)
         }
         let shipped = try Workspace.shippedSourcesYml
         let workspace = try Workspace(sourcesYml: "state: ${SHARED_STATE}\n" + shipped)
@@ -175,12 +176,6 @@ struct SharedStateTests {
 extension Workspace {
     /// One SQL query's rows (`psql -At`) on `database`.
     func sql(_ database: String, _ query: String) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", database, "-At", "-q", "-c", query]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try await process.runUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", database, "-At", "-q", "-c", query]).stdout
     }
 }

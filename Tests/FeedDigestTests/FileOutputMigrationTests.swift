@@ -45,8 +45,8 @@ import Testing
     }
 
     @Test(.enabled(if: PostgresTestServer.isAvailable)) func postgresMovesAnUnfinishedFileIntoTheOutbox() async throws {
-        let url = try PostgresTestServer.createDatabase()
-        defer { PostgresTestServer.dropDatabase(url) }
+        let url = try await PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabaseLater(url) }
         let location = try StateLocation(parsing: url)
         // The state as the previous version left it: migrated up to 3, one file owed.
         let old = try await EngineState.open(location)

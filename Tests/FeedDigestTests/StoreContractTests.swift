@@ -29,8 +29,8 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             try await body(try await EngineState.open(.directory(directory), connections: backend == .sqlite ? .one : .pool))
         case .postgres:
-            let url = try PostgresTestServer.createDatabase()
-            defer { PostgresTestServer.dropDatabase(url) }
+            let url = try await PostgresTestServer.createDatabase()
+            defer { PostgresTestServer.dropDatabaseLater(url) }
             let state = try await EngineState.open(try StateLocation(parsing: url))
             do {
                 try await body(state)

@@ -142,8 +142,8 @@ import Testing
     /// holder) asks the upstream, once; both answer the same bytes and ETag.
     @Test(.enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (Tools/test-postgres.sh)"))
     func twoReplicasOnOneStateRefreshEachSourceOnce() async throws {
-        let database = try PostgresTestServer.createDatabase()
-        defer { PostgresTestServer.dropDatabase(database) }
+        let database = try await PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabaseLater(database) }
         let fixture = FixtureWorld.server()
         try await fixture.withRunning { base in
             // The lease lasts a refresh interval of real time: five minutes, so that however

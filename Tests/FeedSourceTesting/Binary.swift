@@ -2,7 +2,7 @@ import FeedState
 import Foundation
 
 /// Runs a built executable of this package (next to the test bundle) and captures
-/// what it printed. Output goes through files, so a large output cannot block.
+/// what it printed, through ``TestProcess``.
 public struct Binary: Sendable {
     public struct Run: Sendable {
         public var status: Int32
@@ -24,43 +24,20 @@ public struct Binary: Sendable {
     public var name: String
     public var url: URL { Self.productsDirectory.appendingPathComponent(name) }
 
-    /// Runs with `arguments` in `directory`; the environment is minimal and explicit so
-    /// the developer's own variables (NO_COLOR, XDG_*) cannot change the result.
+    /// The executable `name` of this package's products.
     public init(name: String) {
         self.name = name
     }
 
+    /// Runs with `arguments` in `directory`; the environment is minimal and explicit so
+    /// the developer's own variables (NO_COLOR, XDG_*) cannot change the result.
     public func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-             absolute: String? = nil, stdin: String? = nil) async throws -> Run {
-        let process = Process()
-        process.executableURL = absolute.map(URL.init(fileURLWithPath:)) ?? url
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+                    absolute: String? = nil, stdin: String? = nil,
+                    timeLimit: Duration = TestProcess.defaultTimeLimit) async throws -> Run {
         var env = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path]
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stdout-\(UUID().uuidString)")
-        let err = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
-        }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        if let stdin {
-            let input = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-stdin-\(UUID().uuidString)")
-            try Data(stdin.utf8).write(to: input)
-            defer { try? FileManager.default.removeItem(at: input) }
-            process.standardInput = try FileHandle(forReadingFrom: input)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try await process.runUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        return try await TestProcess.run(absolute.map(URL.init(fileURLWithPath:)) ?? url, arguments, in: directory,
+                                          environment: env, stdin: stdin, timeLimit: timeLimit)
     }
 }
 
@@ -88,17 +65,28 @@ public final class Workspace: Sendable {
     /// The workspace's database, with `.postgres`.
     public let databaseURL: String?
 
-    public init(sourcesYml: String? = nil, state: StateKind = .sqlite) throws {
+    /// A workspace whose state is SQLite in `./state`.
+    public convenience init(sourcesYml: String? = nil) throws {
+        try self.init(sourcesYml: sourcesYml, backend: .sqlite, databaseURL: nil)
+    }
+
+    /// A workspace whose state is `state`: with `.postgres`, a database of its own.
+    public convenience init(sourcesYml: String? = nil, state: StateKind) async throws {
+        try self.init(sourcesYml: sourcesYml, backend: state,
+                      databaseURL: state == .postgres ? try await PostgresTestServer.createDatabase() : nil)
+    }
+
+    private init(sourcesYml: String?, backend: StateKind, databaseURL: String?) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        backend = state
-        databaseURL = state == .postgres ? try PostgresTestServer.createDatabase() : nil
+        self.backend = backend
+        self.databaseURL = databaseURL
         if let sourcesYml { try write("Sources.yml", sourcesYml) }
     }
 
     deinit {
         try? FileManager.default.removeItem(at: url)
-        if let databaseURL { PostgresTestServer.dropDatabase(databaseURL) }
+        if let databaseURL { PostgresTestServer.dropDatabaseLater(databaseURL) }
     }
 
     /// The arguments that point `aggregate` at this workspace's state.
@@ -148,42 +136,5 @@ public final class Workspace: Sendable {
                 .deletingLastPathComponent()
             return try String(contentsOf: root.appendingPathComponent("Sources.yml"), encoding: .utf8)
         }
-    }
-}
-
-extension Process {
-    /// Starts the process and waits for it without blocking a thread: the test process
-    /// also runs the fixture server on Swift's small cooperative pool.
-    public func runUntilExit() async throws {
-        for await _ in try start() {}
-    }
-
-    /// Starts the process now; the returned stream finishes when it exits.
-    public func start() throws -> AsyncStream<Void> {
-        let (exited, finish) = AsyncStream.makeStream(of: Void.self)
-        terminationHandler = { _ in finish.finish() }
-        try run()
-        return exited
-    }
-
-    /// Sends SIGTERM and waits for `exited` at most `seconds`; a process still running then
-    /// is killed, and the answer is false (a hung shutdown fails its test, not the test run).
-    public func terminate(awaiting exited: AsyncStream<Void>, seconds: Int = 30) async -> Bool {
-        terminate()
-        let stopped = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in exited {}
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !stopped { kill(processIdentifier, SIGKILL) }
-        return stopped
     }
 }

@@ -68,7 +68,7 @@ public enum FixtureWorld {
     ) async throws -> T {
         let server = server(options: options, scale: scale)
         return try await server.withRunning { base in
-            let workspace = try Workspace(sourcesYml: preamble + sourcesYml(base: base, sources: sources, extra: extra), state: state)
+            let workspace = try await Workspace(sourcesYml: preamble + sourcesYml(base: base, sources: sources, extra: extra), state: state)
             for (route, list) in faults { server.control.set(route, list) }
             return try await body(FixtureSession(server: server, base: base, workspace: workspace))
         }

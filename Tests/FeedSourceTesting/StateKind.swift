@@ -36,34 +36,39 @@ public enum PostgresTestServer {
     }
 
     /// Creates an empty database and returns its URL.
-    public static func createDatabase(base: String? = url) throws -> String {
+    public static func createDatabase(base: String? = url) async throws -> String {
         let name = "aggregate_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
-        try psql(base: base, "CREATE DATABASE \(name)")
+        try await psql(base: base, "CREATE DATABASE \(name)")
         guard let url = url(database: name, base: base) else { throw TestServerError.notConfigured }
         return url
     }
 
     /// Drops a database made by ``createDatabase(base:)``, closing its connections.
-    public static func dropDatabase(_ databaseURL: String, base: String? = url) {
-        guard let name = URLComponents(string: databaseURL)?.path.dropFirst(), !name.isEmpty else { return }
-        try? psql(base: base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    public static func dropDatabase(_ databaseURL: String, base: String? = url) async {
+        guard let command = dropCommand(databaseURL) else { return }
+        try? await psql(base: base, command)
+    }
+
+    /// ``dropDatabase(_:base:)`` without waiting for it: from a `deinit`.
+    public static func dropDatabaseLater(_ databaseURL: String, base: String? = url) {
+        guard let base, let command = dropCommand(databaseURL) else { return }
+        TestProcess.startDetached(URL(fileURLWithPath: "/usr/bin/env"), psqlArguments(base, command))
+    }
+
+    private static func dropCommand(_ databaseURL: String) -> String? {
+        guard let name = URLComponents(string: databaseURL)?.path.dropFirst(), !name.isEmpty else { return nil }
+        return "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"
     }
 
     /// Runs one SQL command with `psql` against `base` (or the database named in `url`).
-    public static func psql(base: String? = url, _ sql: String) throws {
+    public static func psql(base: String? = url, _ sql: String) async throws {
         guard let base else { throw TestServerError.notConfigured }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", base, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerError.psql(sql, String(decoding: message, as: UTF8.self))
-        }
+        let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), psqlArguments(base, sql), timeLimit: .seconds(120))
+        guard run.status == 0 else { throw TestServerError.psql(sql, run.stderr) }
+    }
+
+    private static func psqlArguments(_ base: String, _ sql: String) -> [String] {
+        ["psql", base, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]
     }
 
     public enum TestServerError: Error, CustomStringConvertible {
@@ -80,27 +85,46 @@ public enum PostgresTestServer {
 }
 
 extension PostgresTestServer {
+    /// A `psql` session holding the advisory lock `aggregate` takes for `name`.
+    public final class AdvisoryLockHolder: Sendable {
+        let process: Process
+        let exited: AsyncStream<Void>
+
+        init(process: Process, exited: AsyncStream<Void>) {
+            self.process = process
+            self.exited = exited
+        }
+
+        /// Ends the session, and so the lock; waits for it at most ten seconds.
+        public func release() async {
+            _ = await process.terminate(awaiting: exited, seconds: 10)
+        }
+    }
+
     /// Holds the advisory lock `aggregate` takes for `name` from a `psql` session of its own
-    /// for `seconds` (or until the returned process is terminated); returns once it is held.
-    public static func holdAdvisoryLock(_ name: String, in database: String?, seconds: Int) throws -> Process {
+    /// for `seconds` (or until it is released); returns once it is held.
+    public static func holdAdvisoryLock(_ name: String, in database: String?, seconds: Int) async throws -> AdvisoryLockHolder {
         guard let database else { throw TestServerError.notConfigured }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-lock-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", database, "-q", "-v", "ON_ERROR_STOP=1",
                              "-c", "SELECT pg_advisory_lock(hashtextextended('\(name)', 0))",
                              "-c", "SELECT 'held'", "-c", "SELECT pg_sleep(\(seconds))"]
-        let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        process.standardInput = FileHandle.nullDevice
+        let holder = AdvisoryLockHolder(process: process, exited: try process.start())
         // psql prints the second result once the lock is held.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("held") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
+        for _ in 0..<600 {
+            if String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self).contains("held") { return holder }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        return process
+        await holder.release()
+        throw TestServerError.psql("SELECT pg_advisory_lock", "the lock was not held within 30 s")
     }
 }
 
@@ -109,20 +133,15 @@ extension Workspace {
     /// on its database (`postgres` defaults to the same text); returns what it printed,
     /// one row per line.
     public func cacheSQL(_ sqlite: String, postgres: String? = nil) async throws -> String {
-        let process = Process()
         switch backend {
         case .sqlite:
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [url.appendingPathComponent("state/cache.sqlite").path, sqlite]
+            return try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/sqlite3"),
+                                              [url.appendingPathComponent("state/cache.sqlite").path, sqlite]).stdout
         case .postgres:
             guard let databaseURL else { throw PostgresTestServer.TestServerError.notConfigured }
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["psql", databaseURL, "-At", "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres ?? sqlite]
+            return try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                              ["psql", databaseURL, "-At", "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres ?? sqlite]).stdout
         }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try await process.runUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 }
 
@@ -136,7 +155,21 @@ public final class PrivateCluster: Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tools/test-postgres.sh").path
 
-    public init() async throws {
+    /// Runs `body` with a cluster of its own, stopped and removed afterwards (also when
+    /// `body` throws), before this returns.
+    public static func withCluster<T>(_ body: (PrivateCluster) async throws -> T) async throws -> T {
+        let cluster = try await PrivateCluster()
+        do {
+            let result = try await body(cluster)
+            await cluster.stop()
+            return result
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
+    private init() async throws {
         port = Int.random(in: 20_000...29_000)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pg-\(UUID().uuidString.prefix(8))").path
         let printed = try await Self.script(["start", directory], port: port)
@@ -151,31 +184,16 @@ public final class PrivateCluster: Sendable {
 
     public func resume() async throws { _ = try await Self.script(["resume", directory], port: port) }
 
-    deinit {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script, "stop", directory]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        process.waitUntilExit()
+    private func stop() async {
+        _ = try? await Self.script(["stop", directory], port: port)
     }
 
     private static func script(_ arguments: [String], port: Int) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["AGGREGATE_TEST_POSTGRES_PORT": "\(port)"]) { _, new in new }
-        // A file, not a pipe: the server started by the script would inherit the pipe's
-        // writing end and the read would never see its end.
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-pg-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try await process.runUntilExit()
-        let text = try String(contentsOf: output, encoding: .utf8)
-        guard process.terminationStatus == 0 else { throw PostgresTestServer.TestServerError.psql(arguments.joined(separator: " "), text) }
-        return text
+        // Its output is a file (TestProcess): the server it starts keeps no pipe of ours open.
+        let run = try await TestProcess.run(URL(fileURLWithPath: "/bin/bash"), [script] + arguments,
+                                             environment: ProcessInfo.processInfo.environment.merging(["AGGREGATE_TEST_POSTGRES_PORT": "\(port)"]) { _, new in new },
+                                             timeLimit: .seconds(180))
+        guard run.status == 0 else { throw PostgresTestServer.TestServerError.psql(arguments.joined(separator: " "), run.stdout + run.stderr) }
+        return run.stdout
     }
 }

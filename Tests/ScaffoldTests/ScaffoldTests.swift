@@ -123,6 +123,6 @@ final class ScaffoldTests: XCTestCase {
         return try await Binary(name: "env").run(arguments, in: directory, environment: [
             "PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": home,
             "XDG_CACHE_HOME": environment["XDG_CACHE_HOME"] ?? "\(home)/.cache",
-        ], absolute: "/usr/bin/env")
+        ], absolute: "/usr/bin/env", timeLimit: .seconds(45 * 60))  // a first build of the copy: about 8 minutes on 2 cores
     }
 }
