@@ -18,7 +18,7 @@ struct TestProcessTests {
                 "\(Binary.aggregate.url.path) serve --port 0 --offline --state-dir state did not exit within 3.0 seconds and was stopped; its stderr:\naggregate: serving 5 sources on http://127.0.0.1:"))
             // SIGABRT first, and its stderr read after the stop: the Swift runtime's handler
             // says it is backtracing (the threads follow where its backtracer may attach).
-            // serve lives on after it (its signals are libdispatch's): SIGKILL ends it.
+            // serve lives on after an outside SIGABRT once it has backtraced: SIGKILL ends it.
             #expect(overran.stderr.contains("\n*** Signal 6: Backtracing from 0x"), "\(overran.stderr)")
         }
         // Three seconds, at most 20 for the backtraces, five for SIGKILL to take, and
