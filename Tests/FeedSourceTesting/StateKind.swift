@@ -43,32 +43,20 @@ public enum PostgresTestServer {
         return url
     }
 
-    /// Drops a database made by ``createDatabase(base:)``, closing its connections.
-    public static func dropDatabase(_ databaseURL: String, base: String? = url) async {
-        guard let command = dropCommand(databaseURL) else { return }
-        try? await psql(base: base, command)
-    }
-
-    /// ``dropDatabase(_:base:)`` without waiting for it: from a `deinit`.
+    /// Drops a database made by ``createDatabase(base:)``, closing its connections, without
+    /// waiting for it: from a `deinit` or a `defer`, which cannot wait. `psql` goes on if
+    /// the test process ends first.
     public static func dropDatabaseLater(_ databaseURL: String, base: String? = url) {
-        guard let base, let command = dropCommand(databaseURL) else { return }
-        TestProcess.startDetached(URL(fileURLWithPath: "/usr/bin/env"), psqlArguments(base, command))
-    }
-
-    private static func dropCommand(_ databaseURL: String) -> String? {
-        guard let name = URLComponents(string: databaseURL)?.path.dropFirst(), !name.isEmpty else { return nil }
-        return "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"
+        guard let name = URLComponents(string: databaseURL)?.path.dropFirst(), !name.isEmpty else { return }
+        Task.detached { try? await psql(base: base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
     }
 
     /// Runs one SQL command with `psql` against `base` (or the database named in `url`).
     public static func psql(base: String? = url, _ sql: String) async throws {
         guard let base else { throw TestServerError.notConfigured }
-        let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), psqlArguments(base, sql), timeLimit: .seconds(120))
+        let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", base, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                                            timeLimit: .seconds(120))
         guard run.status == 0 else { throw TestServerError.psql(sql, run.stderr) }
-    }
-
-    private static func psqlArguments(_ base: String, _ sql: String) -> [String] {
-        ["psql", base, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]
     }
 
     public enum TestServerError: Error, CustomStringConvertible {

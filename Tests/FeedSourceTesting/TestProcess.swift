@@ -46,10 +46,13 @@ public enum TestProcess {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let out = scratch.appendingPathComponent("stdout")
         let err = scratch.appendingPathComponent("stderr")
-        let input = scratch.appendingPathComponent("stdin")
-        try Data((stdin ?? "").utf8).write(to: input)
+        var input = URL(fileURLWithPath: "/dev/null")
+        if let stdin {
+            input = scratch.appendingPathComponent("stdin")
+            try Data(stdin.utf8).write(to: input)
+        }
         // Each descriptor is closed by swift-subprocess once the program has it.
-        let stdinDescriptor = try FileDescriptor.open(FilePath(stdin == nil ? "/dev/null" : input.path), .readOnly, options: [.closeOnExec])
+        let stdinDescriptor = try FileDescriptor.open(FilePath(input.path), .readOnly, options: [.closeOnExec])
         let stdoutDescriptor = try FileDescriptor.open(FilePath(out.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
                                                        permissions: [.ownerReadWrite])
         let stderrDescriptor = try FileDescriptor.open(FilePath(err.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
@@ -105,14 +108,6 @@ public enum TestProcess {
             throw error
         case .overran:
             throw Overran(command: [executable.path] + arguments, timeLimit: timeLimit, stderr: text(err))
-        }
-    }
-
-    /// Starts `executable` and does not wait for it: for what a test leaves behind
-    /// (dropping its database) from a `deinit`, which cannot wait.
-    public static func startDetached(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) {
-        Task.detached {
-            _ = try? await run(executable, arguments, environment: environment)
         }
     }
 
