@@ -41,6 +41,9 @@ struct ServeCommand: ContextCommand {
     @Option(help: "Seconds a kept-alive connection may wait for its next request.")
     var idleTimeout = 30.0
 
+    @Option(help: "Seconds a request's body has to arrive, from its head, plus one for each 64 KiB it sends; a slower one is answered 408 and closed.")
+    var bodyTimeout = 10.0
+
     @Flag(inversion: .prefixedNo, help: "Refresh every source in the background before its cache_ttl (or refresh:) runs out, and answer readers from the cache; with --no-background-refresh a reader's request fetches what is stale, as the command line does.")
     var backgroundRefresh = true
 
@@ -62,8 +65,14 @@ struct ServeCommand: ContextCommand {
     @Option(help: ArgumentHelp("The header a reverse proxy that signs people in names the user in (e.g. X-Forwarded-User); believed from --trusted-proxy only.", valueName: "header"))
     var authProxyHeader: String?
 
-    @Option(help: ArgumentHelp("An address or CIDR block whose --auth-proxy-header is believed (repeatable).", valueName: "cidr"))
+    @Option(help: ArgumentHelp("The address or CIDR block (at most /8, or /32 of IPv6) of a reverse proxy whose Forwarded or X-Forwarded-For header names the client, and whose --auth-proxy-header is believed (repeatable).", valueName: "cidr"))
     var trustedProxy: [String] = []
+
+    @Flag(help: "Let people subscribe (through the Google Reader API) to feeds on loopback, private and other non-public addresses; by default serve fetches a URL a person sends from public addresses only.")
+    var allowPrivateFeeds = false
+
+    @Option(help: ArgumentHelp("Let people subscribe to feeds in this non-public block too, such as an intranet's 10.1.2.0/24 (repeatable).", valueName: "cidr"))
+    var allowPrivateFeed: [String] = []
 
     @Option(help: ArgumentHelp("Serve /metrics to clients other than this machine that send this token (Authorization: Bearer).", valueName: "token"))
     var metricsToken: String?
@@ -81,7 +90,8 @@ struct ServeCommand: ContextCommand {
         guard (1...10_000).contains(maxActiveRequests) else {
             throw ValidationError("--max-active-requests must be between 1 and 10000, got \(maxActiveRequests)")
         }
-        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] where !(0.1...3600).contains(seconds) {
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)]
+        where !(0.1...3600).contains(seconds) {
             throw ValidationError("\(name) must be between 0.1 and 3600 seconds, got \(seconds)")
         }
         if let baseURL {
@@ -89,8 +99,14 @@ struct ServeCommand: ContextCommand {
                 throw ValidationError("--base-url takes an http:// or https:// address such as https://feeds.example.org, got \(baseURL)")
             }
         }
-        for block in trustedProxy where IPRange(block) == nil {
-            throw ValidationError("--trusted-proxy takes an address or CIDR block such as 10.0.0.0/8 or ::1, got \(block)")
+        for block in trustedProxy {
+            guard let range = IPRange(block) else {
+                throw ValidationError("--trusted-proxy takes an address or CIDR block such as 10.0.0.0/24 or ::1, got \(block)")
+            }
+            if let problem = FeedServer.problem(trusting: range) { throw ValidationError(problem) }
+        }
+        for block in allowPrivateFeed where IPRange(block) == nil {
+            throw ValidationError("--allow-private-feed takes an address or CIDR block such as 10.1.2.0/24, got \(block)")
         }
         if let authProxyHeader {
             guard !authProxyHeader.isEmpty, authProxyHeader.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
@@ -105,12 +121,17 @@ struct ServeCommand: ContextCommand {
         }
     }
 
-    /// Who may use the server: accounts when there are any; else this machine only, or
-    /// anyone read-only with --no-auth. Nil (after saying why) when it must not start.
+    /// Whether cookies carry `Secure`: the server is reached over https.
+    var secureCookies: Bool { baseURL?.lowercased().hasPrefix("https://") ?? false }
+
+    /// Who may use the server: accounts when there are any; else this machine only, until
+    /// the first account is added, or anyone read-only with --no-auth. Nil (after saying
+    /// why) when it must not start.
     func accessPolicy(_ state: EngineState?) async -> AccessPolicy? {
         if noAuth { return .readOnly }
         var hasAccounts = false
         if let state {
+            await RolesUpgrade.say(state.accounts)
             do {
                 hasAccounts = try await !state.accounts.accounts().isEmpty
             } catch {
@@ -119,24 +140,36 @@ struct ServeCommand: ContextCommand {
             }
         }
         if hasAccounts, let state {
-            return .accounts(AccountAccess(store: state.accounts, secureCookies: baseURL?.lowercased().hasPrefix("https://") ?? false,
-                                           proxyHeader: authProxyHeader, trustedProxies: trustedProxy.compactMap(IPRange.init)))
+            return .accounts(AccountAccess(store: state.accounts, secureCookies: secureCookies, proxyHeader: authProxyHeader))
         }
-        guard IPRange.isLoopbackHost(host) else {
+        let reachedAt = baseURL.flatMap { URL(string: $0)?.host }.map { $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }
+        guard IPRange.isLoopbackHost(host), reachedAt.map(IPRange.isLoopbackHost) ?? true else {
+            let how = IPRange.isLoopbackHost(host) ? "--base-url \(baseURL ?? "")" : "--host \(host)"
             Terminal.writeError("""
-                aggregate: serve --host \(host) would let anyone who reaches this machine read every feed, and no user is set up. \
+                aggregate: serve \(how) would let anyone who reaches it read every feed, and no user is set up. \
                 Add one (`aggregate user add NAME`; people then sign in), or pass --no-auth to serve the feeds read-only to anyone.
                 """)
             return nil
         }
         if authProxyHeader != nil { Terminal.writeError("aggregate: --auth-proxy-header has no effect without users (`aggregate user add NAME`)") }
-        return .open
+        guard let state else { return .open }
+        // This machine's until the first `aggregate user add`, which closes it at once.
+        return .accounts(AccountAccess(store: state.accounts, secureCookies: secureCookies, openUntilFirstAccount: true))
+    }
+
+    /// What subscribing through `serve` fetches with: public addresses only, unless
+    /// the owner allows private ones.
+    func subscriptionTransport(shared: LiveHTTPTransport?) -> LiveHTTPTransport? {
+        guard let shared else { return nil }
+        if allowPrivateFeeds { return shared }
+        return LiveHTTPTransport(maxBodyBytes: shared.maxBodyBytes, addresses: .publicOnly(alsoAllowing: allowPrivateFeed.compactMap(IPRange.init)))
     }
 
     static func words(_ access: AccessPolicy) -> String {
         switch access {
         case .open: ""
         case .readOnly: "; read-only, to anyone (--no-auth)"
+        case .accounts(let accounts) where accounts.openUntilFirstAccount: ""
         case .accounts: "; people sign in (aggregate user list)"
         }
     }
@@ -169,11 +202,13 @@ struct ServeCommand: ContextCommand {
         try await common.withServeRunners(context.registry, background: backgroundRefresh) { runner, refresher, config, state in
             guard let access = await accessPolicy(state) else { throw ExitStatus.usage.code }
             let limits = ConnectionLimits(maxConnections: connections, activeRequests: maxActiveRequests, headerTimeout: .milliseconds(Int(headerTimeout * 1000)),
-                                          idleTimeout: .milliseconds(Int(idleTimeout * 1000)))
+                                          idleTimeout: .milliseconds(Int(idleTimeout * 1000)), bodyTimeout: .milliseconds(Int(bodyTimeout * 1000)))
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
-                                    logsRequests: accessLog, access: access, metricsToken: metricsToken,
-                                    reload: common.configReload(context.registry, http: (runner.transports as? StandardTransports)?.live), accessLog: { Terminal.writeError($0) })
+                                    logsRequests: accessLog, access: access, trustedProxies: trustedProxy.compactMap(IPRange.init),
+                                    metricsToken: metricsToken, ownAddresses: [host] + (baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []),
+                                    reload: common.configReload(context.registry, http: subscriptionTransport(shared: (runner.transports as? StandardTransports)?.live)),
+                                    accessLog: { Terminal.writeError($0) })
             do {
                 try await server.run { bound in
                     Terminal.writeError("aggregate: serving \(config.sources.filter(\.enabled).count) sources on http://\(host):\(bound)/ (feeds: /feed.atom /feed.json /feed.rss /feed.jsonl)\(Self.words(access))")

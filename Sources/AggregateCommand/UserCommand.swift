@@ -11,8 +11,8 @@ import Foundation
 import Glibc
 #endif
 
-/// `aggregate user add|list|remove|password|token|tokens|revoke`: the people who can sign
-/// in to `serve`, and their API tokens (docs/people-and-apps.md).
+/// `aggregate user add|list|remove|role|password|token|tokens|revoke`: the people who can
+/// sign in to `serve`, their roles and their API tokens (docs/people-and-apps.md).
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
@@ -20,14 +20,18 @@ struct UserCommand: AsyncParsableCommand {
         discussion: """
             With a user, `serve` asks people to sign in (the reader's form, HTTP Basic, a token) and keeps \
             read and starred cards per person; without one it serves this machine only (or --no-auth, read-only). \
+            Every user reads and marks; an admin also changes Sources.yml through `serve` and sees its operations \
+            (/metrics, the detailed /healthz) from other machines. The first user is an admin, later ones readers \
+            unless added with --admin. \
             Passwords are asked for on the terminal, or read from stdin with --password-stdin, never from an argument.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Password.self, Token.self, Tokens.self, Revoke.self])
+        subcommands: [Add.self, List.self, Remove.self, Role.self, Password.self, Token.self, Tokens.self, Revoke.self])
 
     struct Add: ContextCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user (the password is asked for).")
         @Argument(help: "The user name: letters, digits, '.', '_', '-' or '@'.") var name: String
         @Flag(help: "Read the password from the first line of stdin.") var passwordStdin = false
+        @Flag(help: "Make the user an admin (the first user always is).") var admin = false
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -37,10 +41,10 @@ struct UserCommand: AsyncParsableCommand {
         func run(in context: CommandContext) async throws {
             let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: true)
             let hash = try await Passwords.hash(password)
-            try await common.withAccounts(context.registry) { accounts in
-                _ = try await accounts.add(name: name, passwordHash: hash, at: Date())
+            let account = try await common.withAccounts(context.registry) { accounts in
+                try await accounts.add(name: name, passwordHash: hash, role: admin ? .admin : nil, at: Date())
             }
-            Terminal.writeError("aggregate: added \(name); `aggregate serve` now asks people to sign in")
+            Terminal.writeError("aggregate: added \(name) (\(account.role.rawValue)); `aggregate serve` now asks people to sign in")
         }
     }
 
@@ -53,7 +57,7 @@ struct UserCommand: AsyncParsableCommand {
                 var rows: [String] = []
                 for account in try await accounts.accounts() {
                     let tokens = try await accounts.tokens(of: account.id).count
-                    rows.append("\(account.name)\tadded \(RFC3339.string(from: account.created))\t\(tokens) token\(tokens == 1 ? "" : "s")")
+                    rows.append("\(account.name)\t\(account.role.rawValue)\tadded \(RFC3339.string(from: account.created))\t\(tokens) token\(tokens == 1 ? "" : "s")")
                 }
                 return rows
             }
@@ -71,6 +75,26 @@ struct UserCommand: AsyncParsableCommand {
             let removed = try await common.withAccounts(context.registry) { try await $0.remove(named: name) }
             guard removed else { throw common.usage(AccountError.noSuchUser(name).description) }
             Terminal.writeError("aggregate: removed \(name) and their tokens")
+        }
+    }
+
+    struct Role: ContextCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "role", abstract: "Make a user an admin or a reader.",
+            discussion: "An admin changes Sources.yml through `serve` and sees /metrics and the detailed /healthz; a reader reads and marks.")
+        @Argument var name: String
+        @Argument(help: ArgumentHelp("admin or reader.", valueName: "role")) var role: String
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard AccountRole(rawValue: role) != nil else { throw ValidationError("the role is admin or reader, got \(String(reflecting: role))") }
+        }
+
+        func run(in context: CommandContext) async throws {
+            let role = AccountRole(rawValue: role) ?? .reader
+            let changed = try await common.withAccounts(context.registry) { try await $0.setRole(named: name, role: role) }
+            guard changed else { throw common.usage(AccountError.noSuchUser(name).description) }
+            Terminal.writeError("aggregate: \(name) is now \(role == .admin ? "an admin" : "a reader")")
         }
     }
 
@@ -191,7 +215,10 @@ enum PasswordInput {
 extension CommonOptions {
     /// Runs `body` with the accounts of the state (opened without the network).
     func withAccounts<T>(_ registry: SourceRegistry, _ body: (any AccountStore) async throws -> T) async throws -> T {
-        try await withOpenedState(registry, reading: "the accounts") { state, _ in try await body(state.accounts) }
+        try await withOpenedState(registry, reading: "the accounts") { state, _ in
+            await RolesUpgrade.say(state.accounts)
+            return try await body(state.accounts)
+        }
     }
 
     /// Says `message` and gives the usage exit status.
@@ -204,4 +231,15 @@ extension CommonOptions {
 func usageError(_ message: String) -> Error {
     Terminal.writeError("aggregate: \(message)")
     return ExitStatus.usage.code
+}
+
+/// The one message of the upgrade to roles: the accounts that existed became admins.
+enum RolesUpgrade {
+    static func say(_ accounts: any AccountStore) async {
+        guard let names = try? await accounts.takeRolesUpgrade(), !names.isEmpty else { return }
+        Terminal.writeError("""
+            aggregate: accounts now have roles: \(names.joined(separator: ", ")) \(names.count == 1 ? "is an admin" : "are admins"), \
+            as every account could change Sources.yml before; `aggregate user role NAME reader` makes one a reader
+            """)
+    }
 }

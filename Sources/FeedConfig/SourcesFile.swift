@@ -66,11 +66,13 @@ public struct SourcesFile: Sendable {
 
     /// The file with the source `id` replaced by `entry` in its place, or removed (nil),
     /// checked, not written (``SourcesFileEdit/replacing(_:with:in:file:)``).
-    public func text(changing id: String, to entry: NewSourceEntry?) throws(Failure) -> String {
+    /// With `onlyWritten`, an entry with settings beside those this writer writes is not
+    /// removed either (a hand-written entry with headers, an `exec` entry).
+    public func text(changing id: String, to entry: NewSourceEntry?, onlyWritten: Bool = false) throws(Failure) -> String {
         let text = try current()
         let updated: String
         do {
-            updated = try SourcesFileEdit.replacing(id, with: entry, in: text, file: config.file)
+            updated = try SourcesFileEdit.replacing(id, with: entry, in: text, file: config.file, onlyWritten: onlyWritten || entry != nil)
         } catch {
             throw .unplaceable(path: path, reason: error.description)
         }
@@ -84,8 +86,8 @@ public struct SourcesFile: Sendable {
     }
 
     /// Replaces the source `id` by `entry`, or removes it (nil), as ``add(_:)`` writes.
-    public func change(_ id: String, to entry: NewSourceEntry?) throws(Failure) {
-        try replace(with: text(changing: id, to: entry))
+    public func change(_ id: String, to entry: NewSourceEntry?, onlyWritten: Bool = false) throws(Failure) {
+        try replace(with: text(changing: id, to: entry, onlyWritten: onlyWritten))
     }
 
     /// The file as it is on disk now.

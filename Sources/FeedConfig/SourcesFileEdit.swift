@@ -22,9 +22,18 @@ public struct NewSourceEntry: Sendable, Hashable {
         self.name = name.map(Self.nameLine).flatMap { $0.isEmpty ? nil : $0 }
         self.plugin = plugin
         self.url = url
-        self.tags = tags.map { $0.contains("\u{FEFF}") ? $0.replacingOccurrences(of: "\u{FEFF}", with: "") : $0 }
+        // Folders are bounded like titles: one line of at most 120 characters, at most 20 of them.
+        var folders: [String] = []
+        for tag in tags {
+            let line = Self.nameLine(tag.contains("\u{FEFF}") ? tag.replacingOccurrences(of: "\u{FEFF}", with: "") : tag)
+            if !line.isEmpty, !folders.contains(line), folders.count < Self.mostFolders { folders.append(line) }
+        }
+        self.tags = folders
         self.comment = comment
     }
+
+    /// The most folders (`tags:`) an entry written here is in.
+    public static let mostFolders = 20
 
     /// A title as a `name:` Sources.yml accepts: one line (controls, line breaks and
     /// direction marks become spaces, runs of spaces one), at most 120 characters.

@@ -7,14 +7,15 @@ extension SourcesFileEdit {
     /// addition: the result, read as YAML, is the old document with exactly that entry
     /// gone, or this throws and the caller writes nothing.
     public static func removing(_ id: String, from text: String, file: String) throws(Failure) -> String {
-        try replacing(id, with: nil, in: text, file: file)
+        try replacing(id, with: nil, in: text, file: file, onlyWritten: false)
     }
 
     /// `text` with the source entry `id` replaced by `entry` in its place (nil removes
     /// it), checked as ``removing(_:from:file:)``. Replacing needs an entry of the kind
     /// this writer writes (id, name, plugin, url, tags): any other setting would be lost,
-    /// so such an entry is left to be changed by hand.
-    public static func replacing(_ id: String, with entry: NewSourceEntry?, in text: String, file: String) throws(Failure) -> String {
+    /// so such an entry is left to be changed by hand; with `onlyWritten`, so is removing.
+    public static func replacing(_ id: String, with entry: NewSourceEntry?, in text: String, file: String,
+                                 onlyWritten: Bool = true) throws(Failure) -> String {
         let before: ConfigNode?
         do {
             before = try YAMLDocument.parse(text, file: file)
@@ -28,7 +29,7 @@ extension SourcesFileEdit {
         guard let index = entries.firstIndex(where: { Self.id(of: $0) == id }) else {
             throw Failure(description: "it has no source with the id \(id)")
         }
-        if entry != nil, NodeShape(entries[index]) != Self.written(entries[index]).map(NodeShape.init) {
+        if onlyWritten || entry != nil, NodeShape(entries[index]) != Self.written(entries[index]).map(NodeShape.init) {
             throw Failure(description: "the entry \(id) has settings besides id, name, plugin, url and tags; change it in the file")
         }
         var lines = text.components(separatedBy: "\n")

@@ -17,6 +17,9 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
     case tooManyRedirects(Int)
     /// A redirect to something that is not http(s).
     case badRedirect
+    /// The host, or a redirect's, resolves to an address the transport may not reach on
+    /// someone's behalf (loopback, private, link-local…: `serve`'s subscriptions).
+    case notPublic
     /// The body is larger than the source's cap.
     case tooLarge(bytes: Int)
     /// A test or tool with no network.
@@ -30,7 +33,7 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .refused, .dns, .unreachable, .closedEarly: true
-        case .tls, .redirectLoop, .tooManyRedirects, .badRedirect, .tooLarge, .noNetwork, .other, .lately: false
+        case .tls, .redirectLoop, .tooManyRedirects, .badRedirect, .notPublic, .tooLarge, .noNetwork, .other, .lately: false
         }
     }
 
@@ -44,6 +47,7 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
         case .redirectLoop: "redirect loop"
         case .tooManyRedirects(let limit): "more than \(limit) redirects"
         case .badRedirect: "redirected to an address that is not http(s)"
+        case .notPublic: "the address is not a public one"
         case .tooLarge(let bytes): "response larger than \(ByteSize.text(bytes)) (raise max_body in Sources.yml to accept it)"
         case .noNetwork: "no network"
         case .other(let text): "network error: \(text)"

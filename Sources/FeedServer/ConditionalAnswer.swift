@@ -77,6 +77,20 @@ extension RenderedResponse {
         gzipHeaders[.contentEncoding] = "gzip"
     }
 
+    /// The response with `pending` sources named in `X-Aggregate-Degraded` (`ID=pending`),
+    /// built from their `versions` too: their first refresh retires it.
+    func withPending(_ pending: [String], versions: [String: Int]) -> RenderedResponse {
+        var response = self
+        let said = ([degraded].compactMap { $0 } + pending.sorted().map { "\($0)=pending" }).joined(separator: ", ")
+        response.degraded = said
+        if status == 200 {
+            response.headers[.aggregateDegraded] = said
+            response.gzipHeaders[.aggregateDegraded] = said
+        }
+        response.versions.merge(versions) { kept, _ in kept }
+        return response
+    }
+
     /// A problem, not kept (see ``InMemoryRenderedResponses``).
     init(problem: Problem, versions: [String: Int]) {
         self.init(body: ByteBuffer(bytes: problem.encoded), gzip: nil, etag: "", gzipETag: "",

@@ -18,9 +18,15 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var headerTimeout: Duration
     /// From the end of a response to the next request head, complete (keep-alive).
     public var idleTimeout: Duration
+    /// From a request head to the end of its body, plus a second for each
+    /// ``bodyBytesPerSecond`` received: a body that stops, or trickles, cannot hold its
+    /// connection (and a sign-in form cannot be held open to fill the connections).
+    public var bodyTimeout: Duration
+    /// The least rate a body keeps its connection at, past ``bodyTimeout``.
+    public static let bodyBytesPerSecond = 64 << 10
 
     public static let defaults = ConnectionLimits(maxConnections: 2048, activeRequests: defaultActiveRequests,
-                                                  headerTimeout: .seconds(10), idleTimeout: .seconds(30))
+                                                  headerTimeout: .seconds(10), idleTimeout: .seconds(30), bodyTimeout: .seconds(10))
 
     /// Two per processor, at least 4: enough to keep every core busy while some wait on
     /// an upstream.
@@ -39,11 +45,12 @@ public struct ConnectionLimits: Sendable, Equatable {
         max(16, files - reservedDescriptors - answeredRefusals)
     }
 
-    public init(maxConnections: Int, activeRequests: Int, headerTimeout: Duration, idleTimeout: Duration) {
+    public init(maxConnections: Int, activeRequests: Int, headerTimeout: Duration, idleTimeout: Duration, bodyTimeout: Duration = .seconds(10)) {
         self.maxConnections = maxConnections
         self.activeRequests = activeRequests
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
+        self.bodyTimeout = bodyTimeout
     }
 }
 
@@ -83,10 +90,11 @@ final class OpenConnections: Sendable {
 }
 
 /// One connection's guard, between the HTTP codec and the router: it refuses a
-/// connection beyond the cap with a 503 problem, and closes one whose client does not
-/// finish a request head in time (a half-sent header, or an idle keep-alive). Time is
-/// counted from the opening or the last response, not from the last byte, so a client
-/// trickling one byte at a time is closed like a silent one.
+/// connection beyond the cap with a 503 problem, closes one whose client does not finish
+/// a request head in time (a half-sent header, or an idle keep-alive), and answers 408
+/// and closes one whose request body does not arrive in time. Time is counted from the
+/// opening, the last response or the head, not from the last byte, so a client trickling
+/// one byte at a time is closed like a silent one.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -99,9 +107,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var refused = false
     /// Counted among the refusals being answered.
     private var answeringRefusal = false
-    /// When the connection is closed unless a request head arrives first; nil while a
+    /// When the connection is closed unless what it waits for arrives first; nil while a
     /// request is being answered.
     private var deadline: NIODeadline?
+    /// What the deadline waits for.
+    private var waitingFor = Awaited.head
+    /// The current request's body: when its head came, and the bytes since.
+    private var body: (start: NIODeadline, bytes: Int)?
+    /// The current request's response: its head was written, its end was written.
+    private var responseStarted = false
+    private var responseEnded = false
+
+    private enum Awaited {
+        case head, body, nothing
+    }
     /// The one timer that enforces ``deadline``, and when it fires.
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
@@ -145,17 +164,49 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A refused connection's request is read and dropped, never answered.
         guard !refused else { return }
-        if case .head = unwrapInboundIn(data) {
-            deadline = nil
+        switch unwrapInboundIn(data) {
+        case .head:
+            let now = NIODeadline.now()
+            body = (now, 0)
+            responseStarted = false
+            responseEnded = false
+            waitingFor = .body
+            setDeadline(now + Self.nanoseconds(limits.bodyTimeout), context: context)
+        case .body(let buffer):
+            if waitingFor == .body, var current = body {
+                current.bytes += buffer.readableBytes
+                body = current
+                let allowance = Int64(current.bytes) * 1_000_000_000 / Int64(ConnectionLimits.bodyBytesPerSecond)
+                setDeadline(current.start + Self.nanoseconds(limits.bodyTimeout) + .nanoseconds(allowance), context: context)
+            }
+        case .end:
+            body = nil
+            if waitingFor == .body {
+                if responseEnded {
+                    awaitHead(within: limits.idleTimeout, context: context)
+                } else {
+                    waitingFor = .nothing
+                    deadline = nil
+                }
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), admitted {
-            awaitHead(within: limits.idleTimeout, context: context)
+        switch unwrapOutboundIn(data) {
+        case .head: responseStarted = true
+        case .end where admitted:
+            responseEnded = true
+            // A response before its request's body ended: the body's deadline stays.
+            if waitingFor != .body { awaitHead(within: limits.idleTimeout, context: context) }
+        default: break
         }
         context.write(data, promise: promise)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(Int64(duration / .nanoseconds(1)))
     }
 
     /// Closes the connection unless a request head arrives within `time`. The timer is
@@ -163,7 +214,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// connection or waits on until the deadline now in force. Scheduling and cancelling a
     /// task for every request was a tenth of a kept answer's time.
     private func awaitHead(within time: Duration, context: ChannelHandlerContext) {
-        let due = NIODeadline.now() + .nanoseconds(Int64(time / .nanoseconds(1)))
+        waitingFor = .head
+        setDeadline(NIODeadline.now() + Self.nanoseconds(time), context: context)
+    }
+
+    private func setDeadline(_ due: NIODeadline, context: ChannelHandlerContext) {
         deadline = due
         // A timer set to fire later than the new deadline (an idle timeout shorter than the
         // header timeout) is set again; one that fires earlier looks again then.
@@ -184,10 +239,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         timer = nil
         guard let deadline else { return }
         if deadline <= .now() {
-            context.channel.close(promise: nil)
+            if waitingFor == .body, !responseStarted { answerTimeout(context: context) } else { context.channel.close(promise: nil) }
         } else {
             schedule(at: deadline, context: context)
         }
+    }
+
+    /// Answers 408 to a request whose body did not arrive in time, then closes.
+    private func answerTimeout(context: ChannelHandlerContext) {
+        self.deadline = nil
+        let body = Problem(title: "Request Timeout", status: 408,
+                           detail: "the request's body did not arrive within \(limits.bodyTimeout) (and 1 s more per 64 KiB sent)").encoded
+        var head = HTTPResponse(status: .requestTimeout)
+        head.headerFields[.contentType] = "application/problem+json"
+        head.headerFields[.contentLength] = String(body.count)
+        head.headerFields[.connection] = "close"
+        responseStarted = true
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Answers 503 with a problem and `Retry-After`, then closes. The client's request, sent

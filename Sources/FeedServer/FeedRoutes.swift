@@ -46,12 +46,16 @@ final class FeedRoutes: Sendable {
     /// The reader's side list of sources, as last rendered.
     let sourceViews = SourceViews()
     /// The reader's sessions and form tokens (with a card store: the marks' forms).
-    let sessions = ReaderSessions()
+    let sessions: ReaderSessions
     /// Each person's reader pages, as last rendered.
     let personalPages = PersonalPages()
     /// Who may use the server, and how people sign in (with accounts).
     let access: AccessPolicy
     let signIn: SignIn?
+    /// Who a request without credentials is (the owner, a guest, or nobody).
+    let owner: OwnerAccess
+    /// `--trusted-proxy`: the peers whose forwarding headers name the client.
+    let trustedProxies: [IPRange]
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
     /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
@@ -61,14 +65,19 @@ final class FeedRoutes: Sendable {
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
-         access: AccessPolicy = .open, metricsToken: String? = nil) {
+         access: AccessPolicy = .open, trustedProxies: [IPRange] = [], metricsToken: String? = nil) {
         self.access = access
-        if case .accounts(let accounts) = access {
+        self.trustedProxies = trustedProxies
+        if case .accounts(let accounts) = access { sessions = ReaderSessions(secure: accounts.secureCookies) } else { sessions = ReaderSessions() }
+        switch access {
+        case .accounts(let accounts):
             signIn = SignIn(access: accounts)
             loginSessions = AccountSessions(store: accounts.store)
-        } else {
+            owner = OwnerAccess(accounts.openUntilFirstAccount ? .untilFirstAccount(accounts.store) : .none)
+        case .open, .readOnly:
             signIn = nil
             loginSessions = AccountSessions(store: InMemoryAccounts())
+            owner = OwnerAccess(access.writes ? .owner : .guest)
         }
         self.metricsToken = metricsToken
         self.reconfiguration = reconfiguration
@@ -91,83 +100,41 @@ final class FeedRoutes: Sendable {
         ("/feed.rss", RSSFormat.self), ("/feed.jsonl", JSONLinesFormat.self),
     ]
 
-    func register(on router: Router<ServeRequestContext>) {
-        router.add(middleware: AccessLog(write: logsRequests ? accessLog : nil, metrics: metrics))
-        router.add(middleware: ProblemForUnknownRoutes())
-        // Before every route: a middleware applies to the routes added after it.
-        switch access {
-        case .open: break
-        case .readOnly: router.add(middleware: ReadOnlyGate())
-        case .accounts(let accounts):
-            if let signIn {
-                router.add(middleware: SessionMiddleware(storage: loginSessions, configuration: SessionMiddlewareConfiguration(
-                    sessionCookieParameters: SessionCookieParameters(name: "aggregate_login", path: "/", secure: accounts.secureCookies, sameSite: .lax),
-                    defaultSessionExpiration: LoginPage.sessionLength)))
-                router.add(middleware: SessionAuthenticator(context: ServeRequestContext.self) { (session: LoginSession, _) in
-                    // A session made under an older password has ended.
-                    guard let account = try await accounts.store.account(id: session.user), account.passwordVersion == session.passwordVersion else { return nil }
-                    return SignedIn(account: account)
-                })
-                router.add(middleware: AccountGate(signIn: signIn))
-                LoginPage.register(on: router, signIn: signIn)
-            }
-        }
+    /// The routes that show cards: feeds, the reader, card pages, search and the source
+    /// lists (``register(on:)`` puts them behind the reader role).
+    func registerReading(on group: RouterGroup<ServeRequestContext>) {
         for (path, format) in Self.feeds {
-            router.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
+            group.get(RouterPath(path)) { request, _ in await self.feed(request, format: format) }
         }
-        router.get("/cards/:id") { request, context in
+        group.get("/cards/:id") { request, context in
             // `/cards/users%3A2` is `users:2`.
             let raw = context.parameters.get("id") ?? ""
             return await self.slots.run {
                 await self.card(request, id: raw.removingPercentEncoding ?? raw, client: context.clientAddress, person: context.person,
-                                signedIn: context.identity?.account.name)
+                                signedIn: context.identity?.account?.name)
             }
         }
-        router.get("/sources") { request, _ in self.sources(request) }
-        router.get("/sources.opml") { request, _ in
+        group.get("/sources") { request, _ in self.sources(request) }
+        group.get("/sources.opml") { request, _ in
             // Every source a reader can subscribe to: feeds by their own URL, the others by ours.
             let base = request.head.authority.map { "http://\($0)" }
             return HTTPAnswer(body: Array(OPML.document(of: self.config, registry: self.runner.registry, servedAt: base).utf8), contentType: "text/x-opml; charset=utf-8",
                               lastModified: nil, maxAge: nil).response(to: request)
         }
-        router.get("/healthz") { request, context in
-            // Open to anyone, for load balancers; each source's state and errors (which name
-            // upstream hosts) only to this machine when people sign in.
-            if case .accounts = self.access, !context.isLocal { return await self.healthz(request, detailed: false) }
-            return await self.healthz(request, detailed: true)
-        }
-        if metrics.registry != nil {
-            router.get("/metrics") { request, context in
-                // This machine's, or a client with the metrics token.
-                guard context.isLocal
-                        || (self.metricsToken.map { ConstantTime.equal(AccountGate.token(of: request) ?? "", $0) } ?? false) else {
-                    return Problem(title: "Forbidden", status: 403,
-                                   detail: "/metrics answers this machine only, or a client with the --metrics-token (Authorization: Bearer, ?token=)").response
-                }
-                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.exposition(ages: await self.health.ages))))
-            }
-        }
-        router.get("/") { request, context in
-            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person, signedIn: context.identity?.account.name) }
+        group.get("/") { request, context in
+            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person, signedIn: context.identity?.account?.name) }
                 : await self.reader(request)
         }
-        if readsMarks { registerReading(on: router) }
-        registerGoogleReader(on: router)
-        router.get("/reader.css") { request, _ in
-            HTTPAnswer(body: ReaderPage.stylesheet, contentType: "text/css; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
-        }
-        router.get("/reader.js") { request, _ in
-            HTTPAnswer(body: ReaderPage.script, contentType: "text/javascript; charset=utf-8", lastModified: nil, maxAge: 3600).response(to: request)
-        }
-        router.get("/placeholder.svg") { request, _ in
-            HTTPAnswer(body: ReaderPage.placeholder, contentType: "image/svg+xml", lastModified: nil, maxAge: 86_400).response(to: request)
+        if readsMarks {
+            group.get("/search") { request, context in
+                await self.slots.run { await self.search(request, person: context.person, signedIn: context.identity?.account?.name) }
+            }
         }
     }
 
     /// A feed: from the rendered-response cache while every source it reads is unchanged,
     /// else rendered once (however many readers ask for it at the same moment).
-    private func feed(_ request: Request, format: any CardFormat.Type) async -> Response {
+    func feed(_ request: Request, format: any CardFormat.Type) async -> Response {
         await kept(request, emptyIsAbsent: false) { query, sources in
             await self.render(request, query: query, format: format, sources: sources)
         }
@@ -203,8 +170,8 @@ final class FeedRoutes: Sendable {
     func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?, person: Int = StoreUser.default) async throws(UsageError)
         -> (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates]) {
         if let store = store?.reading(as: person), let reading {
-            // As every reader of the store: after the refresh's first recording.
-            if let refreshed, refreshed.covers(sources) { _ = await refreshed.entries(sources) }
+            // As every reader of the store: after the refresh's first recording, or its grace.
+            if let refreshed, refreshed.covers(sources) { _ = await refreshed.pending(among: sources) }
             // A page the store makes from its rows, without decoding every card.
             if let request = FeedRunner.storedPage(query, sources: sources, reading: reading), let page = try? await store.page(request),
                let configs = try? runner.select(sources) {
@@ -274,7 +241,14 @@ final class FeedRoutes: Sendable {
         }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
         let (rendered, hit) = await responses.response(for: key, versions: versions) {
-            await self.slots.run { await render(query, sources) }
+            // A merged feed is answered without the sources whose first refresh is still
+            // pending past its grace (a new subscription, a source that hangs), and says so.
+            let pending = sources.count > 1 ? await self.refreshed?.pending(among: sources) ?? [] : []
+            guard !pending.isEmpty, pending.count < sources.count else { return await self.slots.run { await render(query, sources) } }
+            let ready = sources.filter { !pending.contains($0) }
+            var narrowed = query
+            narrowed.sourceIDs = ready
+            return await self.slots.run { await render(narrowed, ready) }.withPending(pending, versions: self.versions.snapshot(pending))
         }
         metrics.responseCache(hit: hit)
         return rendered.answer(to: request)
@@ -430,7 +404,7 @@ final class FeedRoutes: Sendable {
         var config: ConfigStatus.Snapshot?
     }
 
-    private func healthz(_ request: Request, detailed: Bool) async -> Response {
+    func healthz(_ request: Request, detailed: Bool) async -> Response {
         let sources = await health.snapshot
         let config = reconfiguration.status.snapshot
         let degraded = sources.values.contains { $0.status != .live } || config.error != nil

@@ -30,7 +30,8 @@ public struct FeedServer: Sendable {
     /// `reload`, when given, is how Sources.yml is read again on SIGHUP or when it changes.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
-                logsRequests: Bool = true, access: AccessPolicy = .open, metricsToken: String? = nil, reload: ConfigReload? = nil,
+                logsRequests: Bool = true, access: AccessPolicy = .open, trustedProxies: [IPRange] = [], metricsToken: String? = nil,
+                ownAddresses: [String] = [], reload: ConfigReload? = nil,
                 clock: any Clock<Duration> = ContinuousClock(), accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
@@ -64,12 +65,12 @@ public struct FeedServer: Sendable {
         let (replanned, replans) = AsyncStream<Reconfiguration.Replan>.makeStream()
         // Made once at start-up: the catalogue reads every source's settings.
         let (served, plan) = makeServed(config)
-        let reconfiguration = Reconfiguration(served: served, file: reload, refreshed: refreshed, health: health, versions: versions,
+        let reconfiguration = Reconfiguration(served: served, file: reload, ownHosts: Set(ownAddresses.map { $0.lowercased() }), refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
         routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
-                            access: access, metricsToken: metricsToken)
+                            access: access, trustedProxies: trustedProxies, metricsToken: metricsToken)
         self.refresher = plan.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
@@ -87,6 +88,11 @@ public struct FeedServer: Sendable {
     @discardableResult
     public func reload(to config: FeedConfig) async -> ConfigChanges {
         await routes.reconfiguration.reload(to: config)
+    }
+
+    /// Why `block` may not be a `--trusted-proxy`, or nil.
+    public static func problem(trusting block: IPRange) -> String? {
+        ClientAddress.problem(trusting: block)
     }
 
     /// The `Server` header of every answer.
@@ -113,18 +119,15 @@ public struct FeedServer: Sendable {
         let open = OpenConnections()
         let kept = KeptAnswers(responses: routes.responses, versions: routes.versions, metrics: routes.metrics,
                                accessLog: routes.logsRequests ? routes.accessLog : nil,
-                               paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName)
-        var services: [any Service] = [accessLog]
+                               paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName, owner: routes.owner)
+        var services: [any Service] = [accessLog, routes.owner]
         if let refresher { services.append(refresher) }
         if let watcher { services.append(watcher) }
-        // Kept answers skip every middleware: with accounts, each request is signed in first.
-        let keepsAnswers: Bool
-        if case .accounts = routes.access {
-            services.append(routes.loginSessions)
-            keepsAnswers = false
-        } else {
-            keepsAnswers = true
-        }
+        if case .accounts = routes.access { services.append(routes.loginSessions) }
+        // Kept answers skip every middleware: they answer only while nobody needs to sign
+        // in (``OwnerAccess``), and never behind a trusted proxy, whose clients are told
+        // apart by their forwarding headers.
+        let keepsAnswers = routes.owner.isOpen && routes.trustedProxies.isEmpty
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(

@@ -16,6 +16,8 @@ struct KeptAnswers: Sendable {
     /// The routes whose answers are kept responses: the feeds and the reader.
     let paths: Set<String>
     let serverName: String
+    /// Kept answers are given while a request needs no one (no account exists yet).
+    let owner: OwnerAccess
 }
 
 /// Answers a request whose rendered response is kept — the warm feed every reader polls —
@@ -69,7 +71,8 @@ final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes the kept answer to `head`, if there is one.
     private func answer(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
-        guard head.method == .get || head.method == .head, head.headerFields[.connection] == nil, let target = head.path else { return false }
+        guard kept.owner.isOpen, head.method == .get || head.method == .head, head.headerFields[.connection] == nil,
+              let target = head.path else { return false }
         // Timed from here: a request this handler passes on is timed by the access log's middleware.
         let start = ContinuousClock.now
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target

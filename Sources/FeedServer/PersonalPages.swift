@@ -87,7 +87,7 @@ extension RenderedResponse {
 
 extension RenderedResponse {
     /// A person's page as answered, with their session cookie; a problem as it is.
-    func answer(to request: Request, session: (id: String, isNew: Bool)) -> Response {
+    func answer(to request: Request, session: ReaderSession) -> Response {
         status == 200 ? FeedRoutes.personal(body, session: session) : answer(to: request)
     }
 }

@@ -11,15 +11,17 @@ import Hummingbird
 struct ReaderSessions: Sendable {
     static let cookieName = "aggregate_session"
     private let key = SymmetricKey(size: .bits256)
+    /// The cookie carries `Secure` (`--base-url https://…`).
+    var secure = false
 
     /// The request's session id, or a new one to set (`isNew`).
-    func session(of request: Request) -> (id: String, isNew: Bool) {
+    func session(of request: Request) -> ReaderSession {
         if let id = request.cookies[Self.cookieName]?.value, id.utf8.count == 64, id.utf8.allSatisfy(Self.isHexDigit) {
-            return (id, false)
+            return ReaderSession(id: id, isNew: false, secure: secure)
         }
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
-        return (id, true)
+        return ReaderSession(id: id, isNew: true, secure: secure)
     }
 
     /// The forms' token of session `id`.
@@ -35,14 +37,22 @@ struct ReaderSessions: Sendable {
     }
 
     /// Sets the session cookie on `response` when the session is new.
-    static func set(_ session: (id: String, isNew: Bool), on response: inout Response) {
+    static func set(_ session: ReaderSession, on response: inout Response) {
         guard session.isNew else { return }
-        response.setCookie(Cookie(name: cookieName, value: session.id, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(Cookie(name: cookieName, value: session.id, path: "/", secure: session.secure, httpOnly: true, sameSite: .strict))
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
+}
+
+/// A reader's session: its id, whether it is new (its cookie is to be set), and whether
+/// the cookie carries `Secure`.
+struct ReaderSession: Sendable {
+    var id: String
+    var isNew: Bool
+    var secure: Bool
 }
 
 /// Refuses a state-changing request that another site made a browser send: by

@@ -16,17 +16,16 @@ extension FeedRoutes {
     /// Whether the reader shows marks: `serve` keeps a card store its refresh records in.
     var readsMarks: Bool { store != nil && refreshed != nil && access.writes }
 
-    func registerReading(on router: Router<ServeRequestContext>) {
+    /// The marks' forms, behind ``FormGuard`` (another site's requests and forms without
+    /// this session's token never reach them).
+    func registerMarks(on group: RouterGroup<ServeRequestContext>) {
         for mark in ReadingMark.allCases {
-            router.post("/cards/:id/\(mark.rawValue)") { request, context in
+            group.post("/cards/:id/\(mark.rawValue)") { request, context in
                 let raw = context.parameters.get("id") ?? ""
                 return await self.markOne(request, id: raw.removingPercentEncoding ?? raw, mark: mark, person: context.person)
             }
         }
-        router.post("/read") { request, context in await self.markMany(request, person: context.person) }
-        router.get("/search") { request, context in
-            await self.slots.run { await self.search(request, person: context.person, signedIn: context.identity?.account.name) }
-        }
+        group.post("/read") { request, context in await self.markMany(request, person: context.person) }
     }
 
     /// The view and query of a reader list's parameters (`view=`, and the feed's filters);
@@ -195,11 +194,11 @@ extension FeedRoutes {
     }
 
     /// A page of one person's: not stored by any cache, with their session cookie.
-    static func personal(_ html: String, session: (id: String, isNew: Bool)) -> Response {
+    static func personal(_ html: String, session: ReaderSession) -> Response {
         personal(ByteBuffer(string: html), session: session)
     }
 
-    static func personal(_ page: ByteBuffer, session: (id: String, isNew: Bool)) -> Response {
+    static func personal(_ page: ByteBuffer, session: ReaderSession) -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         SecurityHeaders.add(to: &headers, contentType: "text/html")
         var response = Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: page))
@@ -209,8 +208,7 @@ extension FeedRoutes {
 
     /// `POST /cards/{id}/read` (and `unread`, `star`, `unstar`).
     func markOne(_ request: Request, id: String, mark: ReadingMark, person: Int) async -> Response {
-        let (form, refusal) = await checkedForm(request)
-        if let refusal { return refusal }
+        let form = await FormGuard.form(of: request)
         guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
         do {
             guard try await store.mark([id], mark, at: Date()).count == 1 else {
@@ -224,8 +222,7 @@ extension FeedRoutes {
 
     /// `POST /read` with `ids=` (repeated) or `before=` (RFC 3339, with `source=` to narrow).
     func markMany(_ request: Request, person: Int) async -> Response {
-        let (form, refusal) = await checkedForm(request)
-        if let refusal { return refusal }
+        let form = await FormGuard.form(of: request)
         guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
         let ids = form.getAll("ids")
         let marked: Int
@@ -247,24 +244,6 @@ extension FeedRoutes {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
         return await back(request, form: form, marked: marked, store: store)
-    }
-
-    /// The request's form, or the refusal of a request another site made, or without this
-    /// session's token.
-    private func checkedForm(_ request: Request) async -> (Parameters, Response?) {
-        if let refusal = CrossSiteGuard.refusal(request) {
-            return (Parameters(pairs: []), Problem(title: "Forbidden", status: 403, detail: refusal).response)
-        }
-        guard let buffer = try? await request.body.collect(upTo: 4 << 20) else {
-            return (Parameters(pairs: []), Problem(title: "Content Too Large", status: 413, detail: "a form is at most 4 MiB").response)
-        }
-        let form = Parameters(pairs: Self.formPairs(String(buffer: buffer)))
-        let session = sessions.session(of: request)
-        guard !session.isNew, sessions.accepts(form.get("token"), for: session.id) else {
-            return (form, Problem(title: "Forbidden", status: 403,
-                                  detail: "the form's token is missing or not this session's: reload the page and try again").response)
-        }
-        return (form, nil)
     }
 
     /// `a=1&b=two+words` as pairs, percent-decoded, `+` a space: a form's fields, in a body
@@ -317,9 +296,6 @@ extension FeedRoutes {
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"marked":\#(marked),"unread":\#(unread)}"# + "\n")))
         }
-        var target = form.get("return") ?? "/"
-        // Only a path here: never another site, never `//host` or `/\host`.
-        if !target.hasPrefix("/") || target.hasPrefix("//") || target.hasPrefix("/\\") || target.contains(where: { $0.isNewline }) { target = "/" }
-        return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+        return Response(status: .seeOther, headers: [.location: SameServerPath.safe(form.get("return")) ?? "/", .cacheControl: "no-store"])
     }
 }

@@ -1,3 +1,4 @@
+import FeedSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -50,11 +51,37 @@ enum AccessLine {
         return "\(method) \(redacted(target)) \(status) \(tenths / 10).\(tenths % 10) ms"
     }
 
-    /// The target with the value of a `token=` replaced: a sign-in never reaches a log.
+    /// The target with every secret replaced: the value of a parameter whose name marks
+    /// a secret (``Redaction/isSecretParameter(_:)``: `token`, `Passwd`, `api_key`…), or
+    /// is Google Reader's `T`, read case-insensitively after percent-decoding; and any
+    /// segment of the path or the query that holds an API token (`agg_…`), in any
+    /// spelling. A sign-in never reaches a log.
     static func redacted(_ target: String) -> String {
-        guard let question = target.firstIndex(of: "?"), target[question...].contains("token=") else { return target }
-        let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("token=") ? "token=REDACTED" : String($0) }
-        return target[...question] + query.joined(separator: "&")
+        // The common case, a path and query with nothing to hide, is returned as it came.
+        let lowered = target.lowercased()
+        guard lowered.contains("agg") || lowered.contains("%") || lowered.contains("?") else { return target }
+        let question = target.firstIndex(of: "?")
+        let path = String(target[..<(question ?? target.endIndex)])
+        var out = path.split(separator: "/", omittingEmptySubsequences: false).map { holdsToken($0) ? Redaction.placeholder : String($0) }
+            .joined(separator: "/")
+        guard let question else { return out }
+        let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = FeedRoutes.formDecoded(parts[0].utf8) ?? String(parts[0])
+            if holdsToken(parts[0]) { return Redaction.placeholder }
+            guard parts.count == 2 else { return String(pair) }
+            if name.lowercased() == "t" || Redaction.isSecretParameter(name) || holdsToken(parts[1]) {
+                return parts[0] + "=" + Redaction.placeholder
+            }
+            return String(pair)
+        }
+        out += "?" + query.joined(separator: "&")
+        return out
+    }
+
+    /// Whether `text`, percent-decoded, holds an API token's mark.
+    private static func holdsToken(_ text: Substring) -> Bool {
+        let decoded = FeedRoutes.formDecoded(text.utf8) ?? text.removingPercentEncoding ?? String(text)
+        return decoded.lowercased().contains("agg_") || text.lowercased().contains("agg_")
     }
 }

@@ -3,40 +3,40 @@ import Hummingbird
 import HummingbirdAuth
 import NIOCore
 
-/// The context of every request `serve` answers: Hummingbird's core, the address the
-/// connection came from (per-client limits, trusted proxies), and who signed in
+/// The context of every request `serve` answers: Hummingbird's core, the connection's
+/// peer and the client behind it (``ClientAddressMiddleware``), and who signed in
 /// (hummingbird-auth's identity and session).
 struct ServeRequestContext: RequestContext, RemoteAddressRequestContext, AuthRequestContext, SessionRequestContext {
     var coreContext: CoreRequestContextStorage
+    /// The connection's other end (a proxy, when there is one).
     let remoteAddress: SocketAddress?
-    /// Who the request signed in as (a session, a token, Basic, a trusted proxy).
+    /// The client: the peer, or whom a trusted proxy forwarded for.
+    var client: ClientAddress
+    /// Who the request signed in as (a session, a token, Basic, a trusted proxy, or this
+    /// machine's owner on a server without accounts).
     var identity: SignedIn?
+    /// Whether the client may see `/metrics` and the detailed `/healthz` (``OperationsAccess``).
+    var seesOperations = false
     let sessions: SessionContext<LoginSession>
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        client = ClientAddress(address: remoteAddress?.ipAddress ?? "in-process", isLocal: false, viaTrustedProxy: false)
         identity = nil
         sessions = SessionContext()
     }
 
     /// The client's IP address as text (`127.0.0.1`, `::1`), without its port.
-    var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
-    }
+    var clientAddress: String { client.address }
 
-    /// Whether the client is this machine: a loopback address, a Unix socket, or no network
-    /// connection at all (a request made in process).
-    var isLocal: Bool {
-        guard let remoteAddress else { return true }
-        guard let ip = remoteAddress.ipAddress else { return true }
-        return IPRange.isLoopback(ip)
-    }
+    /// Whether the client is this machine (``ClientAddress/isLocal``).
+    var isLocal: Bool { client.isLocal }
 
     /// Whose marks the request reads and writes: the account's, else the default person's
     /// (a `serve` without accounts).
     var person: Int {
-        identity?.account.id ?? StoreUser.default
+        identity?.person ?? StoreUser.default
     }
 }
 

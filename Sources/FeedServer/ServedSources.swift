@@ -1,4 +1,5 @@
 import FeedConfig
+import FeedSupport
 import FeedCore
 import FeedEngine
 import Foundation
@@ -57,6 +58,8 @@ final class Reconfiguration: Sendable {
     /// The file, its loader, and what subscribing fetches with (nil: the configuration
     /// was not read from a file this server may change).
     let file: ConfigReload?
+    /// The host names and addresses this server is reached at: never subscribed to.
+    private let ownHosts: Set<String>
     private let refreshed: RefreshedSources?
     private let health: SourceHealth
     private let versions: SourceVersions
@@ -69,12 +72,13 @@ final class Reconfiguration: Sendable {
     /// One edit of the file at a time (read, change, check, rename).
     private let editing = Mutex(())
 
-    init(served: ServedSources, file: ConfigReload?, refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
+    init(served: ServedSources, file: ConfigReload?, ownHosts: Set<String> = [], refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
          responses: any RenderedResponseCache, replans: AsyncStream<Replan>.Continuation,
          say: @escaping @Sendable (String) -> Void, makeServed: @escaping @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)) {
         current = CurrentSources(served)
         status = ConfigStatus(bytes: file.flatMap { FileManager.default.contents(atPath: $0.path) })
         self.file = file
+        self.ownHosts = ownHosts
         self.refreshed = refreshed
         self.health = health
         self.versions = versions
@@ -131,15 +135,20 @@ final class Reconfiguration: Sendable {
         /// The request names nothing that can be done (a source that is not there).
         case refused(String)
         case file(SourcesFile.Failure)
-        case finding(FeedFinder.Failure)
+        /// No feed was fetched: the address is not public, is this server, did not answer,
+        /// or answered no feed. One answer for all, so that a subscription cannot be used
+        /// to map what answers where; the server's log says which.
+        case notFetched
 
         var description: String {
             switch self {
             case .unavailable(let why), .refused(let why): why
             case .file(let failure): failure.description
-            case .finding(let failure): failure.description
+            case .notFetched: Self.notFetchedText
             }
         }
+
+        static let notFetchedText = "no feed that this server may subscribe to was found at that address"
     }
 
     /// The file as it is now, to be changed under ``editing``.
@@ -155,8 +164,15 @@ final class Reconfiguration: Sendable {
     /// Subscribes to the feed at `address` (or the one its page advertises first): a new
     /// `plugin: feed` entry at the end of the file, named `title` or the feed's own title,
     /// in `folders`. A URL already configured adds nothing. Returns the source's id and name.
-    func subscribe(_ address: URL, title: String?, folders: [String]) async throws(EditFailure) -> (id: String, name: String) {
+    /// `servedAt`: the authority the request reached this server at (never subscribed to).
+    func subscribe(_ address: URL, title: String?, folders: [String], servedAt: String?) async throws(EditFailure) -> (id: String, name: String) {
         let config = current.served.config
+        let host = (address.host ?? "").lowercased()
+        let own = ownHosts.union(servedAt.map { [Self.host(ofAuthority: $0)] } ?? [])
+        if own.contains(host) {
+            say("aggregate: a subscribe to \(address.redactedString) was refused: it is this server")
+            throw .notFetched
+        }
         let registry = current.served.runner.registry
         if let existing = SourcesFile.configuredID(for: address, in: config) { return (existing, config.sourceName(existing)) }
         guard let plugin = registry.types.lazy.compactMap({ $0 as? any SubscribableSource.Type }).first else {
@@ -166,10 +182,13 @@ final class Reconfiguration: Sendable {
         let found: FeedFinder.Found
         do {
             found = try await FeedFinder(plugin: plugin, http: http).find(address) { feeds, _ in feeds[0] }
-        } catch let failure as FeedFinder.Failure {
-            throw .finding(failure)
         } catch {
-            throw .unavailable("\(error)")
+            say("aggregate: a subscribe to \(address.redactedString) found no feed: \(PlainWords.describe(error))")
+            throw .notFetched
+        }
+        if own.contains((found.url.host ?? "").lowercased()) {
+            say("aggregate: a subscribe to \(address.redactedString) was refused: its feed is on this server")
+            throw .notFetched
         }
         let added: (id: String, name: String, new: Bool) = try editing.withLock { _ throws(EditFailure) in
             let sources = try sourcesFile()
@@ -185,12 +204,22 @@ final class Reconfiguration: Sendable {
         return (added.id, added.name)
     }
 
-    /// Removes the source `id` from the file.
+    /// `example.org:8080` → `example.org`; `[::1]:8080` → `::1`.
+    static func host(ofAuthority authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
+        }
+        return String(authority.prefix { $0 != ":" }).lowercased()
+    }
+
+    /// Removes the source `id` from the file, when its entry is one the writer could have
+    /// written: a hand-written entry with other settings (headers, a secret, `exec`) is
+    /// the file owner's to remove.
     func unsubscribe(_ id: String) async throws(EditFailure) {
         try editing.withLock { _ throws(EditFailure) in
             let sources = try sourcesFile()
             guard sources.config.source(id: id) != nil else { throw .refused("no source has the id \(id)") }
-            do throws(SourcesFile.Failure) { try sources.change(id, to: nil) } catch { throw .file(error) }
+            do throws(SourcesFile.Failure) { try sources.change(id, to: nil, onlyWritten: true) } catch { throw .file(error) }
         }
         await reloadFile(after: "an unsubscribe through the Google Reader API")
     }

@@ -13,13 +13,17 @@ public struct Account: Sendable, Equatable {
     /// ends when it moved.
     public var passwordVersion: Int
     public var created: Date
+    /// What the account may do in `serve`: read and mark (every account), or also change
+    /// the shared Sources.yml and see the server's operations (admins).
+    public var role: AccountRole
 
-    public init(id: Int, name: String, passwordHash: String, passwordVersion: Int = 1, created: Date) {
+    public init(id: Int, name: String, passwordHash: String, passwordVersion: Int = 1, created: Date, role: AccountRole = .reader) {
         self.id = id
         self.name = name
         self.passwordHash = passwordHash
         self.passwordVersion = passwordVersion
         self.created = created
+        self.role = role
     }
 
     /// Why `name` cannot name an account, or nil: 1 to 64 letters, digits, `.`, `_`, `-`
@@ -30,6 +34,14 @@ public struct Account: Sendable, Equatable {
         else { return "a user name is 1 to 64 letters, digits, '.', '_', '-' or '@', got \(String(reflecting: name))" }
         return nil
     }
+}
+
+/// What an account may do. Every account reads, searches and marks its own cards; an admin
+/// also changes the shared Sources.yml through `serve` (subscribing, unsubscribing,
+/// renaming) and sees `/metrics` and the detailed `/healthz` from other machines.
+public enum AccountRole: String, Sendable, CaseIterable, Codable {
+    case admin
+    case reader
 }
 
 /// An API token of an account, for scripts and feed readers (`Authorization: Bearer`,
@@ -108,8 +120,15 @@ public enum AccountError: Error, Sendable, Equatable, CustomStringConvertible {
 /// The accounts and their API tokens. Implementations: ``InMemoryAccounts`` (tests),
 /// SQLite in `state.sqlite`, PostgreSQL on a shared state.
 public protocol AccountStore: Sendable {
-    /// Adds an account; throws ``AccountError/nameTaken(_:)``.
-    func add(name: String, passwordHash: String, at: Date) async throws -> Account
+    /// Adds an account with `role`, or when nil an admin if it is the first account and a
+    /// reader otherwise (decided in the same transaction as the insert); throws
+    /// ``AccountError/nameTaken(_:)``.
+    func add(name: String, passwordHash: String, role: AccountRole?, at: Date) async throws -> Account
+    /// Gives the account `role`; false when there is no account of that name.
+    func setRole(named name: String, role: AccountRole) async throws -> Bool
+    /// The names of the accounts an upgrade to roles made admins (they could change
+    /// Sources.yml before roles existed), once: the list is emptied as it is read.
+    func takeRolesUpgrade() async throws -> [String]
     /// Every account, by name.
     func accounts() async throws -> [Account]
     func account(named name: String) async throws -> Account?
@@ -138,6 +157,13 @@ public protocol AccountStore: Sendable {
     func endSession(_ key: String) async throws
 }
 
+extension AccountStore {
+    /// Adds an account: the first is an admin, any later one a reader.
+    public func add(name: String, passwordHash: String, at: Date) async throws -> Account {
+        try await add(name: name, passwordHash: passwordHash, role: nil, at: at)
+    }
+}
+
 /// Accounts in memory: for tests, and a state that keeps nothing.
 public actor InMemoryAccounts: AccountStore {
     private var byID: [Int: Account] = [:]
@@ -147,9 +173,9 @@ public actor InMemoryAccounts: AccountStore {
 
     public init() {}
 
-    public func add(name: String, passwordHash: String, at: Date) throws -> Account {
+    public func add(name: String, passwordHash: String, role: AccountRole?, at: Date) throws -> Account {
         guard !byID.values.contains(where: { $0.name == name }) else { throw AccountError.nameTaken(name) }
-        let account = Account(id: nextID, name: name, passwordHash: passwordHash, created: at)
+        let account = Account(id: nextID, name: name, passwordHash: passwordHash, created: at, role: role ?? (byID.isEmpty ? .admin : .reader))
         nextID += 1
         byID[account.id] = account
         return account
@@ -173,6 +199,16 @@ public actor InMemoryAccounts: AccountStore {
         byID[account.id] = account
         return true
     }
+
+    public func setRole(named name: String, role: AccountRole) -> Bool {
+        guard var account = account(named: name) else { return false }
+        account.role = role
+        byID[account.id] = account
+        return true
+    }
+
+    /// Nothing to upgrade: accounts in memory were made with roles.
+    public func takeRolesUpgrade() -> [String] { [] }
 
     public func add(_ token: AccountToken, secretHash: String) { tokens[token.id] = (token, secretHash) }
 

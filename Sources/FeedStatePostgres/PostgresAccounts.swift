@@ -29,6 +29,13 @@ public struct PostgresAccounts: AccountStore {
             "CREATE TABLE account_session (key text PRIMARY KEY, value text NOT NULL, expires double precision)",
             "CREATE INDEX account_session_by_expiry ON account_session (expires)",
         ]),
+        // Every account could change Sources.yml before roles: each becomes an admin, and
+        // their names are kept for the one message that says so.
+        .init("3: roles", [
+            "ALTER TABLE account ADD COLUMN role text NOT NULL DEFAULT 'admin'",
+            "CREATE TABLE account_roles_upgrade (name text NOT NULL)",
+            "INSERT INTO account_roles_upgrade (name) SELECT name FROM account",
+        ]),
     ])
 
     func migrated() async throws -> PostgresStateDatabase {
@@ -36,11 +43,12 @@ public struct PostgresAccounts: AccountStore {
         return database
     }
 
-    static let accountColumns = "id, name, password_hash, password_version, created"
+    static let accountColumns = "id, name, password_hash, password_version, created, role"
 
     static func account(_ row: PostgresRow) throws -> Account {
-        let (id, name, hash, version, created) = try row.decode((Int, String, String, Int, Double).self)
-        return Account(id: id, name: name, passwordHash: hash, passwordVersion: version, created: Date(timeIntervalSince1970: created))
+        let (id, name, hash, version, created, role) = try row.decode((Int, String, String, Int, Double, String).self)
+        return Account(id: id, name: name, passwordHash: hash, passwordVersion: version, created: Date(timeIntervalSince1970: created),
+                       role: AccountRole(rawValue: role) ?? .reader)
     }
 
     static func token(_ row: PostgresRow) throws -> (AccountToken, String) {
@@ -48,13 +56,25 @@ public struct PostgresAccounts: AccountStore {
         return (AccountToken(id: id, user: user, label: label, created: Date(timeIntervalSince1970: created)), hash)
     }
 
-    public func add(name: String, passwordHash: String, at: Date) async throws -> Account {
+    public func add(name: String, passwordHash: String, role: AccountRole?, at: Date) async throws -> Account {
+        // The first account is an admin, decided in the insert itself.
+        let role = role?.rawValue
         let rows = try await migrated().query("""
-            INSERT INTO account (name, password_hash, password_version, created) VALUES (\(name), \(passwordHash), 1, \(at.timeIntervalSince1970))
+            INSERT INTO account (name, password_hash, password_version, created, role)
+            SELECT \(name), \(passwordHash), 1, \(at.timeIntervalSince1970),
+                   coalesce(\(role), CASE WHEN EXISTS (SELECT 1 FROM account) THEN 'reader' ELSE 'admin' END)
             ON CONFLICT (name) DO NOTHING RETURNING \(unescaped: Self.accountColumns)
             """)
         guard let row = rows.first else { throw AccountError.nameTaken(name) }
         return try Self.account(row)
+    }
+
+    public func setRole(named name: String, role: AccountRole) async throws -> Bool {
+        try await !migrated().query("UPDATE account SET role = \(role.rawValue) WHERE name = \(name) RETURNING id").isEmpty
+    }
+
+    public func takeRolesUpgrade() async throws -> [String] {
+        try await migrated().query("DELETE FROM account_roles_upgrade RETURNING name").map { try $0.decode(String.self) }.sorted()
     }
 
     public func accounts() async throws -> [Account] {

@@ -34,6 +34,15 @@ public struct SQLiteAccounts: AccountStore {
                 CREATE INDEX account_session_by_expiry ON account_session (expires);
                 """)
         }
+        migrator.registerMigration("accounts v3: roles") { db in
+            // Every account could change Sources.yml before roles: each becomes an admin,
+            // and their names are kept for the one message that says so.
+            try db.execute(sql: """
+                ALTER TABLE account ADD COLUMN role TEXT NOT NULL DEFAULT 'admin';
+                CREATE TABLE account_roles_upgrade (name TEXT NOT NULL);
+                INSERT INTO account_roles_upgrade (name) SELECT name FROM account;
+                """)
+        }
         return SQLiteSchema(name: "accounts", migrator: migrator)
     }()
 
@@ -41,36 +50,56 @@ public struct SQLiteAccounts: AccountStore {
         get throws { try directory.stateDatabase(Self.schema) }
     }
 
-    static func account(_ row: Row) -> Account {
-        Account(id: row["id"], name: row["name"], passwordHash: row["password_hash"], passwordVersion: row["password_version"],
-                created: Date(timeIntervalSince1970: row["created"]))
+    /// An account row; nil when a column holds what no account has (a damaged state).
+    static func account(_ row: Row) -> Account? {
+        guard let id = row["id"] as Int?, let name = row["name"] as String?, let hash = row["password_hash"] as String?,
+              let version = row["password_version"] as Int?, let created = row["created"] as Double?,
+              let role = (row["role"] as String?).flatMap(AccountRole.init(rawValue:)) else { return nil }
+        return Account(id: id, name: name, passwordHash: hash, passwordVersion: version, created: Date(timeIntervalSince1970: created), role: role)
     }
 
     static func token(_ row: Row) -> AccountToken {
         AccountToken(id: row["id"], user: row["user_id"], label: row["label"], created: Date(timeIntervalSince1970: row["created"]))
     }
 
-    public func add(name: String, passwordHash: String, at: Date) async throws -> Account {
+    public func add(name: String, passwordHash: String, role: AccountRole?, at: Date) async throws -> Account {
         try await database.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE name = ?", arguments: [name]) != true else {
                 throw AccountError.nameTaken(name)
             }
-            try db.execute(sql: "INSERT INTO account (name, password_hash, password_version, created) VALUES (?, ?, 1, ?)",
-                           arguments: [name, passwordHash, at.timeIntervalSince1970])
-            return Account(id: Int(db.lastInsertedRowID), name: name, passwordHash: passwordHash, created: at)
+            let first = try Bool.fetchOne(db, sql: "SELECT 1 FROM account LIMIT 1") != true
+            let role = role ?? (first ? .admin : .reader)
+            try db.execute(sql: "INSERT INTO account (name, password_hash, password_version, created, role) VALUES (?, ?, 1, ?, ?)",
+                           arguments: [name, passwordHash, at.timeIntervalSince1970, role.rawValue])
+            return Account(id: Int(db.lastInsertedRowID), name: name, passwordHash: passwordHash, created: at, role: role)
+        }
+    }
+
+    public func setRole(named name: String, role: AccountRole) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE account SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func takeRolesUpgrade() async throws -> [String] {
+        try await database.write { db in
+            let names = try String.fetchAll(db, sql: "SELECT name FROM account_roles_upgrade ORDER BY name")
+            if !names.isEmpty { try db.execute(sql: "DELETE FROM account_roles_upgrade") }
+            return names
         }
     }
 
     public func accounts() async throws -> [Account] {
-        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM account ORDER BY name").map(Self.account) }
+        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM account ORDER BY name").compactMap(Self.account) }
     }
 
     public func account(named name: String) async throws -> Account? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE name = ?", arguments: [name]).map(Self.account) }
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE name = ?", arguments: [name]).flatMap(Self.account) }
     }
 
     public func account(id: Int) async throws -> Account? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [id]).map(Self.account) }
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [id]).flatMap(Self.account) }
     }
 
     public func remove(named name: String) async throws -> Bool {
@@ -112,7 +141,7 @@ public struct SQLiteAccounts: AccountStore {
     public func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)? {
         try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account_token WHERE id = ?", arguments: [id]),
-                  let account = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [row["user_id"] as Int]).map(Self.account)
+                  let account = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [row["user_id"] as Int]).flatMap(Self.account)
             else { return nil }
             return (Self.token(row), row["secret_hash"], account)
         }

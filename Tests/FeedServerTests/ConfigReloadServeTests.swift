@@ -35,7 +35,8 @@ import Testing
             #expect(changes.added == ["users"] && changes.removed == ["target"] && changes.changed == [] && changes.unchanged == ["cabify"], "\(changes)")
             #expect(changes.description == "1 added (users), 1 removed (target), 1 unchanged")
 
-            // A reader of every source waits for the new one's first refresh.
+            // Once the new one's first refresh is over, a reader of every source has it.
+            await served.clock.untilSleeping(2)
             let after = try await served.get("/feed.jsonl")
             #expect(Self.ids(after.text) == ["cabify", "users"])
             #expect(after.header("etag") != before.header("etag"))

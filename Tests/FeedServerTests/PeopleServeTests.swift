@@ -1,4 +1,5 @@
 import FeedServer
+import FeedSupport
 import FeedSourceTesting
 import FeedState
 import Foundation
@@ -164,25 +165,27 @@ import Testing
         }
     }
 
-    @Test func twentyWrongPasswordsInARowAreThrottled() async throws {
+    @Test func wrongPasswordsAreThrottledPerPersonAndAddress() async throws {
         let (state, _) = try await Self.people()
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: Self.accounts()) { served in
             await served.clock.untilSleeping(1)
             var statuses: [Int] = []
-            for attempt in 0..<20 {
-                // Alternately a wrong password and a user that does not exist: the same answer.
-                let name = attempt.isMultiple(of: 2) ? "bob" : "nobody"
-                let answer = try await served.get("/feed.jsonl", headers: [.authorization: Self.basic(name, "wrong \(attempt)")])
+            for attempt in 0..<12 {
+                let answer = try await served.get("/feed.jsonl", headers: [.authorization: Self.basic("bob", "wrong \(attempt)")])
                 statuses.append(answer.status.code)
                 if answer.status == .tooManyRequests {
                     #expect(Int(answer.header("retry-after") ?? "") ?? 0 > 0)
                 }
             }
-            #expect(statuses == Array(repeating: 401, count: LoginThrottle.limit) + Array(repeating: 429, count: 20 - LoginThrottle.limit))
-            // The form says the same, even with the right password, from this address.
+            #expect(statuses == Array(repeating: 401, count: SignInLimits.perPersonAndAddress) + Array(repeating: 429, count: 12 - SignInLimits.perPersonAndAddress))
+            // The form says the same, even with bob's right password, from this address.
             let form = try await served.client.execute(uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                                                        body: ByteBuffer(string: "name=bob&password=bob%27s+password"))
             #expect(form.status == .tooManyRequests)
+            // A name that does not exist is counted as a person of its own, and answered as a wrong password.
+            #expect(try await served.get("/feed.jsonl", headers: [.authorization: Self.basic("nobody", "wrong")]).status == .unauthorized)
+            // Nobody else is locked out from this address: ann signs in.
+            #expect(try await served.get("/feed.jsonl", headers: [.authorization: Self.basic("ann", "ann's password")]).status == .ok)
         }
     }
 

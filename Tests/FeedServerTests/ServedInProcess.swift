@@ -4,6 +4,7 @@ import FeedEngine
 import FeedServer
 import FeedSourceTesting
 import FeedState
+import FeedSupport
 import FixtureKit
 import FixtureServer
 import Foundation
@@ -34,20 +35,24 @@ struct ServedInProcess: Sendable {
     /// unless `state` names a shared one (replicas).
     static func with(
         sources: [FixtureSourceEntry], extra: [String: String] = [:], metrics: Bool = false, state: EngineState = .inMemory(),
-        access: @Sendable (EngineState) -> AccessPolicy = { _ in .open },
+        access: @Sendable (EngineState) -> AccessPolicy = { _ in .open }, trustedProxies: [IPRange] = [], overSocket: Bool = false,
         _ body: @Sendable (ServedInProcess) async throws -> Void
     ) async throws {
         let fixture = FixtureWorld.server()
         try await fixture.withRunning { base in
             let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: extra)
             let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:]).load(text: yaml, file: "Sources.yml")
-            try await serve(config: config, state: state, fixture: fixture, base: base, metrics: metrics, access: access(state), body)
+            try await serve(config: config, state: state, fixture: fixture, base: base, metrics: metrics, access: access(state),
+                            trustedProxies: trustedProxies, overSocket: overSocket, body)
         }
     }
 
     /// One server of `config` on `state` (a replica, when another serves the same state).
+    /// `overSocket`: through a socket on 127.0.0.1 (HummingbirdTesting's live client), where the
+    /// peer is an address a `--trusted-proxy` block can hold; else through the router.
     static func serve(config: FeedConfig, state: EngineState, fixture: FixtureServer, base: URL, metrics: Bool = false,
-                      access: AccessPolicy = .open, _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
+                      access: AccessPolicy = .open, trustedProxies: [IPRange] = [], overSocket: Bool = false,
+                      _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
         let registry = SourceRegistry(SourceCatalogue.sources)
         let live = LiveHTTPTransport()
         let shared = SharedRequests()
@@ -59,9 +64,9 @@ struct ServedInProcess: Sendable {
         let server = FeedServer(runner: FeedRunner(config: config, registry: registry, transports: readers),
                                 refresher: FeedRunner(config: config, registry: registry, transports: refreshes),
                                 config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics,
-                                logsRequests: false, access: access, clock: clock, accessLog: { _ in })
+                                logsRequests: false, access: access, trustedProxies: trustedProxies, clock: clock, accessLog: { _ in })
         do {
-            try await server.application().test(.router) { client in
+            try await server.application().test(overSocket ? .live : .router) { client in
                 try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, server: server))
             }
         } catch {

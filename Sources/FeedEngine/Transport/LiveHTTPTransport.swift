@@ -8,6 +8,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import Synchronization
+import FeedSupport
 
 /// The network: one AsyncHTTPClient shared by every source of a run, so connections
 /// to one host are reused; gzip/deflate, at most 5 redirects, a body cap and a limit on
@@ -22,10 +23,13 @@ public final class LiveHTTPTransport: Sendable {
     /// Made on the first request: a warm run served from the cache starts no event loop.
     private let madeClient = Mutex<HTTPClient?>(nil)
     private let limiter: HostLimiter
+    /// Which addresses requests and their redirects may reach.
+    public let addresses: AddressPolicy
 
-    public init(maxBodyBytes: Int = 20 * 1024 * 1024, perHostLimit: Int = 4) {
+    public init(maxBodyBytes: Int = 20 * 1024 * 1024, perHostLimit: Int = 4, addresses: AddressPolicy = .any) {
         self.maxBodyBytes = maxBodyBytes
         self.limiter = HostLimiter(limit: perHostLimit)
+        self.addresses = addresses
         var configuration = HTTPClient.Configuration(
             // Redirects are followed by ``send(_:timeout:)`` itself, so configured headers
             // (API keys) never travel to another origin.
@@ -116,15 +120,36 @@ public final class LiveHTTPTransport: Sendable {
         }
         let prepared = outgoing
         return try await limiter.withSlot(for: url.host ?? "") {
-            let response = try await self.client.execute(prepared, deadline: deadline)
-            let body = Data(buffer: try await response.body.collect(upTo: maxBody))
-            var fields: [String: String] = [:]
-            for header in response.headers {
-                let name = header.name.lowercased()
-                fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
+            // A restricted transport resolves the host itself, checks every address, and
+            // connects to the one it checked (a client of its own whose resolver answers
+            // that address): a name that resolves differently a moment later (DNS
+            // rebinding) cannot move the connection.
+            guard !self.addresses.allowsAll else { return try await self.execute(prepared, url: url, on: self.client, maxBody: maxBody, deadline: deadline) }
+            let host = url.host ?? ""
+            let address = try await self.addresses.checkedAddress(of: host)
+            var configuration = self.configuration
+            configuration.dnsOverride = [host: address]
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            do {
+                let response = try await self.execute(prepared, url: url, on: client, maxBody: maxBody, deadline: deadline)
+                try? await client.shutdown()
+                return response
+            } catch {
+                try? await client.shutdown()
+                throw error
             }
-            return HTTPResponse(status: Int(response.status.code), headers: fields, body: body, url: url)
         }
+    }
+
+    private func execute(_ prepared: HTTPClientRequest, url: URL, on client: HTTPClient, maxBody: Int, deadline: NIODeadline) async throws -> HTTPResponse {
+        let response = try await client.execute(prepared, deadline: deadline)
+        let body = Data(buffer: try await response.body.collect(upTo: maxBody))
+        var fields: [String: String] = [:]
+        for header in response.headers {
+            let name = header.name.lowercased()
+            fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
+        }
+        return HTTPResponse(status: Int(response.status.code), headers: fields, body: body, url: url)
     }
 
     /// The HTTP client's errors as typed failures, by their types alone.

@@ -15,7 +15,7 @@ enum LoginPage {
     /// How long a session lasts without signing in again.
     static let sessionLength: Duration = .seconds(30 * 24 * 3600)
 
-    static func register(on router: Router<ServeRequestContext>, signIn: SignIn) {
+    static func register(on router: RouterGroup<ServeRequestContext>, signIn: SignIn) {
         router.get("/login") { request, _ in
             page(next: safeTarget(request.uri.queryParameters.get("next")), status: .ok)
         }
@@ -33,6 +33,10 @@ enum LoginPage {
             case .failure(.throttled(let seconds)):
                 var response = page(next: next, name: name, error: "Too many failed sign-ins: try again in \(seconds) seconds.", status: .tooManyRequests)
                 response.headers[.retryAfter] = String(seconds)
+                return response
+            case .failure(.busy):
+                var response = page(next: next, name: name, error: "Too many sign-ins at once: try again in a second.", status: .tooManyRequests)
+                response.headers[.retryAfter] = "1"
                 return response
             case .failure(.wrong):
                 return page(next: next, name: name, error: "Wrong user name or password.", status: .unauthorized)
@@ -58,8 +62,7 @@ enum LoginPage {
 
     /// Where to go after signing in: a path of this server only, never another site.
     static func safeTarget(_ target: String?) -> String {
-        guard let target, target.hasPrefix("/"), !target.hasPrefix("//"), !target.hasPrefix("/\\"),
-              !target.contains(where: { $0.isNewline }), !target.hasPrefix("/login") else { return "/" }
+        guard let target = SameServerPath.safe(target), !target.hasPrefix("/login") else { return "/" }
         return target
     }
 

@@ -1,18 +1,61 @@
+import Crypto
 import FeedState
 import Foundation
-import HTTPTypes
-import Hummingbird
 import HummingbirdAuth
 import HummingbirdBasicAuth
 import HummingbirdBcrypt
-import Logging
-import NIOCore
 import NIOPosix
+import Synchronization
 
-/// Who a request signed in as.
-struct SignedIn: PasswordAuthenticatable {
-    let account: Account
-    var passwordHash: String? { account.passwordHash }
+/// How a request signed in: cookie-backed ones change state only with the form's token.
+enum Credential: Sendable {
+    /// Nobody signed in, on a server without accounts: this machine's owner (or, with
+    /// `--no-auth`, a guest who only reads).
+    case owner, guest
+    /// A browser's session cookie.
+    case session
+    /// An API token (`Authorization: Bearer`, `GoogleLogin auth=`, `?token=`).
+    case token
+    /// HTTP Basic.
+    case basic
+    /// A trusted reverse proxy's header.
+    case proxy
+}
+
+/// Who a request signed in as, and what they may do (hummingbird-auth's identity, with
+/// the roles its `RolePolicy` checks).
+struct SignedIn: PasswordAuthenticatable, RoleProviding {
+    /// Nil for the owner or a guest of a server without accounts.
+    let account: Account?
+    let credential: Credential
+
+    init(account: Account, credential: Credential) {
+        self.account = account
+        self.credential = credential
+    }
+
+    private init(credential: Credential) {
+        account = nil
+        self.credential = credential
+    }
+
+    /// Everyone, on a server without accounts on this machine.
+    static let owner = SignedIn(credential: .owner)
+    /// Anyone, on a `--no-auth` server: reads only.
+    static let guest = SignedIn(credential: .guest)
+
+    var passwordHash: String? { account?.passwordHash }
+
+    /// An admin reads too.
+    var roles: Set<AccountRole> {
+        switch (account?.role, credential) {
+        case (.admin?, _), (nil, .owner): [.admin, .reader]
+        default: [.reader]
+        }
+    }
+
+    /// Whose marks: the account's, else the default person's.
+    var person: Int { account?.id ?? StoreUser.default }
 }
 
 /// The accounts by name for hummingbird-auth's Basic authenticator. A name no account has
@@ -23,8 +66,8 @@ struct AccountPasswords: UserPasswordRepository {
     let standInHash: String
 
     func getUser(named username: String, context: UserRepositoryContext) async throws -> SignedIn? {
-        if let account = try await store.account(named: username) { return SignedIn(account: account) }
-        return SignedIn(account: Account(id: -1, name: username, passwordHash: standInHash, created: .distantPast))
+        if let account = try await store.account(named: username) { return SignedIn(account: account, credential: .basic) }
+        return SignedIn(account: Account(id: -1, name: username, passwordHash: standInHash, created: .distantPast), credential: .basic)
     }
 }
 
@@ -38,17 +81,23 @@ public enum Passwords {
     }
 }
 
-/// Signing in with a name and a password (the login form, Basic, ClientLogin) or a token,
-/// throttled per address and user.
+/// Signing in with a name and a password (the login form, Basic, ClientLogin) or a
+/// token. Every password check goes through ``SignInLimits``; a right Basic credential
+/// is remembered for a few minutes (``RememberedCredentials``), so a feed reader polling
+/// with Basic costs one bcrypt check, not one a request.
 struct SignIn: Sendable {
     let access: AccountAccess
-    let throttle = LoginThrottle()
+    let limits = SignInLimits()
+    let remembered = RememberedCredentials()
     let passwords: AccountPasswords
     let verifier = BcryptPasswordVerifier()
 
     enum Refusal: Error {
         case wrong
+        /// Too many failures for this person from this address, or from this address.
         case throttled(retryAfter: Int)
+        /// Password checks are running at their limit: try again in a moment.
+        case busy
         case unavailable
     }
 
@@ -59,22 +108,40 @@ struct SignIn: Sendable {
         passwords = AccountPasswords(store: access.store, standInHash: Bcrypt.hash(random, cost: Passwords.cost))
     }
 
-    /// The account of `name` and `password`, as every sign-in checks it.
+    /// The account of `name` and `password`, as every sign-in checks it, from `address`.
     func check(name: String, password: String, address: String) async -> Result<Account, Refusal> {
-        if let wait = await throttle.retryAfter(address: address, user: name) { return .failure(.throttled(retryAfter: wait)) }
+        if let remembered = await rememberedAccount(name: name, password: password) { return .success(remembered) }
+        let slowdown = await limits.slowdown(person: name)
+        if slowdown > .zero { try? await Task.sleep(for: slowdown) }
+        let ticket: SignInLimits.Ticket
+        switch await limits.admit(person: name, address: address) {
+        case .check(let admitted): ticket = admitted
+        case .refused(let seconds): return .failure(.throttled(retryAfter: seconds))
+        case .busy: return .failure(.busy)
+        }
         let found: SignedIn?
         do {
-            found = try await passwords.getUser(named: name, context: UserRepositoryContext(logger: Logger(label: "aggregate-sign-in")))
+            found = try await passwords.getUser(named: name, context: UserRepositoryContext(logger: .init(label: "aggregate-sign-in")))
         } catch {
+            await limits.finish(ticket, .undecided)
             return .failure(.unavailable)
         }
-        guard let found, let hash = found.passwordHash,
-              (try? await verifier.verifyPassword(password, createsHash: hash)) == true, found.account.id > 0 else {
-            await throttle.failed(address: address, user: name)
+        guard let found, let account = found.account, let hash = found.passwordHash,
+              (try? await verifier.verifyPassword(password, createsHash: hash)) == true, account.id > 0 else {
+            await limits.finish(ticket, .failed)
             return .failure(.wrong)
         }
-        await throttle.succeeded(user: name)
-        return .success(found.account)
+        await limits.finish(ticket, .succeeded)
+        remembered.remember(name: name, password: password, account: account)
+        return .success(account)
+    }
+
+    /// The account a right credential was lately remembered for, while its password is
+    /// the one it was remembered under.
+    private func rememberedAccount(name: String, password: String) async -> Account? {
+        guard let (id, version) = remembered.account(name: name, password: password),
+              let account = try? await access.store.account(id: id), account.passwordVersion == version, account.name == name else { return nil }
+        return account
     }
 
     /// The account of an API token's text (`agg_…`), or nil.
@@ -86,97 +153,33 @@ struct SignIn: Sendable {
     }
 }
 
-/// Signs a request in when it carries credentials, after hummingbird-auth's session
-/// authenticator: a token (`Authorization: Bearer`, `GoogleLogin auth=`, or `?token=`), a
-/// trusted proxy's header, or Basic (hummingbird-auth's authenticator, throttled). Then lets
-/// through only what needs no one: the login page, the reader's assets, `/healthz`,
-/// ClientLogin and `/metrics` (which has its own rule).
-struct AccountGate: RouterMiddleware {
-    typealias Context = ServeRequestContext
-    let signIn: SignIn
-    let basic: BasicAuthenticator<ServeRequestContext, AccountPasswords, BcryptPasswordVerifier>
-    let proxyHeader: HTTPField.Name?
+/// Right name-and-password pairs of the last few minutes, by a keyed hash of the pair
+/// (HMAC-SHA-256 under a key that never leaves the process): a memory dump shows no
+/// password, and a pair is remembered only while its account's password is unchanged.
+final class RememberedCredentials: Sendable {
+    static let lifetime: TimeInterval = 5 * 60
+    static let most = 10_000
+    private let key = SymmetricKey(size: .bits256)
+    private let entries = Mutex<[Data: (account: Int, passwordVersion: Int, expires: Date)]>([:])
 
-    init(signIn: SignIn) {
-        self.signIn = signIn
-        basic = BasicAuthenticator(users: signIn.passwords, passwordHashVerifier: BcryptPasswordVerifier())
-        proxyHeader = signIn.access.proxyHeader.flatMap { HTTPField.Name($0) }
+    private func digest(_ name: String, _ password: String) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data((name + "\u{0}" + password).utf8), using: key))
     }
 
-    static let publicPaths: Set<String> = ["/login", "/healthz", "/reader.css", "/reader.js", "/placeholder.svg", "/metrics",
-                                          "/api/greader/accounts/ClientLogin"]
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // What needs no one is answered as it is (`/metrics` by its own rule, ClientLogin
-        // and the login form by the credentials they are sent).
-        if Self.publicPaths.contains(request.uri.path) { return try await next(request, context) }
-        var context = context
-        if context.identity == nil, let token = Self.token(of: request) {
-            guard let account = await signIn.account(token: token) else {
-                return Self.unauthorized(request, "the token is not one of this server's (revoked, or mistyped)")
-            }
-            context.identity = SignedIn(account: account)
+    func account(name: String, password: String, now: Date = Date()) -> (id: Int, passwordVersion: Int)? {
+        let digest = digest(name, password)
+        return entries.withLock { entries in
+            guard let entry = entries[digest], entry.expires > now else { return nil }
+            return (entry.account, entry.passwordVersion)
         }
-        if context.identity == nil, let proxyHeader, let name = request.headers[proxyHeader],
-           signIn.access.trustedProxies.contains(where: { $0.contains(context.clientAddress) }) {
-            // A trusted proxy vouches for the name; from any other address the header means nothing.
-            if let account = try? await signIn.access.store.account(named: name) { context.identity = SignedIn(account: account) }
-        }
-        if context.identity == nil, let credentials = request.headers.basic {
-            if let wait = await signIn.throttle.retryAfter(address: context.clientAddress, user: credentials.username) {
-                return Self.tooManyAttempts(wait)
-            }
-            if let found = try await basic.authenticate(request: request, context: context), found.account.id > 0 {
-                await signIn.throttle.succeeded(user: credentials.username)
-                context.identity = found
-            } else {
-                await signIn.throttle.failed(address: context.clientAddress, user: credentials.username)
-                return Self.unauthorized(request, "wrong user name or password")
-            }
-        }
-        if context.identity == nil {
-            return Self.unauthorized(request, "sign in first: a session (/login), HTTP Basic, or a token (Authorization: Bearer, ?token=)")
-        }
-        return try await next(request, context)
     }
 
-    /// A token the request carries: `Authorization: Bearer T`, `Authorization: GoogleLogin auth=T`, or `?token=T`.
-    static func token(of request: Request) -> String? {
-        if let bearer = request.headers.bearer { return bearer.token }
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("GoogleLogin auth=") {
-            return String(authorization.dropFirst("GoogleLogin auth=".count))
+    func remember(name: String, password: String, account: Account, now: Date = Date()) {
+        let digest = digest(name, password)
+        entries.withLock { entries in
+            if entries.count >= Self.most { entries = entries.filter { $0.value.expires > now } }
+            if entries.count >= Self.most { entries.removeAll() }
+            entries[digest] = (account.id, account.passwordVersion, now.addingTimeInterval(Self.lifetime))
         }
-        return request.uri.queryParameters.get("token")
-    }
-
-    /// A page asks a browser to sign in; anything else is told how, with a Basic challenge.
-    static func unauthorized(_ request: Request, _ detail: String) -> Response {
-        if request.method == .get, FeedRoutes.wantsHTML(request), request.headers[.authorization] == nil {
-            let next = request.uri.description
-            return Response(status: .seeOther, headers: [.location: "/login?next=" + LoginPage.queryEscaped(next), .cacheControl: "no-store"])
-        }
-        var response = Problem(title: "Unauthorized", status: 401, detail: detail).response
-        response.headers[.wwwAuthenticate] = #"Basic realm="aggregate", charset="UTF-8""#
-        return response
-    }
-
-    static func tooManyAttempts(_ seconds: Int) -> Response {
-        var response = Problem(title: "Too Many Requests", status: 429,
-                               detail: "too many failed sign-ins from this address or for this user: try again in \(seconds) s").response
-        response.headers[.retryAfter] = String(seconds)
-        return response
-    }
-}
-
-/// `--no-auth`: read-only. Anything but GET and HEAD is refused before a route sees it.
-struct ReadOnlyGate: RouterMiddleware {
-    typealias Context = ServeRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
-            return Problem(title: "Forbidden", status: 403,
-                           detail: "this server runs with --no-auth and is read-only: nothing here changes state (add a user to sign in and read)").response
-        }
-        return try await next(request, context)
     }
 }

@@ -20,12 +20,24 @@ extension FeedRoutes {
     static let clientLoginTokens = 10
     static let clientLoginLabel = "Google Reader app (ClientLogin)"
 
-    func registerGoogleReader(on router: Router<ServeRequestContext>) {
+    /// ClientLogin, open to anyone: POST only, so a password never travels in a URL
+    /// (405 for anything else).
+    func registerClientLogin(on router: RouterGroup<ServeRequestContext>) {
+        let path = RouterPath(GoogleReader.prefix + "/accounts/ClientLogin")
+        router.post(path) { request, context in await self.clientLogin(request, context: context) }
+        for method in [HTTPRequest.Method.get, .put, .delete, .patch] {
+            router.on(path, method: method) { _, _ in
+                var response = Self.text("Error=BadRequest\nClientLogin takes POST only: the password goes in the form, never in the URL\n",
+                                         status: .methodNotAllowed)
+                response.headers[.allow] = "POST"
+                return response
+            }
+        }
+    }
+
+    func registerGoogleReader(on router: RouterGroup<ServeRequestContext>) {
         let api = GoogleReader.prefix + "/reader/api/0"
         for method in [HTTPRequest.Method.get, .post] {
-            router.on(RouterPath(GoogleReader.prefix + "/accounts/ClientLogin"), method: method) { request, context in
-                await self.clientLogin(request, context: context)
-            }
             router.on(RouterPath(api + "/stream/items/contents"), method: method) { request, context in
                 await self.api(request, context) { try await self.itemContents($0, person: context.person) }
             }
@@ -70,7 +82,6 @@ extension FeedRoutes {
         router.post(RouterPath(api + "/mark-all-as-read")) { request, context in
             await self.api(request, context) { try await self.markAllAsRead($0, person: context.person) }
         }
-        registerSubscribing(on: router)
     }
 
     /// A failure an API answer reports: its status and text.
@@ -81,12 +92,12 @@ extension FeedRoutes {
 
     /// Runs an API route with the request's parameters (query and form, merged); a POST
     /// another site made a browser send is refused.
-    func api(_ request: Request, _ context: ServeRequestContext,
-                     _ body: (Parameters) async throws -> Response) async -> Response {
+    func api(_ request: Request, _ context: ServeRequestContext, readsQuery: Bool = true,
+             _ body: (Parameters) async throws -> Response) async -> Response {
         if request.method == .post, let refusal = CrossSiteGuard.refusal(request) {
             return Problem(title: "Forbidden", status: 403, detail: refusal).response
         }
-        var pairs = Self.formPairs(request.uri.query ?? "")
+        var pairs = readsQuery ? Self.formPairs(request.uri.query ?? "") : []
         if request.method == .post {
             guard let buffer = try? await request.body.collect(upTo: 4 << 20) else {
                 return Self.text("a request body is at most 4 MiB\n", status: .contentTooLarge)
@@ -118,7 +129,7 @@ extension FeedRoutes {
     /// `accounts/ClientLogin` (`Email`, `Passwd`): `Auth=` a token of the account's, made
     /// for the app (a password that is itself one of the account's tokens is handed back).
     private func clientLogin(_ request: Request, context: ServeRequestContext) async -> Response {
-        await api(request, context) { form in
+        await api(request, context, readsQuery: false) { form in
             guard let signIn else {
                 // No accounts: this machine's server, the default person's marks.
                 return Self.text("SID=none\nLSID=none\nAuth=none\n")
@@ -139,6 +150,10 @@ extension FeedRoutes {
                 var response = Self.text("Error=BadAuthentication\n", status: .tooManyRequests)
                 response.headers[.retryAfter] = String(seconds)
                 return response
+            case .failure(.busy):
+                var response = Self.text("Error=ServiceUnavailable\n", status: .tooManyRequests)
+                response.headers[.retryAfter] = "1"
+                return response
             case .failure(.wrong):
                 return Self.text("Error=BadAuthentication\n", status: .forbidden)
             case .failure(.unavailable):
@@ -149,7 +164,7 @@ extension FeedRoutes {
 
     private func userInfo(_ context: ServeRequestContext) -> Response {
         let id = String(context.person)
-        return Self.json(GoogleReader.UserInfo(userId: id, userName: context.identity?.account.name ?? "aggregate", userProfileId: id, userEmail: ""))
+        return Self.json(GoogleReader.UserInfo(userId: id, userName: context.identity?.account?.name ?? "aggregate", userProfileId: id, userEmail: ""))
     }
 
     private func personStore(_ person: Int) throws(APIError) -> any CardStore {

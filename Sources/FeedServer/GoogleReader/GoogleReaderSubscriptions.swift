@@ -8,13 +8,14 @@ import Hummingbird
 /// and `subscription/edit` change Sources.yml through the same validated whole-file edit
 /// as `aggregate add` and `import` (``Reconfiguration``), and `serve` then serves the file.
 extension FeedRoutes {
-    func registerSubscribing(on router: Router<ServeRequestContext>) {
+    /// Behind the admin role (``register(on:)``): these change the file every person reads.
+    func registerSubscribing(on router: RouterGroup<ServeRequestContext>) {
         let api = GoogleReader.prefix + "/reader/api/0"
         router.post(RouterPath(api + "/subscription/quickadd")) { request, context in
-            await self.api(request, context) { try await self.quickAdd($0) }
+            await self.api(request, context) { try await self.quickAdd($0, servedAt: request.head.authority) }
         }
         router.post(RouterPath(api + "/subscription/edit")) { request, context in
-            await self.api(request, context) { try await self.editSubscription($0) }
+            await self.api(request, context) { try await self.editSubscription($0, servedAt: request.head.authority) }
         }
     }
 
@@ -29,16 +30,16 @@ extension FeedRoutes {
     }
 
     /// `quicksub`: a feed's or its page's URL, bare or as `feed/URL`.
-    private func quickAdd(_ form: Parameters) async throws(APIError) -> Response {
+    private func quickAdd(_ form: Parameters, servedAt: String?) async throws(APIError) -> Response {
         let query = form.get("quicksub") ?? form.get("quickadd") ?? ""
         guard let address = Self.webAddress(query) else {
             return Self.json(QuickAdd(query: query, numResults: 0, error: "\"\(query)\" is not a web address: give a feed's or its page's http:// or https:// URL"))
         }
         do {
-            let (id, name) = try await reconfiguration.subscribe(address, title: nil, folders: [])
+            let (id, name) = try await reconfiguration.subscribe(address, title: nil, folders: [], servedAt: servedAt)
             return Self.json(QuickAdd(query: query, numResults: 1, streamId: "feed/" + id, streamName: name))
         } catch {
-            if case .finding = error { return Self.json(QuickAdd(query: query, numResults: 0, error: error.description)) }
+            if case .notFetched = error { return Self.json(QuickAdd(query: query, numResults: 0, error: error.description)) }
             throw Self.apiError(error)
         }
     }
@@ -46,7 +47,7 @@ extension FeedRoutes {
     /// `ac=subscribe` (`s=feed/URL`, `t` its name, `a=user/-/label/X` its folder),
     /// `ac=unsubscribe` (`s=feed/ID` or `feed/URL`, repeatable), `ac=edit` (`t` renames,
     /// `a`/`r` add and remove folders). Answers `OK`.
-    private func editSubscription(_ form: Parameters) async throws(APIError) -> Response {
+    private func editSubscription(_ form: Parameters, servedAt: String?) async throws(APIError) -> Response {
         let streams = form.getAll("s")
         guard !streams.isEmpty else { throw APIError(status: .badRequest, text: "s: name the subscription (feed/ID or feed/URL)") }
         let title = form.get("t").flatMap { $0.isEmpty ? nil : $0 }
@@ -58,7 +59,7 @@ extension FeedRoutes {
                     guard let address = Self.webAddress(stream) else {
                         throw APIError(status: .badRequest, text: "s: \(stream) is not feed/ and a web address")
                     }
-                    _ = try await reconfiguration.subscribe(address, title: title, folders: add)
+                    _ = try await reconfiguration.subscribe(address, title: title, folders: add, servedAt: servedAt)
                 }
             case "unsubscribe":
                 for stream in streams { try await reconfiguration.unsubscribe(try configuredID(stream)) }
@@ -102,7 +103,7 @@ extension FeedRoutes {
         switch failure {
         case .unavailable(let why): APIError(status: .serviceUnavailable, text: why)
         case .refused(let why): APIError(status: .notFound, text: why)
-        case .finding(let failure): APIError(status: .badGateway, text: failure.description)
+        case .notFetched: APIError(status: .badGateway, text: Reconfiguration.EditFailure.notFetchedText)
         case .file(let failure): APIError(status: failure.isUsage ? .conflict : .internalServerError, text: failure.description)
         }
     }

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What sign-in attempts may cost, for people and for the cores:
+///
+/// - **Per person and address**: after ``perPersonAndAddress`` failures within
+///   ``window``, that address is refused for that person (429, `Retry-After`) until the
+///   oldest ages out. Someone guessing at one person from one place stops there, and
+///   nobody else is locked out: not the person from their own address, nor anyone behind
+///   the same trusted proxy (each has their own address).
+/// - **Per address**, all persons: ``perAddress`` failures, then refused (one address
+///   trying many names).
+/// - **Per person**, all addresses: past ``perPersonBeforeSlowing`` failures, every
+///   attempt for that person waits ``slowdown`` first, and is never refused for it: many
+///   addresses guessing at one person are slowed, and the person still gets in.
+/// - **Cores**: at most ``concurrentChecks`` password checks at once; the rest are
+///   answered 429 at once (bcrypt at cost 12 keeps a core busy a quarter of a second).
+///
+/// An attempt takes its slot before its password is checked, so concurrent attempts
+/// cannot all pass the count together; a right password gives its slot back.
+public actor SignInLimits {
+    public static let perPersonAndAddress = 10
+    static let perAddress = 100
+    static let perPersonBeforeSlowing = 30
+    static let slowdown: Duration = .seconds(2)
+    static let concurrentChecks = 2
+    static let window: TimeInterval = 15 * 60
+
+    /// An admitted attempt: its reserved slots, given back or kept by ``finish(_:_:)``.
+    struct Ticket: Sendable {
+        fileprivate let keys: [String]
+        fileprivate let pair: String
+        fileprivate let at: Date
+    }
+
+    enum Admission: Sendable {
+        case check(Ticket)
+        case refused(retryAfter: Int)
+        case busy
+    }
+
+    enum Outcome: Sendable {
+        case succeeded, failed
+        /// The check could not be made (the accounts could not be read): counts as nothing.
+        case undecided
+    }
+
+    private var failures: [String: [Date]] = [:]
+    private var checking = 0
+
+    /// How long an attempt for `person` waits before it is admitted.
+    func slowdown(person: String, now: Date = Date()) -> Duration {
+        recent("person:" + person, now: now).count >= Self.perPersonBeforeSlowing ? Self.slowdown : .zero
+    }
+
+    /// Admits an attempt for `person` from `address`, reserving its slots, or refuses it.
+    func admit(person: String, address: String, now: Date = Date()) -> Admission {
+        let pair = "pair:" + address + "\u{0}" + person
+        let limited = [(pair, Self.perPersonAndAddress), ("address:" + address, Self.perAddress)]
+        let waits = limited.compactMap { key, limit -> TimeInterval? in
+            let recent = recent(key, now: now)
+            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            return oldest.addingTimeInterval(Self.window).timeIntervalSince(now)
+        }
+        if let wait = waits.max() { return .refused(retryAfter: max(1, Int(wait.rounded(.up)))) }
+        guard checking < Self.concurrentChecks else { return .busy }
+        checking += 1
+        if failures.count > 10_000 { failures = failures.filter { $0.value.last.map { now.timeIntervalSince($0) < Self.window } ?? false } }
+        let keys = limited.map(\.0) + ["person:" + person]
+        for key in keys { failures[key] = recent(key, now: now) + [now] }
+        return .check(Ticket(keys: keys, pair: pair, at: now))
+    }
+
+    /// Ends an admitted attempt: a failure keeps its slots; a success or an undecided
+    /// check gives them back, and a success clears its person's failures from its address.
+    func finish(_ ticket: Ticket, _ outcome: Outcome) {
+        checking -= 1
+        switch outcome {
+        case .failed:
+            return
+        case .succeeded:
+            failures[ticket.pair] = nil
+        case .undecided:
+            break
+        }
+        for key in ticket.keys {
+            guard var dates = failures[key], let index = dates.lastIndex(of: ticket.at) else { continue }
+            dates.remove(at: index)
+            failures[key] = dates.isEmpty ? nil : dates
+        }
+    }
+
+    private func recent(_ key: String, now: Date) -> [Date] {
+        (failures[key] ?? []).filter { now.timeIntervalSince($0) < Self.window }
+    }
+}
