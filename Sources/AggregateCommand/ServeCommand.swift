@@ -206,7 +206,7 @@ struct ServeCommand: ContextCommand {
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
                                     logsRequests: accessLog, access: access, trustedProxies: trustedProxy.compactMap(IPRange.init),
-                                    metricsToken: metricsToken, ownAddresses: [host] + (baseURL.flatMap { URL(string: $0)?.host }.map { [$0] } ?? []),
+                                    metricsToken: metricsToken, reachedAt: baseURL.flatMap { URL(string: $0) },
                                     reload: common.configReload(context.registry, http: subscriptionTransport(shared: (runner.transports as? StandardTransports)?.live)),
                                     accessLog: { Terminal.writeError($0) })
             do {

@@ -27,11 +27,12 @@ public struct FeedServer: Sendable {
     /// `refresher`, when given (online), revalidates every source in the background, waiting
     /// between refreshes on `clock` (a test's own clock moves it on without sleeping).
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
+    /// `reachedAt` (`--base-url`) is never subscribed to, nor the address a request came to.
     /// `reload`, when given, is how Sources.yml is read again on SIGHUP or when it changes.
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
                 logsRequests: Bool = true, access: AccessPolicy = .open, trustedProxies: [IPRange] = [], metricsToken: String? = nil,
-                ownAddresses: [String] = [], reload: ConfigReload? = nil,
+                reachedAt: URL? = nil, reload: ConfigReload? = nil,
                 clock: any Clock<Duration> = ContinuousClock(), accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
@@ -65,7 +66,7 @@ public struct FeedServer: Sendable {
         let (replanned, replans) = AsyncStream<Reconfiguration.Replan>.makeStream()
         // Made once at start-up: the catalogue reads every source's settings.
         let (served, plan) = makeServed(config)
-        let reconfiguration = Reconfiguration(served: served, file: reload, ownHosts: Set(ownAddresses.map { $0.lowercased() }), refreshed: refreshed, health: health, versions: versions,
+        let reconfiguration = Reconfiguration(served: served, file: reload, ownAuthorities: Set(reachedAt.map { [Reconfiguration.authority(of: $0)] } ?? []), refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
         routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,

@@ -39,7 +39,7 @@ extension FeedRoutes {
         }
         registerClientLogin(on: router.group())
         registerAssets(on: router.group())
-        let operations = browserGroup(router, requiring: nil).add(middleware: OperationsAccess(metricsToken: metricsToken))
+        let operations = browserGroup(router, requiring: nil, metricsToken: metricsToken).add(middleware: OperationsAccess(metricsToken: metricsToken))
         registerOperations(on: operations)
         let reading = browserGroup(router, requiring: .reader)
         registerReading(on: reading)
@@ -52,11 +52,12 @@ extension FeedRoutes {
 
     /// Routes a browser reaches: a session counts, then the authenticator chain; with
     /// `role`, nobody is answered 401 (or sent to sign in) and a lesser role 403.
-    private func browserGroup(_ router: Router<ServeRequestContext>, requiring role: AccountRole?) -> RouterGroup<ServeRequestContext> {
+    private func browserGroup(_ router: Router<ServeRequestContext>, requiring role: AccountRole?,
+                              metricsToken: String? = nil) -> RouterGroup<ServeRequestContext> {
         let group = router.group()
         if role != nil { group.add(middleware: SignInChallenge<ServeRequestContext>()) }
         if let signIn { group.add(middleware: Self.sessionAuthenticator(signIn.access.store)) }
-        group.add(middleware: Authenticate(signIn: signIn, owner: owner))
+        group.add(middleware: Authenticate(signIn: signIn, owner: owner, metricsToken: metricsToken))
         if let role { Self.require(role, on: group) }
         return group
     }

@@ -58,8 +58,8 @@ final class Reconfiguration: Sendable {
     /// The file, its loader, and what subscribing fetches with (nil: the configuration
     /// was not read from a file this server may change).
     let file: ConfigReload?
-    /// The host names and addresses this server is reached at: never subscribed to.
-    private let ownHosts: Set<String>
+    /// Where this server is reached (`host:port`, from `--base-url`): never subscribed to.
+    private let ownAuthorities: Set<String>
     private let refreshed: RefreshedSources?
     private let health: SourceHealth
     private let versions: SourceVersions
@@ -72,13 +72,13 @@ final class Reconfiguration: Sendable {
     /// One edit of the file at a time (read, change, check, rename).
     private let editing = Mutex(())
 
-    init(served: ServedSources, file: ConfigReload?, ownHosts: Set<String> = [], refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
+    init(served: ServedSources, file: ConfigReload?, ownAuthorities: Set<String> = [], refreshed: RefreshedSources?, health: SourceHealth, versions: SourceVersions,
          responses: any RenderedResponseCache, replans: AsyncStream<Replan>.Continuation,
          say: @escaping @Sendable (String) -> Void, makeServed: @escaping @Sendable (FeedConfig) -> (ServedSources, SourceRefresher.Plan?)) {
         current = CurrentSources(served)
         status = ConfigStatus(bytes: file.flatMap { FileManager.default.contents(atPath: $0.path) })
         self.file = file
-        self.ownHosts = ownHosts
+        self.ownAuthorities = ownAuthorities
         self.refreshed = refreshed
         self.health = health
         self.versions = versions
@@ -167,9 +167,8 @@ final class Reconfiguration: Sendable {
     /// `servedAt`: the authority the request reached this server at (never subscribed to).
     func subscribe(_ address: URL, title: String?, folders: [String], servedAt: String?) async throws(EditFailure) -> (id: String, name: String) {
         let config = current.served.config
-        let host = (address.host ?? "").lowercased()
-        let own = ownHosts.union(servedAt.map { [Self.host(ofAuthority: $0)] } ?? [])
-        if own.contains(host) {
+        let own = ownAuthorities.union(servedAt.map { [Self.authority(of: $0)] } ?? [])
+        if own.contains(Self.authority(of: address)) {
             say("aggregate: a subscribe to \(address.redactedString) was refused: it is this server")
             throw .notFetched
         }
@@ -186,7 +185,7 @@ final class Reconfiguration: Sendable {
             say("aggregate: a subscribe to \(address.redactedString) found no feed: \(PlainWords.describe(error))")
             throw .notFetched
         }
-        if own.contains((found.url.host ?? "").lowercased()) {
+        if own.contains(Self.authority(of: found.url)) {
             say("aggregate: a subscribe to \(address.redactedString) was refused: its feed is on this server")
             throw .notFetched
         }
@@ -204,12 +203,15 @@ final class Reconfiguration: Sendable {
         return (added.id, added.name)
     }
 
-    /// `example.org:8080` → `example.org`; `[::1]:8080` → `::1`.
-    static func host(ofAuthority authority: String) -> String {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            return String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
-        }
-        return String(authority.prefix { $0 != ":" }).lowercased()
+    /// `host:port` of a URL, lowercased, with its scheme's default port.
+    static func authority(of url: URL) -> String {
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\((url.host ?? "").lowercased()):\(port)"
+    }
+
+    /// `host:port` of a request's `Host` (`example.org` is port 80).
+    static func authority(of hostHeader: String) -> String {
+        URL(string: "http://" + hostHeader).map { authority(of: $0) } ?? hostHeader.lowercased()
     }
 
     /// Removes the source `id` from the file, when its entry is one the writer could have

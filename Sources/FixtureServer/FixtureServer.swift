@@ -16,11 +16,14 @@ public final class FixtureServer: Sendable {
     public let control: FixtureControl
     /// `--scale N`: lists replicated N-fold (1 = the recordings as they are).
     public let scaling: ListScaling
+    /// The loopback address it listens on (another than 127.0.0.1 plays a second host).
+    public let host: String
 
-    public init(upstreams: [any FixtureUpstream], control: FixtureControl = FixtureControl(), scale: Int = 1) {
+    public init(upstreams: [any FixtureUpstream], control: FixtureControl = FixtureControl(), scale: Int = 1, host: String = "127.0.0.1") {
         self.upstreams = upstreams
         self.control = control
         self.scaling = ListScaling(factor: scale)
+        self.host = host
     }
 
     /// Starts on an ephemeral port, runs `body` with the base URL, and shuts the server
@@ -39,7 +42,7 @@ public final class FixtureServer: Sendable {
             guard let port = await iterator.next() else { throw FixtureServerError.didNotStart }
             let result: Result<T, any Error>
             do {
-                result = .success(try await body(URL(string: "http://127.0.0.1:\(port)")!))
+                result = .success(try await body(URL(string: "http://\(host):\(port)")!))
             } catch {
                 result = .failure(error)
             }
@@ -66,7 +69,7 @@ public final class FixtureServer: Sendable {
         logger.logLevel = .critical
         return Application(
             router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "fixture-server"),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fixture-server"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             logger: logger)
     }

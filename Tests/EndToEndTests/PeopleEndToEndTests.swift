@@ -17,7 +17,7 @@ import Testing
             let workspace = session.workspace
             let added = try await workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: Self.password + "\n")
             #expect(added.status == 0, "\(added.stderr)")
-            #expect(added.stderr == "aggregate: added ann; `aggregate serve` now asks people to sign in\n")
+            #expect(added.stderr == "aggregate: added ann (admin); `aggregate serve` now asks people to sign in\n")
             let again = try await workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: Self.password + "\n")
             #expect(again.status == 2)
             #expect(again.stderr == "aggregate: a user named ann exists already (change the password with `aggregate user password ann`)\n")
@@ -41,7 +41,7 @@ import Testing
             #expect(listed.stdout.hasPrefix("\(id)\tmade "))
             #expect(listed.stdout.hasSuffix("\tphone\n"))
             let users = try await workspace.run(arguments: ["user", "list"])
-            #expect(users.stdout.hasPrefix("ann\tadded "))
+            #expect(users.stdout.hasPrefix("ann\tadmin\tadded "))
             #expect(users.stdout.hasSuffix("\t1 token\n"))
 
             // Neither the password nor the token's secret is kept, shown or dumped in clear.
@@ -73,7 +73,7 @@ import Testing
             let refused = try await session.run("--offline", "serve", "--host", "0.0.0.0", "--port", "0")
             #expect(refused.status == 2)
             #expect(refused.stderr == """
-                aggregate: serve --host 0.0.0.0 would let anyone who reaches this machine read every feed, and no user is set up. \
+                aggregate: serve --host 0.0.0.0 would let anyone who reaches it read every feed, and no user is set up. \
                 Add one (`aggregate user add NAME`; people then sign in), or pass --no-auth to serve the feeds read-only to anyone.
 
                 """)

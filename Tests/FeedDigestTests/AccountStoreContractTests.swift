@@ -10,7 +10,7 @@ extension StoreContractTests {
             #expect(try await accounts.accounts().isEmpty)
             let ann = try await accounts.add(name: "ann", passwordHash: "$2b$12$first", at: t1)
             let bob = try await accounts.add(name: "bob", passwordHash: "$2b$12$bob", at: t2)
-            #expect(ann == Account(id: 1, name: "ann", passwordHash: "$2b$12$first", passwordVersion: 1, created: t1))
+            #expect(ann == Account(id: 1, name: "ann", passwordHash: "$2b$12$first", passwordVersion: 1, created: t1, role: .admin))
             #expect(bob.id == 2)
             await #expect(throws: AccountError.nameTaken("ann")) { try await accounts.add(name: "ann", passwordHash: "x", at: t2) }
             #expect(try await accounts.accounts().map(\.name) == ["ann", "bob"])
@@ -47,6 +47,27 @@ extension StoreContractTests {
             #expect(try await !accounts.remove(named: "bob"))
             #expect(try await accounts.token(id: other.token.id) == nil)
             #expect(try await accounts.add(name: "carol", passwordHash: "x", at: t2).id > bob.id)
+        }
+    }
+
+    /// Roles: the first account is an admin, later ones readers unless said otherwise,
+    /// and a role is changed by name; a store made with roles has no upgrade to tell.
+    @Test(arguments: Backend.all) func theFirstAccountIsAnAdminAndRolesChange(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let accounts = state.accounts
+            let ann = try await accounts.add(name: "ann", passwordHash: "x", at: t1)
+            let bob = try await accounts.add(name: "bob", passwordHash: "x", at: t1)
+            let cat = try await accounts.add(name: "cat", passwordHash: "x", role: .admin, at: t1)
+            #expect([ann.role, bob.role, cat.role] == [.admin, .reader, .admin])
+            let roles = try await accounts.accounts().map(\.role)
+            #expect(roles == [.admin, .reader, .admin])
+            let changed = [try await accounts.setRole(named: "bob", role: .admin), try await accounts.setRole(named: "ann", role: .reader),
+                           try await accounts.setRole(named: "dan", role: .admin)]
+            #expect(changed == [true, true, false])
+            let bobNow = try await accounts.account(named: "bob"), annNow = try await accounts.account(id: 1)
+            #expect(bobNow?.role == .admin && annNow?.role == .reader)
+            let upgraded = try await accounts.takeRolesUpgrade()
+            #expect(upgraded == [])
         }
     }
 

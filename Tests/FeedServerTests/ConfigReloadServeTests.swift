@@ -2,6 +2,7 @@ import FeedConfig
 import FeedEngine
 import FeedServer
 import FeedSourceTesting
+import FixtureServer
 import Foundation
 import SourceCatalogue
 import Testing
@@ -50,6 +51,29 @@ import Testing
             // cabify's clock went on; target's refresh is gone.
             await served.refresh(after: 300, sources: 2)
             #expect(served.upstreamRequests("cabify") == 2 && served.upstreamRequests("target") == 1)
+        }
+    }
+
+    /// A new source whose upstream hangs does not hold the merged feed: past its grace
+    /// the feed is answered without it, and says so; its first refresh then retires that answer.
+    @Test func aNewSourceThatHangsDoesNotHoldTheMergedFeed() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(1)
+            served.fixture.control.set("reqres", [Fault(latencyMs: 6000)])
+            let yaml = FixtureWorld.sourcesYml(base: served.base, sources: FixtureWorld.only("cabify") + FixtureWorld.only("users"))
+            _ = await served.server.reload(to: try Self.load(yaml))
+            let started = ContinuousClock.now
+            let merged = try await served.get("/feed.jsonl")
+            let waited = ContinuousClock.now - started
+            #expect(merged.status == .ok)
+            #expect(Self.ids(merged.text) == ["cabify"])
+            #expect(merged.header("x-aggregate-degraded") == "users=pending")
+            #expect(waited < .seconds(5), "\(waited)")
+            // Once its first refresh is over, the merged feed has it.
+            await served.clock.untilSleeping(2)
+            let after = try await served.get("/feed.jsonl")
+            #expect(Self.ids(after.text) == ["cabify", "users"])
+            #expect(after.header("x-aggregate-degraded") == nil)
         }
     }
 

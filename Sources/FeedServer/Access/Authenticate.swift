@@ -20,10 +20,13 @@ struct Authenticate: RouterMiddleware {
     let owner: OwnerAccess
     let basic: BasicAuthenticator<ServeRequestContext, AccountPasswords, BcryptPasswordVerifier>?
     let proxyHeader: HTTPField.Name?
+    /// `--metrics-token`, on the operations' routes: a scraper's token, not an account's.
+    let metricsToken: String?
 
-    init(signIn: SignIn?, owner: OwnerAccess) {
+    init(signIn: SignIn?, owner: OwnerAccess, metricsToken: String? = nil) {
         self.signIn = signIn
         self.owner = owner
+        self.metricsToken = metricsToken
         basic = signIn.map { BasicAuthenticator(users: $0.passwords, passwordHashVerifier: BcryptPasswordVerifier()) }
         proxyHeader = signIn?.access.proxyHeader.flatMap { HTTPField.Name($0) }
     }
@@ -31,7 +34,7 @@ struct Authenticate: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if context.identity == nil, let signIn {
-            if let token = Self.token(of: request) {
+            if let token = Self.token(of: request), !(metricsToken.map { ConstantTime.equal(token, $0) } ?? false) {
                 guard let account = await signIn.account(token: token) else {
                     return SignInAnswer.unauthorized(request, "the token is not one of this server's (revoked, or mistyped)")
                 }

@@ -17,7 +17,7 @@ struct ClientAddress: Sendable, Equatable {
     var address: String
     /// This machine: loopback, with no forwarding in between that was not vouched for.
     var isLocal: Bool
-    /// The request came through a trusted proxy (its `--auth-proxy-header` is believed).
+    /// The peer is a trusted proxy (its `--auth-proxy-header` is believed).
     var viaTrustedProxy: Bool
 
     static let inProcess = ClientAddress(address: "in-process", isLocal: true, viaTrustedProxy: false)
@@ -29,8 +29,9 @@ struct ClientAddress: Sendable, Equatable {
             self.init(address: "in-process", isLocal: chain == nil, viaTrustedProxy: false)
             return
         }
-        guard let chain, trustedProxies.contains(where: { $0.contains(peer) }) else {
-            self.init(address: peer, isLocal: chain == nil && IPRange.isLoopback(peer), viaTrustedProxy: false)
+        let trusted = trustedProxies.contains { $0.contains(peer) }
+        guard let chain, trusted else {
+            self.init(address: peer, isLocal: chain == nil && IPRange.isLoopback(peer), viaTrustedProxy: trusted)
             return
         }
         // Right to left: each trusted proxy appended the address it saw.
