@@ -194,11 +194,21 @@ let package = Package(
         .target(name: "FixtureKit", dependencies: ["FeedCore", "FeedSupport"]),
         .target(name: "FixtureCatalogue",
                 dependencies: ["FeedCore", "FixtureKit", "SourceCatalogue"] + sourceModules.map { .target(name: "\($0.name)Fixture") }),
+        /// The reader's pages: cards, lists and charts rendered through swift-mustache, from
+        /// what `serve` hands them; no HTTP.
+        .target(
+            name: "ReaderPages",
+            dependencies: [
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.embedInCode("Templates")]
+        ),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates", "ReaderPages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.

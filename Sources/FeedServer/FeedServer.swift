@@ -5,6 +5,7 @@ import FeedEngine
 import FeedState
 import Foundation
 import Hummingbird
+import ReaderPages
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -150,31 +151,7 @@ public struct FeedServer: Sendable {
 /// `/healthz`, response headers and `/metrics`.
 actor SourceHealth {
     /// Where a source's latest answer came from.
-    enum Status: String, Encodable {
-        /// Its upstream, this time.
-        case live
-        /// The last good copy in the cache, or the recorded snapshot (the upstream failed).
-        case cache, snapshot
-        /// Nothing: the source failed and had no copy to fall back on.
-        case failed
-
-        init(_ origin: Card.Origin) {
-            switch origin {
-            case .cache: self = .cache
-            case .snapshot: self = .snapshot
-            }
-        }
-
-        /// What pages and health show of `status`: where the answer came from, not the
-        /// failure's wording (which changes from one try to the next).
-        init(_ status: SourceOutcome.Status) {
-            switch status {
-            case .live: self = .live
-            case .fallback(let origin, _, _): self.init(origin)
-            case .failed: self = .failed
-            }
-        }
-    }
+    typealias Status = SourceStatus
 
     struct Entry: Encodable {
         var status: Status

@@ -5,6 +5,7 @@ import FeedFormats
 import FeedState
 import FeedSupport
 import Foundation
+import ReaderPages
 import HTTPTypes
 import Hummingbird
 import NIOCore

@@ -2,6 +2,7 @@ import FeedConfig
 import FeedFormats
 import FeedState
 import Foundation
+import ReaderPages
 import Hummingbird
 import HummingbirdAuth
 

@@ -3,6 +3,7 @@ import FeedSupport
 import FeedCore
 import FeedEngine
 import Foundation
+import ReaderPages
 import Synchronization
 
 /// One Sources.yml as `serve` answers it: the configuration, the readers' runner on it,

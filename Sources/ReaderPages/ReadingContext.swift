@@ -7,10 +7,10 @@ import Synchronization
 
 /// The reader's views when the card store keeps reading marks: Unread (the default),
 /// Starred, All.
-enum ReaderView: String, Sendable, CaseIterable {
+package enum ReaderView: String, Sendable, CaseIterable {
     case unread, starred, all
 
-    var label: String {
+    package var label: String {
         switch self {
         case .unread: "Unread"
         case .starred: "Starred"
@@ -19,7 +19,7 @@ enum ReaderView: String, Sendable, CaseIterable {
     }
 
     /// The marks this view keeps (nil: every card).
-    var filter: ReadingFilter? {
+    package var filter: ReadingFilter? {
         switch self {
         case .unread: .unread
         case .starred: .starred
@@ -30,28 +30,42 @@ enum ReaderView: String, Sendable, CaseIterable {
 
 /// What a reader page shows of the reading marks: the views with their counts, each card's
 /// controls, and the forms' token.
-struct ReadingContext {
-    var view: ReaderView
+package struct ReadingContext {
+    package var view: ReaderView
     /// Unread cards per source (``CardStore/unreadCounts()``).
-    var unread: [String: Int]
-    var token: String
+    package var unread: [String: Int]
+    package var token: String
     /// The page the forms come back to (path and query).
-    var returnTo: String
+    package var returnTo: String
     /// The marks of the page's cards, by id.
-    var marks: [String: KeptDates]
+    package var marks: [String: KeptDates]
     /// When the page was made: "mark everything as read up to now" means up to this.
-    var renderedAt: Date
+    package var renderedAt: Date
     /// The search's words and phrases, highlighted in titles and summaries.
-    var highlight: [[String]] = []
+    package var highlight: [[String]] = []
     /// A search page (`/search`): its heading names the query.
-    var search: String?
+    package var search: String?
     /// Where the side list of sources was last rendered.
-    var sourceList: SourceViews
+    package var sourceList: SourceViews
     /// The account signed in, named beside a "Sign out" button (nil without accounts).
-    var signedIn: String?
+    package var signedIn: String?
+
+    package init(view: ReaderView, unread: [String: Int], token: String, returnTo: String, marks: [String: KeptDates], renderedAt: Date,
+                 highlight: [[String]] = [], search: String? = nil, sourceList: SourceViews, signedIn: String? = nil) {
+        self.view = view
+        self.unread = unread
+        self.token = token
+        self.returnTo = returnTo
+        self.marks = marks
+        self.renderedAt = renderedAt
+        self.highlight = highlight
+        self.search = search
+        self.sourceList = sourceList
+        self.signedIn = signedIn
+    }
 
     /// The page's heading; `sources` are the names of the sources it is limited to.
-    func heading(sources: [String], text: String?) -> String {
+    package func heading(sources: [String], text: String?) -> String {
         if let search { return "Search: \(search)" }
         let from = sources.count == 1 ? " from \(sources[0])" : ""
         let base = switch view {
@@ -62,7 +76,7 @@ struct ReadingContext {
         return text.map { "\(base) matching “\($0)”" } ?? base
     }
 
-    var emptyText: String {
+    package var emptyText: String {
         if search != nil { return "Nothing kept matches this search." }
         return switch view {
         case .unread: "Nothing unread."
@@ -71,7 +85,7 @@ struct ReadingContext {
         }
     }
 
-    func context(sources: [String], pageIDs: [String], config: FeedConfig) -> [String: Any] {
+    package func context(sources: [String], pageIDs: [String], config: FeedConfig) -> [String: Any] {
         let total = unread.values.reduce(0, +)
         let views: [[String: Any]] = ReaderView.allCases.map { view in
             var entry: [String: Any] = ["label": view.label, "href": "/?view=\(view.rawValue)",
@@ -93,8 +107,8 @@ struct ReadingContext {
 }
 
 /// A text cut into runs, those that are words searched for marked (`<mark>`).
-enum Highlight {
-    static func parts(_ text: String, terms: [[String]]) -> [[String: Any]] {
+package enum Highlight {
+    package static func parts(_ text: String, terms: [[String]]) -> [[String: Any]] {
         let wanted = Set(terms.flatMap { $0 })
         var parts: [[String: Any]] = []
         var run = ""
@@ -124,19 +138,21 @@ enum Highlight {
 /// looks up every field of every entry by name, at run time), and rendering it again after
 /// every mark (a count moved) made the page after a mark half as slow again. Now a mark
 /// renders the one line whose count moved.
-final class SourceViews: Sendable {
-    struct Entry: Hashable, Sendable {
-        var id: String
-        var name: String
-        var unread: Int
-        var current: Bool
+package final class SourceViews: Sendable {
+    package struct Entry: Hashable, Sendable {
+        package var id: String
+        package var name: String
+        package var unread: Int
+        package var current: Bool
     }
 
     private let lines = Mutex<[Entry: String]>([:])
-    /// Lines kept at most: old counts are dropped all at once past it.
-    static let keptLines = 8192
 
-    func html(_ entries: [Entry]) -> String {
+    package init() {}
+    /// Lines kept at most: old counts are dropped all at once past it.
+    package static let keptLines = 8192
+
+    package func html(_ entries: [Entry]) -> String {
         var found = lines.withLock { kept in entries.map { kept[$0] } }
         var made: [Entry: String] = [:]
         for (index, entry) in entries.enumerated() where found[index] == nil {

@@ -12,8 +12,8 @@ import Mustache
 /// page (`GET /cards/{id}` asked for as HTML). Rendered on the server from the templates in
 /// `Templates/` (compiled in) by swift-mustache, which escapes every `{{value}}`: the one
 /// escaper. Every control is a form; `/reader.js` only adds keys to them.
-enum ReaderPage {
-    static let library: MustacheLibrary = {
+package enum ReaderPage {
+    package static let library: MustacheLibrary = {
         var library = MustacheLibrary()
         let templates: [(String, [UInt8])] = [
             ("page-head", PackageResources.page_head_mustache), ("page-foot", PackageResources.page_foot_mustache),
@@ -28,22 +28,22 @@ enum ReaderPage {
     }()
 
     /// `/reader.css`: the one stylesheet, served by `serve` itself (no CDN).
-    static let stylesheet = PackageResources.reader_css
+    package static let stylesheet = PackageResources.reader_css
 
     /// `/reader.js`: the keyboard shortcuts, on pages with marks (everything works without it).
-    static let script = PackageResources.reader_js
+    package static let script = PackageResources.reader_js
 
     /// `/placeholder.svg`: what a card without an image shows.
-    static let placeholder = Array("""
+    package static let placeholder = Array("""
         <svg xmlns="http://www.w3.org/2000/svg" width="640" height="480" viewBox="0 0 640 480"><rect width="640" height="480" fill="#8a8a8a" fill-opacity="0.18"/></svg>
         """.utf8)
 
-    static let sortLabels: [(SortKey, String)] = [(.feed, "Feed order"), (.date, "Newest first"), (.price, "Price"), (.title, "Title"), (.source, "Source")]
+    package static let sortLabels: [(SortKey, String)] = [(.feed, "Feed order"), (.date, "Newest first"), (.price, "Price"), (.title, "Title"), (.source, "Source")]
 
     /// The source filter's `<option>`s (rendered by their own template, escaped as ever).
     /// With 500 sources they were a third of rendering a reader page: `serve` renders the
     /// list with nothing selected once (`FeedRoutes.unselectedSources`).
-    static func sourceOptions(_ config: FeedConfig, selected: Set<String>) -> String {
+    package static func sourceOptions(_ config: FeedConfig, selected: Set<String>) -> String {
         let options = config.sources.filter { $0.enabled || selected.contains($0.id) }
             .map { ["id": $0.id, "name": $0.displayName, "selected": selected.contains($0.id)] as [String: Any] }
         return library.render(["source_options": options], withTemplate: "source-options") ?? ""
@@ -51,7 +51,7 @@ enum ReaderPage {
 
     /// The list page of `result`, for the request's `parameters` (as given, empty ones left
     /// out); `unselectedSources` is ``sourceOptions(_:selected:)`` with nothing selected.
-    static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: SourceHealth.Status],
+    package static func list(_ result: FeedResult, parameters: [(String, String)], config: FeedConfig, degraded: [String: SourceStatus],
                      unselectedSources: String, now: Date, reading: ReadingContext? = nil, path: String = "/") -> String {
         let query = result.query
         let cards = Array(result.cards)
@@ -120,40 +120,65 @@ enum ReaderPage {
 
     /// One card's page: everything its source's detail gives, or what the list knows.
     /// A kept card's controls on its page (opening it marked it read).
-    struct CardMarks {
-        var starred: Bool
-        var token: String
-        var returnTo: String
+    package struct CardMarks {
+        package var starred: Bool
+        package var token: String
+        package var returnTo: String
         /// The list the card was opened from: where "Mark unread" goes back to.
-        var back = "/"
+        package var back = "/"
         /// The account signed in (nil without accounts).
-        var signedIn: String?
+        package var signedIn: String?
+
+        package init(starred: Bool, token: String, returnTo: String, back: String = "/", signedIn: String? = nil) {
+            self.starred = starred
+            self.token = token
+            self.returnTo = returnTo
+            self.back = back
+            self.signedIn = signedIn
+        }
     }
 
     /// A card's previous and next in the view it was opened from, and that view.
-    struct Neighbours {
-        struct Link {
-            var href: String
-            var title: String
+    package struct Neighbours {
+        package struct Link {
+            package var href: String
+            package var title: String
+
+            package init(href: String, title: String) {
+                self.href = href
+                self.title = title
+            }
         }
-        var back: String
-        var previous: Link?
-        var next: Link?
+        package var back: String
+        package var previous: Link?
+        package var next: Link?
+
+        package init(back: String, previous: Link? = nil, next: Link? = nil) {
+            self.back = back
+            self.previous = previous
+            self.next = next
+        }
     }
 
     /// `/cards/ID`, the id escaped as a path segment.
-    static func cardPath(_ id: String) -> String {
+    package static func cardPath(_ id: String) -> String {
         "/cards/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? id)
     }
 
     /// What the card store keeps of a card, on its page.
-    struct KeptFacts {
-        var dates: KeptDates
-        var history: [CardChange]
-        var chart: PriceChart?
+    package struct KeptFacts {
+        package var dates: KeptDates
+        package var history: [CardChange]
+        package var chart: PriceChart?
+
+        package init(dates: KeptDates, history: [CardChange], chart: PriceChart?) {
+            self.dates = dates
+            self.history = history
+            self.chart = chart
+        }
     }
 
-    static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceHealth.Status], now: Date,
+    package static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceStatus], now: Date,
                        marks: CardMarks? = nil, kept: KeptFacts? = nil, neighbours: Neighbours? = nil) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
         context.merge(self.card(context: card, sourceName: config.sourceName(card.source), now: now)) { _, new in new }
@@ -227,10 +252,10 @@ enum ReaderPage {
     }
 
     /// How many sources that are not live the banner names; the rest it counts.
-    static let bannerNames = 10
+    package static let bannerNames = 10
 
     /// What every page has: the title, the feed links with the page's filters, the banner.
-    private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: SourceHealth.Status]) -> [String: Any] {
+    private static func common(config: FeedConfig, parameters: [(String, String)], degraded: [String: SourceStatus]) -> [String: Any] {
         let feedParameters = parameters.filter { ["source", "kind", "q", "sort", "order"].contains($0.0) }
         var context: [String: Any] = ["site_title": config.feed.title, "feed_query": queryString(feedParameters), "has_opml": true]
         if !degraded.isEmpty {
@@ -247,7 +272,7 @@ enum ReaderPage {
     }
 
     /// A card's fields as the templates use them.
-    static func card(context card: Card, sourceName: String, now: Date) -> [String: Any] {
+    package static func card(context card: Card, sourceName: String, now: Date) -> [String: Any] {
         var fields: [String: Any] = [
             "title": card.title, "source": sourceName, "kind": card.kind.rawValue,
             "href": cardPath(card.id), "path": cardPath(card.id),
@@ -275,7 +300,7 @@ enum ReaderPage {
 
     /// A card's files (`details.enclosures`: `{url, type, length}`), web addresses only: a
     /// player for audio and video, a link for the rest.
-    static func enclosures(_ value: JSONValue) -> [[String: Any]]? {
+    package static func enclosures(_ value: JSONValue) -> [[String: Any]]? {
         guard case .array(let items) = value else { return nil }
         return items.compactMap { item -> [String: Any]? in
             guard case .object(let file) = item, let url = file["url"]?.stringValue.flatMap(WebLink.web) else { return nil }
@@ -288,7 +313,7 @@ enum ReaderPage {
         }
     }
 
-    static func historyName(_ field: TrackedField) -> String {
+    package static func historyName(_ field: TrackedField) -> String {
         switch field {
         case .price: "Price"
         case .regularPrice: "Regular price"
@@ -298,7 +323,7 @@ enum ReaderPage {
     }
 
     /// A summary's first line, cut at a word to about 160 characters.
-    static func summaryLine(_ summary: String) -> String {
+    package static func summaryLine(_ summary: String) -> String {
         let line = summary.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         guard line.count > 160 else { return line }
         let cut = line.prefix(160)
@@ -306,13 +331,13 @@ enum ReaderPage {
     }
 
     /// `2026-11-22 08:00 UTC`.
-    static func exact(_ date: Date) -> String {
+    package static func exact(_ date: Date) -> String {
         let text = RFC3339.string(from: date)
         return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) + " UTC"
     }
 
     /// `3 hours ago`, `in 2 days`.
-    static func relative(_ date: Date, now: Date) -> String {
+    package static func relative(_ date: Date, now: Date) -> String {
         let seconds = Int(now.timeIntervalSince(date))
         let magnitude = abs(seconds)
         let (value, unit): (Int, String) = switch magnitude {
@@ -328,14 +353,14 @@ enum ReaderPage {
         return seconds >= 0 ? "\(amount) ago" : "in \(amount)"
     }
 
-    static func queryString(_ parameters: [(String, String)]) -> String {
+    package static func queryString(_ parameters: [(String, String)]) -> String {
         guard !parameters.isEmpty else { return "" }
         let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+?#"))
         return "?" + parameters.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
     }
 
     /// `included_services` → `Included services`; `productInformation` → `Product information`.
-    static func heading(_ key: String) -> String {
+    package static func heading(_ key: String) -> String {
         var words = ""
         for character in key {
             if character == "_" || character == "-" { words.append(" ") } else if character.isUppercase, !words.isEmpty {
@@ -351,7 +376,7 @@ enum ReaderPage {
     /// A detail worth a section of its own, by its shape: long text (paragraphs), a list
     /// of image addresses (a gallery), of `{name, value}` (a table), of things with a `url`
     /// (links with their images), of short texts (a list). Nil for a plain fact.
-    static func section(_ value: JSONValue, heading: String, title: String) -> [String: Any]? {
+    package static func section(_ value: JSONValue, heading: String, title: String) -> [String: Any]? {
         switch value {
         case .string(let text) where text.count > 120 || text.contains("\n"):
             return ["paragraphs": text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }]
@@ -382,7 +407,7 @@ enum ReaderPage {
         }
     }
 
-    static func isImageAddress(_ text: String) -> Bool {
+    package static func isImageAddress(_ text: String) -> Bool {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return false }
         let path = text.lowercased().split(separator: "?").first ?? ""
         return [".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"].contains { path.hasSuffix($0) }

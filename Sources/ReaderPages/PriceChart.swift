@@ -8,18 +8,18 @@ import Foundation
 /// price the store recorded — the first when the card was first seen, then one per change
 /// in its history — joined by steps, with the current, lowest and highest marked and said
 /// in words for those who do not see it.
-struct PriceChart {
-    struct Point {
-        var at: Date
-        var amount: Decimal
+package struct PriceChart {
+    package struct Point {
+        package var at: Date
+        package var amount: Decimal
     }
 
-    let points: [Point]
-    let currency: String?
-    let until: Date
+    package let points: [Point]
+    package let currency: String?
+    package let until: Date
 
     /// The chart of `kept` with `history`, nil for a card that never had a price.
-    init?(kept: KeptCard, history: [CardChange], now: Date) {
+    package init?(kept: KeptCard, history: [CardChange], now: Date) {
         var points: [Point] = []
         let changes = history.filter { $0.field == .price }
         let first = changes.first.map { Self.amount($0.before) } ?? kept.card.price?.amount
@@ -33,17 +33,17 @@ struct PriceChart {
         until = max(kept.dates.goneSince ?? now, points.last?.at ?? now)
     }
 
-    static func amount(_ value: JSONValue) -> Decimal? {
+    package static func amount(_ value: JSONValue) -> Decimal? {
         guard case .object(let price) = value, case .number(let amount)? = price["amount"] else { return nil }
         return amount
     }
 
-    func label(_ amount: Decimal) -> String { Money.format(amount, currency: currency) }
+    package func label(_ amount: Decimal) -> String { Money.format(amount, currency: currency) }
 
-    static let width = 640.0, height = 240.0, margin = 40.0
+    package static let width = 640.0, height = 240.0, margin = 40.0
 
     /// The template's fields: the polyline, each point with its place, and the words.
-    var context: [String: Any] {
+    package var context: [String: Any] {
         let low = points.map(\.amount).min() ?? 0, high = points.map(\.amount).max() ?? 0
         let start = points[0].at.timeIntervalSince1970
         let span = max(until.timeIntervalSince1970 - start, 1)
