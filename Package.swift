@@ -204,11 +204,48 @@ let package = Package(
             ],
             resources: [.embedInCode("Templates")]
         ),
+        /// `serve`'s HTTP that knows no feed: problems, connections and their deadlines,
+        /// rendered responses kept as bytes, forms, the access log, metrics.
+        .target(
+            name: "ServeHTTP",
+            dependencies: [
+                "FeedCore", "FeedSupport", "FeedEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        /// Who may use `serve`: the client's address, signing in (sessions, Basic, tokens,
+        /// a trusted proxy) with its limits, roles, CSRF, the sign-in page.
+        .target(
+            name: "ServeAccess",
+            dependencies: [
+                "FeedSupport", "FeedState", "HTMLTemplates", "ServeHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBasicAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
+            resources: [.embedInCode("Templates")]
+        ),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates", "ReaderPages",
+                "ServeHTTP", "ServeAccess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.
@@ -228,15 +265,14 @@ let package = Package(
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBasicAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-            ],
-            resources: [.embedInCode("Templates")]
+            ]
         ),
         /// The command line as a library: `Aggregate.main(sources:)` runs it with any list of
         /// plugins, so a package of its own can build "aggregate plus my sources" (Examples/).
         .target(
             name: "AggregateCommand",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer", "ServeHTTP", "ServeAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -291,7 +327,7 @@ let package = Package(
                                                               .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "PostgresNIO", package: "postgres-nio")]),
         /// `serve` in process (HummingbirdTesting) against the fixture server.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "ServeHTTP", "ServeAccess", "ReaderPages", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),

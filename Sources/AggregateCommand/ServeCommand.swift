@@ -2,6 +2,8 @@ import ArgumentParser
 import FeedCore
 import FeedEngine
 import FeedServer
+import ServeAccess
+import ServeHTTP
 import FeedState
 import FeedSupport
 import Foundation

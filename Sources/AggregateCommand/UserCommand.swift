@@ -4,6 +4,8 @@ import FeedCore
 import FeedEngine
 import FeedFormats
 import FeedServer
+import ServeAccess
+import ServeHTTP
 import FeedState
 import FeedSupport
 import Foundation

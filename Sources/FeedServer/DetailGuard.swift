@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedEngine
 import Foundation
 

@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import FeedEngine
@@ -29,7 +31,7 @@ enum FeedRequest {
         for (name, _) in pairs where !Self.parameters.contains(name) {
             throw ProblemError(problem: .badParameter(name, "unknown parameter (known: \(Self.parameters.joined(separator: ", ")))"))
         }
-        let parameters = Parameters(pairs: pairs)
+        let parameters = FormFields(pairs: pairs)
         let sources = parameters.getAll("source")
         for id in sources where config.source(id: id) == nil {
             throw ProblemError(problem: .badParameter("source", "unknown source \"\(id)\" (known: \(config.sources.map(\.id).joined(separator: ", ")))"))
@@ -56,12 +58,4 @@ enum FeedRequest {
             kind: try choice("kind", Card.Kind.self, Card.Kind.allCases),
             text: parameters.get("q"))
     }
-}
-
-/// Query parameters by name.
-struct Parameters {
-    let pairs: [(String, String)]
-
-    func get(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
-    func getAll(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
 }

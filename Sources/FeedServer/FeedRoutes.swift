@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import FeedEngine
@@ -265,27 +267,15 @@ final class FeedRoutes: Sendable {
         return states
     }
 
-    /// Whether the reader asked for a page (a browser) rather than JSON.
-    static func wantsHTML(_ request: Request) -> Bool {
-        guard let accept = request.headers[.accept] else { return false }
-        return accept.split(separator: ",").contains { $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "text/html" }
-    }
-
     /// The same feed for the same request: path, the query's parameters in any order, and
     /// the host (the feed names its own URL).
     static func cacheKey(_ request: Request) -> String {
         cacheKey(authority: request.head.authority, target: request.uri.path + (FeedRequest.withoutToken(request.uri.query).map { "?" + $0 } ?? ""))
     }
 
-    /// The key of a request for `target` (its path and query, as sent) at `authority`.
+    /// The key of a request for `target` at `authority` (``ResponseKey``).
     static func cacheKey(authority: String?, target: String) -> String {
-        // One parameter or none has one order: the key is the target as it came.
-        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")), target.utf8[query...].contains(UInt8(ascii: "&")) else {
-            return (authority ?? "") + target
-        }
-        let uri = URI(target)
-        let parameters = uri.queryParameters.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
-        return "\(authority ?? "")\(uri.path)?\(parameters)"
+        ResponseKey.of(authority: authority, target: target)
     }
 
     private func render(_ request: Request, query: FeedQuery, format: any CardFormat.Type, sources: [String]) async -> RenderedResponse {
@@ -331,89 +321,6 @@ final class FeedRoutes: Sendable {
                                 degraded: degraded, versions: built)
     }
 
-    private func card(_ request: Request, id: String, client: String, person: Int, signedIn: String?) async -> Response {
-        let result: FeedRunner.ShowResult
-        if let message = await detailGuard.knownMissing(id) { return Problem.notFound(message).response }
-        let source = String(id.prefix { $0 != ":" })
-        // A card found lately is answered from memory: no upstream request, so no token.
-        if let kept = await detailGuard.keptCard(id) {
-            result = kept
-        } else {
-            // Only configured sources have a bucket (any other id is answered without a request).
-            if config.sources.contains(where: { $0.id == source }), let refusal = await detailGuard.admit(source, client: client) {
-                let seconds = max(1, Int((Double(refusal.wait.components.seconds) + Double(refusal.wait.components.attoseconds) / 1e18).rounded(.up)))
-                let whose = refusal.byClient ? "too many card lookups from your address" : "too many card lookups at once"
-                var response = Problem(title: "Too Many Requests", status: 429,
-                                       detail: "\(source): \(whose); try again in \(seconds) s").response
-                response.headers[.retryAfter] = String(seconds)
-                return response
-            }
-            do {
-                result = try await runner.show(id)
-            } catch {
-                return Problem.notFound(error.description).response
-            }
-            // A live answer is kept for the source's cache_ttl (a fallback's, not at all).
-            if case .found(_, let outcome) = result, outcome.failure == nil, outcome.origin == nil,
-               let ttl = config.source(id: source)?.cacheTTL, ttl > 0 {
-                await detailGuard.keep(id, result, for: .milliseconds(Int(ttl * 1000)))
-            }
-        }
-        switch result {
-        case .found(let card, let outcome) where Self.wantsHTML(request):
-            await health.record([outcome])
-            let degraded = await degraded([outcome], sources: [card.source])
-            let hasDetail = outcome.detail == nil
-            if readsMarks, let page = await keptPage(request, card: card, hasDetail: hasDetail, degraded: degraded, person: person, signedIn: signedIn) { return page }
-            let html = ReaderPage.detail(card, hasDetail: hasDetail, config: config, degraded: degraded, now: Date())
-            var response = HTTPAnswer(body: Array(html.utf8), contentType: "text/html; charset=utf-8", lastModified: card.published,
-                                      maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
-            response.headers[.vary] = "Accept, Accept-Encoding"
-            return response
-        case .found(let card, let outcome):
-            await health.record([outcome])
-            var response = HTTPAnswer(body: Array(JSONLines.line(for: card).utf8) + [UInt8(ascii: "\n")],
-                                      contentType: "application/json", lastModified: card.published,
-                                      maxAge: maxAge(FeedQuery(sourceIDs: [card.source]))).response(to: request)
-            if let degraded = Self.degradedHeader([outcome]) { response.headers[.aggregateDegraded] = degraded }
-            return response
-        case .notFound(let message, _):
-            // Gone upstream, still kept: its page from the store.
-            if readsMarks, Self.wantsHTML(request), let kept = try? await store?.card(id: id),
-               let page = await keptPage(request, card: kept.card, hasDetail: false, degraded: [:], person: person, signedIn: signedIn) {
-                return page
-            }
-            await detailGuard.rememberMissing(id, message: message)
-            return Problem.notFound(message).response
-        case .failed(let outcome):
-            await health.record([outcome])
-            return Problem(title: "Bad Gateway", status: 502, detail: "\(outcome.id): \(outcome.failure ?? "failed")").response
-        }
-    }
-
-    private func sources(_ request: Request) -> Response {
-        let rows = config.sources.map { SourceListing($0, everySource: config.filters) }
-        return HTTPAnswer(body: Self.json(rows), contentType: "application/json", lastModified: nil, maxAge: nil)
-            .response(to: request)
-    }
-
-    private struct Health: Encodable {
-        var status: String
-        var sources: [String: SourceHealth.Entry]
-        /// The running configuration: when it was loaded, and why the file does not load
-        /// now, if it does not.
-        var config: ConfigStatus.Snapshot?
-    }
-
-    func healthz(_ request: Request, detailed: Bool) async -> Response {
-        let sources = await health.snapshot
-        let config = reconfiguration.status.snapshot
-        let degraded = sources.values.contains { $0.status != .live } || config.error != nil
-        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:], config: detailed ? config : nil)
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(health))))
-    }
-
     /// The shortest `cache_ttl` of the sources a query reads: no reader should keep the
     /// feed longer than its freshest source.
     func maxAge(_ query: FeedQuery) -> Int? {
@@ -447,7 +354,3 @@ final class FeedRoutes: Sendable {
     }
 }
 
-extension HTTPField.Name {
-    /// Names the sources a response was not served live: `ltk=cache, users=failed`.
-    static let aggregateDegraded = HTTPField.Name("X-Aggregate-Degraded")!
-}

@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import FeedSupport
@@ -121,7 +123,8 @@ public struct FeedServer: Sendable {
         let open = OpenConnections()
         let kept = KeptAnswers(responses: routes.responses, versions: routes.versions, metrics: routes.metrics,
                                accessLog: routes.logsRequests ? routes.accessLog : nil,
-                               paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName, owner: routes.owner)
+                               paths: Set(FeedRoutes.feeds.map(\.path) + ["/"]), serverName: Self.serverName,
+                               answersAnyone: { [owner = routes.owner] in owner.isOpen })
         var services: [any Service] = [accessLog, routes.owner]
         if let refresher { services.append(refresher) }
         if let watcher { services.append(watcher) }

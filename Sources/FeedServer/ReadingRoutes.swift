@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import FeedEngine
@@ -67,7 +69,7 @@ extension FeedRoutes {
     private func readingListPage(_ request: Request, person: Int, signedIn: String?, token: String) async -> RenderedResponse {
         let built = versions.snapshot(config.sources.map(\.id))
         let store = store?.reading(as: person)
-        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
+        let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
         let query: FeedQuery
         do {
@@ -98,8 +100,8 @@ extension FeedRoutes {
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
     func search(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
         guard let store = store?.reading(as: person) else { return Problem.notFound("search needs the card store").response }
-        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
-        let parameters = Parameters(pairs: pairs)
+        let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
+        let parameters = FormFields(pairs: pairs)
         for (name, _) in pairs where !["q", "source", "page", "per_page"].contains(name) {
             return Problem.badParameter(name, "unknown parameter (known: q, source, page, per_page)").response
         }
@@ -123,7 +125,7 @@ extension FeedRoutes {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be read now").response
         }
         let kept = Dictionary(found.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
-        guard Self.wantsHTML(request) else {
+        guard Form.wantsHTML(request) else {
             var bytes: [UInt8] = []
             for card in found.cards {
                 JSONLines.append(card.card, kept: card.dates, to: &bytes)
@@ -169,7 +171,7 @@ extension FeedRoutes {
     /// opening the card reads it: in Unread it then leaves the view, and the next card
     /// takes its place.
     func neighbours(of id: String, request: Request, wasUnread: Bool, person: Int) async -> ReaderPage.Neighbours {
-        let pairs = Self.formPairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "page" && $0.0 != "per_page" }
+        let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "page" && $0.0 != "per_page" }
         let viewPairs = pairs.filter { $0.0 != "at" }
         var found = ReaderPage.Neighbours(back: "/" + ReaderPage.queryString(viewPairs))
         guard let at = pairs.first(where: { $0.0 == "at" }).flatMap({ Int($0.1) }), (1...FeedQuery.maxPage).contains(at),
@@ -247,51 +249,9 @@ extension FeedRoutes {
         return await back(request, form: form, marked: marked, store: store)
     }
 
-    /// `a=1&b=two+words` as pairs, percent-decoded, `+` a space: a form's fields, in a body
-    /// or in the query of a GET form (the search box).
-    static func formPairs(_ body: String) -> [(String, String)] {
-        body.utf8.split(separator: UInt8(ascii: "&")).compactMap { pair in
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts.first.flatMap(formDecoded) else { return nil }
-            return (name, parts.count > 1 ? formDecoded(parts[1]) ?? "" : "")
-        }
-    }
-
-    /// A form's name or value: `+` a space, `%XX` a byte; nil for a broken escape or bytes
-    /// that are not UTF-8. Read byte by byte: Foundation's `removingPercentEncoding` made
-    /// reading a form of 10,000 ids cost more than marking them.
-    static func formDecoded(_ text: some Collection<UInt8>) -> String? {
-        func hex(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count)
-        var index = text.startIndex
-        while index != text.endIndex {
-            let byte = text[index]
-            index = text.index(after: index)
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard index != text.endIndex, let high = hex(text[index]) else { return nil }
-                index = text.index(after: index)
-                guard index != text.endIndex, let low = hex(text[index]) else { return nil }
-                index = text.index(after: index)
-                bytes.append(high << 4 | low)
-            default: bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
     /// After a mark: back to the page the form came from (a path of this server only), or
     /// for the reader's script, JSON with what changed and the unread count.
-    private func back(_ request: Request, form: Parameters, marked: Int, store: any CardStore) async -> Response {
+    private func back(_ request: Request, form: FormFields, marked: Int, store: any CardStore) async -> Response {
         if let accept = request.headers[.accept], accept.contains("application/json") {
             let unread = (try? await store.unreadCounts())?.values.reduce(0, +) ?? 0
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],

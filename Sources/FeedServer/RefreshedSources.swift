@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedCore
 import FeedEngine
 import Synchronization

@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedSupport
 import FeedCore

@@ -1,6 +1,8 @@
 import FeedConfig
 import FeedEngine
 import FeedServer
+@testable import ServeAccess
+@testable import ServeHTTP
 import FeedSourceTesting
 import FixtureServer
 import Foundation

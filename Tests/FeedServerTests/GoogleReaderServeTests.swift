@@ -1,4 +1,6 @@
 import FeedServer
+@testable import ServeAccess
+@testable import ServeHTTP
 import FeedSourceTesting
 import FeedState
 import Foundation

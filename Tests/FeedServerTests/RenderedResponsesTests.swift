@@ -1,4 +1,6 @@
 @testable import FeedServer
+@testable import ServeAccess
+@testable import ServeHTTP
 import Foundation
 import NIOCore
 import Testing

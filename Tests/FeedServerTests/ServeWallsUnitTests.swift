@@ -1,5 +1,7 @@
 @testable import FeedEngine
 @testable import FeedServer
+@testable import ServeAccess
+@testable import ServeHTTP
 import FeedSourceTesting
 import FeedSupport
 import FixtureServer

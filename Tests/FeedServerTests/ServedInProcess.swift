@@ -2,6 +2,8 @@ import FeedConfig
 import FeedCore
 import FeedEngine
 import FeedServer
+@testable import ServeAccess
+@testable import ServeHTTP
 import FeedSourceTesting
 import FeedState
 import FeedSupport

@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import FeedEngine
@@ -93,19 +95,19 @@ extension FeedRoutes {
     /// Runs an API route with the request's parameters (query and form, merged); a POST
     /// another site made a browser send is refused.
     func api(_ request: Request, _ context: ServeRequestContext, readsQuery: Bool = true,
-             _ body: (Parameters) async throws -> Response) async -> Response {
+             _ body: (FormFields) async throws -> Response) async -> Response {
         if request.method == .post, let refusal = CrossSiteGuard.refusal(request) {
             return Problem(title: "Forbidden", status: 403, detail: refusal).response
         }
-        var pairs = readsQuery ? Self.formPairs(request.uri.query ?? "") : []
+        var pairs = readsQuery ? Form.pairs(request.uri.query ?? "") : []
         if request.method == .post {
             guard let buffer = try? await request.body.collect(upTo: 4 << 20) else {
                 return Self.text("a request body is at most 4 MiB\n", status: .contentTooLarge)
             }
-            pairs += Self.formPairs(String(buffer: buffer))
+            pairs += Form.pairs(String(buffer: buffer))
         }
         do {
-            return try await body(Parameters(pairs: pairs))
+            return try await body(FormFields(pairs: pairs))
         } catch let error as APIError {
             return Self.text(error.text + "\n", status: error.status)
         } catch {
@@ -205,7 +207,7 @@ extension FeedRoutes {
     /// One page of a stream's items, newest first (`r=o`: oldest first): `n` of them (20,
     /// at most 1,000), from continuation `c`; `xt`/`it` exclude or keep read and starred
     /// items; `ot`/`nt` keep those after or before a time (seconds).
-    private func page(_ form: Parameters, stream text: String, person: Int) async throws
+    private func page(_ form: FormFields, stream text: String, person: Int) async throws
         -> (cards: [(Card, KeptDates)], continuation: String?) {
         _ = try personStore(person)
         guard let stream = GoogleReader.Stream(text) else { throw APIError(status: .badRequest, text: "unknown stream \(text)") }
@@ -247,7 +249,7 @@ extension FeedRoutes {
         }
     }
 
-    private func streamContents(_ form: Parameters, stream: String, person: Int) async throws -> Response {
+    private func streamContents(_ form: FormFields, stream: String, person: Int) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: stream, person: person)
         return Self.json(GoogleReader.Contents(id: stream, title: title(of: stream), updated: Int64(Date().timeIntervalSince1970),
                                                items: items(cards), continuation: continuation))
@@ -255,7 +257,7 @@ extension FeedRoutes {
 
     /// A stream's page as Atom: each item's states and labels as categories of Google's
     /// scheme (`label="read"` is how a FeedHQ client learns an item is read).
-    private func atomStream(_ form: Parameters, stream: String, person: Int) async throws -> Response {
+    private func atomStream(_ form: FormFields, stream: String, person: Int) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: stream, person: person)
         func date(_ seconds: Int64) -> String { RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds))) }
         func category(_ term: String) -> String {
@@ -289,7 +291,7 @@ extension FeedRoutes {
         return config.feed.title
     }
 
-    private func itemIDs(_ form: Parameters, person: Int) async throws -> Response {
+    private func itemIDs(_ form: FormFields, person: Int) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: form.get("s") ?? GoogleReader.readingList, person: person)
         let refs = cards.map { card, dates in
             GoogleReader.ItemRef(id: String(CardNumber.of(card.id)),
@@ -299,7 +301,7 @@ extension FeedRoutes {
     }
 
     /// The card ids of the request's `i=` items, in either form; unknown ones are left out.
-    private func cardIDs(_ form: Parameters, store: any CardStore) async throws -> [String] {
+    private func cardIDs(_ form: FormFields, store: any CardStore) async throws -> [String] {
         let items = form.getAll("i")
         guard items.count <= 10_000 else { throw APIError(status: .badRequest, text: "at most 10000 items at once") }
         let numbers = items.compactMap(GoogleReader.number(ofItem:))
@@ -307,7 +309,7 @@ extension FeedRoutes {
         return numbers.compactMap { found[$0] }
     }
 
-    private func itemContents(_ form: Parameters, person: Int) async throws -> Response {
+    private func itemContents(_ form: FormFields, person: Int) async throws -> Response {
         let store = try personStore(person)
         var cards: [(Card, KeptDates)] = []
         for id in try await cardIDs(form, store: store) {
@@ -319,7 +321,7 @@ extension FeedRoutes {
 
     /// `edit-tag`: `a=` adds and `r=` removes `…/read`, `…/starred` (and `…/kept-unread`,
     /// unread) on the `i=` items.
-    private func editTag(_ form: Parameters, person: Int) async throws -> Response {
+    private func editTag(_ form: FormFields, person: Int) async throws -> Response {
         let store = try personStore(person)
         let ids = try await cardIDs(form, store: store)
         var marks: [ReadingMark] = []
@@ -343,7 +345,7 @@ extension FeedRoutes {
     }
 
     /// `mark-all-as-read`: the stream `s`'s cards seen up to `ts` (microseconds; now without it).
-    private func markAllAsRead(_ form: Parameters, person: Int) async throws -> Response {
+    private func markAllAsRead(_ form: FormFields, person: Int) async throws -> Response {
         let store = try personStore(person)
         guard let text = form.get("s"), let stream = GoogleReader.Stream(text) else {
             throw APIError(status: .badRequest, text: "s= names the stream to mark read")

@@ -1,3 +1,5 @@
+import ServeAccess
+import ServeHTTP
 import FeedConfig
 import FeedCore
 import Foundation
@@ -30,7 +32,7 @@ extension FeedRoutes {
     }
 
     /// `quicksub`: a feed's or its page's URL, bare or as `feed/URL`.
-    private func quickAdd(_ form: Parameters, servedAt: String?) async throws(APIError) -> Response {
+    private func quickAdd(_ form: FormFields, servedAt: String?) async throws(APIError) -> Response {
         let query = form.get("quicksub") ?? form.get("quickadd") ?? ""
         guard let address = Self.webAddress(query) else {
             return Self.json(QuickAdd(query: query, numResults: 0, error: "\"\(query)\" is not a web address: give a feed's or its page's http:// or https:// URL"))
@@ -47,7 +49,7 @@ extension FeedRoutes {
     /// `ac=subscribe` (`s=feed/URL`, `t` its name, `a=user/-/label/X` its folder),
     /// `ac=unsubscribe` (`s=feed/ID` or `feed/URL`, repeatable), `ac=edit` (`t` renames,
     /// `a`/`r` add and remove folders). Answers `OK`.
-    private func editSubscription(_ form: Parameters, servedAt: String?) async throws(APIError) -> Response {
+    private func editSubscription(_ form: FormFields, servedAt: String?) async throws(APIError) -> Response {
         let streams = form.getAll("s")
         guard !streams.isEmpty else { throw APIError(status: .badRequest, text: "s: name the subscription (feed/ID or feed/URL)") }
         let title = form.get("t").flatMap { $0.isEmpty ? nil : $0 }

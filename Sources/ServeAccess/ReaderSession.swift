@@ -1,3 +1,4 @@
+import ServeHTTP
 import Crypto
 import Foundation
 import HTTPTypes
@@ -8,14 +9,14 @@ import Hummingbird
 /// that id under a key that never leaves the process. A POST is taken only with the token
 /// of the session its cookie names, from this origin (``CrossSiteGuard``): another site can
 /// make a browser send the cookie, never read the token.
-struct ReaderSessions: Sendable {
-    static let cookieName = "aggregate_session"
+package struct ReaderSessions: Sendable {
+    package static let cookieName = "aggregate_session"
     private let key = SymmetricKey(size: .bits256)
     /// The cookie carries `Secure` (`--base-url https://…`).
-    var secure = false
+    package var secure = false
 
     /// The request's session id, or a new one to set (`isNew`).
-    func session(of request: Request) -> ReaderSession {
+    package func session(of request: Request) -> ReaderSession {
         if let id = request.cookies[Self.cookieName]?.value, id.utf8.count == 64, id.utf8.allSatisfy(Self.isHexDigit) {
             return ReaderSession(id: id, isNew: false, secure: secure)
         }
@@ -25,19 +26,19 @@ struct ReaderSessions: Sendable {
     }
 
     /// The forms' token of session `id`.
-    func token(for id: String) -> String {
+    package func token(for id: String) -> String {
         HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether `token` is session `id`'s, compared in constant time.
-    func accepts(_ token: String?, for id: String) -> Bool {
+    package func accepts(_ token: String?, for id: String) -> Bool {
         guard let token, token.utf8.count == 64 else { return false }
         let expected = Array(self.token(for: id).utf8)
         return zip(Array(token.utf8), expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Sets the session cookie on `response` when the session is new.
-    static func set(_ session: ReaderSession, on response: inout Response) {
+    package static func set(_ session: ReaderSession, on response: inout Response) {
         guard session.isNew else { return }
         response.setCookie(Cookie(name: cookieName, value: session.id, path: "/", secure: session.secure, httpOnly: true, sameSite: .strict))
     }
@@ -45,21 +46,31 @@ struct ReaderSessions: Sendable {
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
+
+    package init(secure: Bool = false) {
+        self.secure = secure
+    }
 }
 
 /// A reader's session: its id, whether it is new (its cookie is to be set), and whether
 /// the cookie carries `Secure`.
-struct ReaderSession: Sendable {
-    var id: String
-    var isNew: Bool
-    var secure: Bool
+package struct ReaderSession: Sendable {
+    package var id: String
+    package var isNew: Bool
+    package var secure: Bool
+
+    package init(id: String, isNew: Bool, secure: Bool) {
+        self.id = id
+        self.isNew = isNew
+        self.secure = secure
+    }
 }
 
 /// Refuses a state-changing request that another site made a browser send: by
 /// `Sec-Fetch-Site` where the browser says it, else by `Origin` against the request's host.
-enum CrossSiteGuard {
+package enum CrossSiteGuard {
     /// Why `request` is refused, or nil.
-    static func refusal(_ request: Request) -> String? {
+    package static func refusal(_ request: Request) -> String? {
         if let site = request.headers[.secFetchSite], !["same-origin", "none"].contains(site.lowercased()) {
             return "a request from another site (Sec-Fetch-Site: \(site)) changes nothing here"
         }
@@ -74,5 +85,5 @@ enum CrossSiteGuard {
 }
 
 extension HTTPField.Name {
-    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    package static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }

@@ -1,3 +1,4 @@
+import ServeHTTP
 import Crypto
 import FeedState
 import Foundation
@@ -9,10 +10,10 @@ import ServiceLifecycle
 /// session. A session's id is a bearer secret (the cookie's value), so only its SHA-256
 /// is kept as the key; the value is the session as JSON (the account and its password
 /// version: nothing secret).
-struct AccountSessions: PersistDriver {
-    let store: any AccountStore
+package struct AccountSessions: PersistDriver {
+    package let store: any AccountStore
 
-    static func key(_ id: String) -> String {
+    package static func key(_ id: String) -> String {
         SHA256.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -26,27 +27,31 @@ struct AccountSessions: PersistDriver {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
+    package func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
         guard try await store.keepSession(Self.key(key), value: Self.json(value), expires: Self.expiry(expires), replacing: false, now: Date()) else {
             throw PersistError.duplicate
         }
     }
 
-    func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
+    package func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
         _ = try await store.keepSession(Self.key(key), value: Self.json(value), expires: Self.expiry(expires), replacing: true, now: Date())
     }
 
-    func get<Object: Codable & Sendable>(key: String, as: Object.Type) async throws -> Object? {
+    package func get<Object: Codable & Sendable>(key: String, as: Object.Type) async throws -> Object? {
         guard let kept = try await store.session(Self.key(key), now: Date()) else { return nil }
         return try? JSONDecoder().decode(Object.self, from: Data(kept.value.utf8))
     }
 
-    func remove(key: String) async throws {
+    package func remove(key: String) async throws {
         try await store.endSession(Self.key(key))
     }
 
     /// Nothing runs: expired sessions are dropped when sessions are written.
-    func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
+    }
+
+    package init(store: any AccountStore) {
+        self.store = store
     }
 }

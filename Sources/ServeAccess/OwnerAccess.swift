@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedState
 import ServiceLifecycle
 import Synchronization
@@ -7,16 +8,16 @@ import Synchronization
 /// and on a server started before its first account, until that account exists. The
 /// watch is a service that looks at the accounts once a second and closes the server
 /// for good when one appears; kept answers, which skip the router, ask it too.
-final class OwnerAccess: Service, Sendable {
-    enum Mode: Sendable {
+package final class OwnerAccess: Service, Sendable {
+    package enum Mode: Sendable {
         case owner, guest, none
         case untilFirstAccount(any AccountStore)
     }
 
-    let mode: Mode
+    package let mode: Mode
     private let open: Atomic<Bool>
 
-    init(_ mode: Mode) {
+    package init(_ mode: Mode) {
         self.mode = mode
         switch mode {
         case .owner, .guest, .untilFirstAccount: open = Atomic(true)
@@ -25,17 +26,17 @@ final class OwnerAccess: Service, Sendable {
     }
 
     /// Whether a request without credentials is answered as the owner (or guest) now.
-    var isOpen: Bool { open.load(ordering: .relaxed) }
+    package var isOpen: Bool { open.load(ordering: .relaxed) }
 
     /// Who a request without credentials is, or nil: it must sign in.
-    var anonymous: SignedIn? {
+    package var anonymous: SignedIn? {
         guard isOpen else { return nil }
         if case .guest = mode { return .guest }
         return .owner
     }
 
     /// Closes the server when the first account appears.
-    func run() async throws {
+    package func run() async throws {
         guard case .untilFirstAccount(let store) = mode else {
             try? await gracefulShutdown()
             return

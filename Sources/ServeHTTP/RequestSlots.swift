@@ -8,17 +8,17 @@ import Hummingbird
 /// and resident memory stays near its baseline after it. A waiting request holds only its
 /// connection (which ``ConnectionLimits`` bounds). Requests are short (the cache and the
 /// shared upstream requests make most of them a render), so waiting is brief.
-actor RequestSlots {
+package actor RequestSlots {
     private let count: Int
     private var busy = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(count: Int) {
+    package init(count: Int) {
         self.count = count
     }
 
     /// Runs `work` in a slot, waiting for one if all are taken.
-    nonisolated func run<T: Sendable>(_ work: () async throws -> T) async rethrows -> T {
+    package nonisolated func run<T: Sendable>(_ work: () async throws -> T) async rethrows -> T {
         await acquire()
         do {
             let result = try await work()

@@ -5,33 +5,50 @@ import Synchronization
 
 /// A response rendered once and kept as bytes: both encodings, their validators, and the
 /// version of every source it was built from.
-struct RenderedResponse: Sendable {
-    var body: ByteBuffer
-    var gzip: ByteBuffer?
-    var etag: String
-    var gzipETag: String
-    var contentType: String
-    var lastModified: Date?
-    var maxAge: Int?
-    var degraded: String?
+package struct RenderedResponse: Sendable {
+    package var body: ByteBuffer
+    package var gzip: ByteBuffer?
+    package var etag: String
+    package var gzipETag: String
+    package var contentType: String
+    package var lastModified: Date?
+    package var maxAge: Int?
+    package var degraded: String?
     /// What a reader is told instead (a 502 problem): kept as briefly as the rest.
-    var status: Int = 200
+    package var status: Int = 200
     /// The sources it was built from and their versions then.
-    var versions: [String: Int]
+    package var versions: [String: Int]
     /// The headers of each encoding, made once.
-    var headers: HTTPFields = [:]
-    var gzipHeaders: HTTPFields = [:]
+    package var headers: HTTPFields = [:]
+    package var gzipHeaders: HTTPFields = [:]
     /// The bytes its buffers hold: their storage's capacity, which NIO rounds up to a
     /// power of two, not their readable bytes.
-    var heldBytes: Int = 0
+    package var heldBytes: Int = 0
     /// A person's page (``PersonalPages``): where its body has the stand-in of a form token.
-    var tokenOffsets: [Int] = []
+    package var tokenOffsets: [Int] = []
+
+    package init(body: ByteBuffer, gzip: ByteBuffer? = nil, etag: String, gzipETag: String, contentType: String, lastModified: Date? = nil, maxAge: Int? = nil, degraded: String? = nil, status: Int = 200, versions: [String: Int], headers: HTTPFields = [:], gzipHeaders: HTTPFields = [:], heldBytes: Int = 0, tokenOffsets: [Int] = []) {
+        self.body = body
+        self.gzip = gzip
+        self.etag = etag
+        self.gzipETag = gzipETag
+        self.contentType = contentType
+        self.lastModified = lastModified
+        self.maxAge = maxAge
+        self.degraded = degraded
+        self.status = status
+        self.versions = versions
+        self.headers = headers
+        self.gzipHeaders = gzipHeaders
+        self.heldBytes = heldBytes
+        self.tokenOffsets = tokenOffsets
+    }
 }
 
 /// The rendered-response cache of `serve`: where rendered responses are kept between
 /// requests. One small seam, like the response cache and the digest store; the process
 /// keeps them in memory (``InMemoryRenderedResponses``).
-protocol RenderedResponseCache: Sendable {
+package protocol RenderedResponseCache: Sendable {
     /// The response for `key` if it is still built from the current version of every
     /// source it read; else renders it with `render`, once however many readers ask at
     /// the same time, and keeps it. A kept response whose sources moved only by another
@@ -57,23 +74,23 @@ protocol RenderedResponseCache: Sendable {
 /// twice per eviction, where sorting every entry by last use under the lock took 100 ms
 /// per new entry at 25,000 of them. Bytes are counted as held: both buffers' capacity
 /// (not their readable bytes), the key, the headers, and a fixed overhead per entry.
-final class InMemoryRenderedResponses: RenderedResponseCache {
+package final class InMemoryRenderedResponses: RenderedResponseCache {
     private struct Entry {
-        var response: RenderedResponse
-        var size: Int
-        var referenced = false
+        package var response: RenderedResponse
+        package var size: Int
+        package var referenced = false
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
-        var rendering: [String: Task<RenderedResponse, Never>] = [:]
-        var bytes = 0
+        package var entries: [String: Entry] = [:]
+        package var rendering: [String: Task<RenderedResponse, Never>] = [:]
+        package var bytes = 0
         /// Keys in the order kept; a key whose entry is gone is skipped (and dropped).
-        var ring: [String] = []
-        var hand = 0
+        package var ring: [String] = []
+        package var hand = 0
 
         /// Evicts until `bytes` is within `limit`.
-        mutating func evict(toFit limit: Int) {
+        package mutating func evict(toFit limit: Int) {
             while bytes > limit, !entries.isEmpty {
                 if hand >= ring.count { compact() }
                 let key = ring[hand]
@@ -94,34 +111,34 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
         }
 
         /// The ring without keys whose entries are gone, the hand back at its start.
-        mutating func compact() {
+        package mutating func compact() {
             ring = ring.filter { entries[$0] != nil }
             hand = 0
         }
     }
 
     private let state = Mutex(State())
-    let limit: Int
+    package let limit: Int
     /// Where responses rendered again beside their readers take their turn, one at a time.
     private let besideReaders = RequestSlots(count: 1)
 
     /// 64 MiB: thousands of feeds of 50 entries.
-    static let defaultLimit = 64 << 20
+    package static let defaultLimit = 64 << 20
     /// What an entry costs beyond its buffers, key and headers: the dictionary slot, the
     /// ring slot, the response's strings and versions.
-    static let entryOverhead = 512
+    package static let entryOverhead = 512
 
-    init(limit: Int = defaultLimit) {
+    package init(limit: Int = defaultLimit) {
         self.limit = limit
     }
 
     /// The bytes `response` holds under `key`.
-    static func footprint(key: String, response: RenderedResponse) -> Int {
+    package static func footprint(key: String, response: RenderedResponse) -> Int {
         let headers = (response.headers + response.gzipHeaders).reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 32 }
         return response.heldBytes + key.utf8.count + headers + entryOverhead
     }
 
-    func kept(_ key: String, versions: SourceVersions) -> RenderedResponse? {
+    package func kept(_ key: String, versions: SourceVersions) -> RenderedResponse? {
         state.withLock { state in
             // A response whose sources moved softly is answered as it was while it is being
             // rendered again: here too, so that its readers meanwhile are answered on the
@@ -135,7 +152,7 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
         }
     }
 
-    func response(for key: String, versions: SourceVersions,
+    package func response(for key: String, versions: SourceVersions,
                   render: @escaping @Sendable () async -> RenderedResponse) async -> (RenderedResponse, hit: Bool) {
         if let kept = kept(key, versions: versions) { return (kept, true) }
         let (task, stale, joined) = state.withLock { state -> (Task<RenderedResponse, Never>, RenderedResponse?, Bool) in
@@ -174,7 +191,7 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
         }
     }
 
-    func invalidate(source: String) {
+    package func invalidate(source: String) {
         state.withLock { state in
             for (key, entry) in state.entries where entry.response.versions[source] != nil {
                 state.entries[key] = nil
@@ -183,47 +200,49 @@ final class InMemoryRenderedResponses: RenderedResponseCache {
         }
     }
 
-    var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
     /// The bytes counted as held now.
-    var bytes: Int { state.withLock { $0.bytes } }
+    package var bytes: Int { state.withLock { $0.bytes } }
 }
 
 /// No cache: each request renders (`serve --no-background-refresh`, where readers' own
 /// requests revalidate what is stale).
-struct RenderEveryTime: RenderedResponseCache {
-    func kept(_ key: String, versions: SourceVersions) -> RenderedResponse? { nil }
+package struct RenderEveryTime: RenderedResponseCache {
+    package func kept(_ key: String, versions: SourceVersions) -> RenderedResponse? { nil }
 
-    func response(for key: String, versions: SourceVersions,
+    package func response(for key: String, versions: SourceVersions,
                   render: @escaping @Sendable () async -> RenderedResponse) async -> (RenderedResponse, hit: Bool) {
         (await render(), false)
     }
 
-    func invalidate(source: String) async {}
+    package func invalidate(source: String) async {}
+
+    package init() {}
 }
 
 /// Each source's data version in this process: bumped when a refresh finds its cards or
 /// its state (live, cache, snapshot, failed) changed, which retires every response built
 /// from the old one; moved softly when another process wrote the store (a purge, cron's
 /// refresh), after which a kept response is still answered while it is rendered again.
-final class SourceVersions: Sendable {
+package final class SourceVersions: Sendable {
     private struct Versions {
-        var current: [String: Int] = [:]
+        package var current: [String: Int] = [:]
         /// The version each source was last bumped to (not moved softly).
-        var bumped: [String: Int] = [:]
+        package var bumped: [String: Int] = [:]
     }
 
     private let versions = Mutex(Versions())
 
-    func version(of source: String) -> Int {
+    package func version(of source: String) -> Int {
         versions.withLock { $0.current[source] ?? 0 }
     }
 
     /// The configuration's own version: every response is built from it too (a page of
     /// every source, the reader's source list, the feed's title), and a reload that
     /// changes anything moves it on. No source id has this form.
-    static let configuration = "~configuration"
+    package static let configuration = "~configuration"
 
-    func snapshot(_ sources: [String]) -> [String: Int] {
+    package func snapshot(_ sources: [String]) -> [String: Int] {
         versions.withLock { versions in
             let all = versions.current
             var built = Dictionary(uniqueKeysWithValues: sources.map { ($0, all[$0] ?? 0) })
@@ -233,7 +252,7 @@ final class SourceVersions: Sendable {
     }
 
     /// Retires every response built from `source`: the next reader waits for a new one.
-    func bump(_ source: String) {
+    package func bump(_ source: String) {
         versions.withLock { versions in
             versions.current[source, default: 0] += 1
             versions.bumped[source] = versions.current[source]
@@ -242,18 +261,20 @@ final class SourceVersions: Sendable {
 
     /// Moves `source` on, as another process's write to the store: a response built from
     /// it is rendered again, and answered meanwhile (``servable(_:)``).
-    func moveSoftly(_ source: String) {
+    package func moveSoftly(_ source: String) {
         versions.withLock { $0.current[source, default: 0] += 1 }
     }
 
     /// Whether every source of `built` is still at that version.
-    func current(_ built: [String: Int]) -> Bool {
+    package func current(_ built: [String: Int]) -> Bool {
         versions.withLock { versions in built.allSatisfy { versions.current[$0.key] ?? 0 == $0.value } }
     }
 
     /// Whether a response built at `built` may still be answered while it is rendered
     /// again: no source of it was bumped since (only moved softly).
-    func servable(_ built: [String: Int]) -> Bool {
+    package func servable(_ built: [String: Int]) -> Bool {
         versions.withLock { versions in built.allSatisfy { versions.bumped[$0.key] ?? 0 <= $0.value } }
     }
+
+    package init() {}
 }

@@ -5,23 +5,25 @@ import Hummingbird
 
 /// An unknown route is answered like every other error: an RFC 9457 problem, not an
 /// empty body.
-struct ProblemForUnknownRoutes<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+package struct ProblemForUnknownRoutes<Context: RequestContext>: RouterMiddleware {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             return Problem.notFound("no such route: \(request.uri.path) (see / for the feeds)").response
         }
     }
+
+    package init() {}
 }
 
 /// One line per request on stderr: `GET /feed.atom?per_page=50 200 12.3 ms`.
-struct AccessLog<Context: RequestContext>: RouterMiddleware {
+package struct AccessLog<Context: RequestContext>: RouterMiddleware {
     /// Nil: no line, the metrics only.
-    let write: (@Sendable (String) -> Void)?
-    let metrics: ServeMetrics
+    package let write: (@Sendable (String) -> Void)?
+    package let metrics: ServeMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -40,12 +42,17 @@ struct AccessLog<Context: RequestContext>: RouterMiddleware {
         metrics.request(route: route ?? "NotFound", status: status, duration: elapsed)
         write?(AccessLine.text(method: request.method, target: "\(request.uri)", status: status, elapsed: elapsed))
     }
+
+    package init(write: (@Sendable (String) -> Void)?, metrics: ServeMetrics) {
+        self.write = write
+        self.metrics = metrics
+    }
 }
 
 /// One access-log line, the same from the router and from the kept-answer handler.
-enum AccessLine {
+package enum AccessLine {
     /// `GET /feed.atom?per_page=50 200 12.3 ms`.
-    static func text(method: HTTPRequest.Method, target: String, status: Int, elapsed: Duration) -> String {
+    package static func text(method: HTTPRequest.Method, target: String, status: Int, elapsed: Duration) -> String {
         // Tenths of a millisecond, formatted by hand (String(format:) was a tenth of a cached answer).
         let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
         return "\(method) \(redacted(target)) \(status) \(tenths / 10).\(tenths % 10) ms"
@@ -56,7 +63,7 @@ enum AccessLine {
     /// is Google Reader's `T`, read case-insensitively after percent-decoding; and any
     /// segment of the path or the query that holds an API token (`agg_…`), in any
     /// spelling. A sign-in never reaches a log.
-    static func redacted(_ target: String) -> String {
+    package static func redacted(_ target: String) -> String {
         // The common case, a path and query with nothing to hide, is returned as it came.
         let lowered = target.lowercased()
         guard lowered.contains("agg") || lowered.contains("%") || lowered.contains("?") else { return target }
@@ -67,7 +74,7 @@ enum AccessLine {
         guard let question else { return out }
         let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = FeedRoutes.formDecoded(parts[0].utf8) ?? String(parts[0])
+            let name = Form.decoded(parts[0].utf8) ?? String(parts[0])
             if holdsToken(parts[0]) { return Redaction.placeholder }
             guard parts.count == 2 else { return String(pair) }
             if name.lowercased() == "t" || Redaction.isSecretParameter(name) || holdsToken(parts[1]) {
@@ -81,7 +88,7 @@ enum AccessLine {
 
     /// Whether `text`, percent-decoded, holds an API token's mark.
     private static func holdsToken(_ text: Substring) -> Bool {
-        let decoded = FeedRoutes.formDecoded(text.utf8) ?? text.removingPercentEncoding ?? String(text)
+        let decoded = Form.decoded(text.utf8) ?? text.removingPercentEncoding ?? String(text)
         return decoded.lowercased().contains("agg_") || text.lowercased().contains("agg_")
     }
 }

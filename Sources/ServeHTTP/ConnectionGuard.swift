@@ -56,25 +56,25 @@ public struct ConnectionLimits: Sendable, Equatable {
 
 /// The connections open now, shared by every connection's ``ConnectionGuard``: those
 /// admitted, and those being refused with an answer.
-final class OpenConnections: Sendable {
+package final class OpenConnections: Sendable {
     private let count = Atomic<Int>(0)
     private let refusing = Atomic<Int>(0)
 
     /// Counts one more connection; false (and not counted) when `limit` are open.
-    func admit(limit: Int) -> Bool {
+    package func admit(limit: Int) -> Bool {
         Self.increment(count, below: limit)
     }
 
-    func release() {
+    package func release() {
         count.subtract(1, ordering: .relaxed)
     }
 
     /// Counts one more refusal being answered; false when `limit` are.
-    func admitRefusal(limit: Int) -> Bool {
+    package func admitRefusal(limit: Int) -> Bool {
         Self.increment(refusing, below: limit)
     }
 
-    func releaseRefusal() {
+    package func releaseRefusal() {
         refusing.subtract(1, ordering: .relaxed)
     }
 
@@ -87,6 +87,8 @@ final class OpenConnections: Sendable {
         }
         return false
     }
+
+    package init() {}
 }
 
 /// One connection's guard, between the HTTP codec and the router: it refuses a
@@ -95,11 +97,11 @@ final class OpenConnections: Sendable {
 /// and closes one whose request body does not arrive in time. Time is counted from the
 /// opening, the last response or the head, not from the last byte, so a client trickling
 /// one byte at a time is closed like a silent one.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let limits: ConnectionLimits
     private let open: OpenConnections
@@ -124,12 +126,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The one timer that enforces ``deadline``, and when it fires.
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
-    init(limits: ConnectionLimits, open: OpenConnections) {
+    package init(limits: ConnectionLimits, open: OpenConnections) {
         self.limits = limits
         self.open = open
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         guard open.admit(limit: limits.maxConnections) else {
             // Answered while few are; past that, closed at once: a flood of refusals
             // must not hold the descriptors the server needs.
@@ -147,7 +149,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         timer?.task.cancel()
         timer = nil
         if admitted {
@@ -161,7 +163,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A refused connection's request is read and dropped, never answered.
         guard !refused else { return }
         switch unwrapInboundIn(data) {
@@ -193,7 +195,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head: responseStarted = true
         case .end where admitted:

@@ -9,18 +9,18 @@ import NIOCore
 
 /// A 200 answer with its validators: answered with 304 when the reader already has it,
 /// gzip-compressed when the reader accepts it.
-struct HTTPAnswer {
-    var body: [UInt8]
-    var contentType: String
-    var lastModified: Date?
-    var maxAge: Int?
+package struct HTTPAnswer {
+    package var body: [UInt8]
+    package var contentType: String
+    package var lastModified: Date?
+    package var maxAge: Int?
 
-    func response(to request: Request) -> Response {
+    package func response(to request: Request) -> Response {
         RenderedResponse(body: body, contentType: contentType, lastModified: lastModified, maxAge: maxAge, degraded: nil, versions: [:])
             .answer(to: request)
     }
 
-    static func acceptsGzip(_ headers: HTTPFields) -> Bool {
+    package static func acceptsGzip(_ headers: HTTPFields) -> Bool {
         guard let accepted = headers[.acceptEncoding] else { return false }
         // Nearly every reader sends `gzip` without weights: answered without splitting.
         guard contains(accepted, "gzip") else { return false }
@@ -43,11 +43,18 @@ struct HTTPAnswer {
             return false
         }
     }
+
+    package init(body: [UInt8], contentType: String, lastModified: Date? = nil, maxAge: Int? = nil) {
+        self.body = body
+        self.contentType = contentType
+        self.lastModified = lastModified
+        self.maxAge = maxAge
+    }
 }
 
 extension RenderedResponse {
     /// A 200 response of `body`: hashed and compressed once, here.
-    init(body: [UInt8], contentType: String, lastModified: Date?, maxAge: Int?, degraded: String?, versions: [String: Int]) {
+    package init(body: [UInt8], contentType: String, lastModified: Date?, maxAge: Int?, degraded: String?, versions: [String: Int]) {
         // Strong validators of the exact bytes (FNV-1a 64 of the body): the gzip
         // representation is other bytes, so it has a tag of its own (RFC 9110 §8.8.3).
         let hash = String(FNV1a.hash(body), radix: 16)
@@ -79,7 +86,7 @@ extension RenderedResponse {
 
     /// The response with `pending` sources named in `X-Aggregate-Degraded` (`ID=pending`),
     /// built from their `versions` too: their first refresh retires it.
-    func withPending(_ pending: [String], versions: [String: Int]) -> RenderedResponse {
+    package func withPending(_ pending: [String], versions: [String: Int]) -> RenderedResponse {
         var response = self
         let said = ([degraded].compactMap { $0 } + pending.sorted().map { "\($0)=pending" }).joined(separator: ", ")
         response.degraded = said
@@ -92,14 +99,14 @@ extension RenderedResponse {
     }
 
     /// A problem, not kept (see ``InMemoryRenderedResponses``).
-    init(problem: Problem, versions: [String: Int]) {
+    package init(problem: Problem, versions: [String: Int]) {
         self.init(body: ByteBuffer(bytes: problem.encoded), gzip: nil, etag: "", gzipETag: "",
                   contentType: "application/problem+json", lastModified: nil, maxAge: nil, degraded: nil,
                   status: problem.status, versions: versions)
     }
 
     /// The answer to a reader who sent `request`.
-    func answer(to request: Request) -> Response {
+    package func answer(to request: Request) -> Response {
         let answer = answer(to: request.headers)
         return Response(status: answer.status, headers: answer.headers, body: ResponseBody(byteBuffer: answer.body))
     }
@@ -107,7 +114,7 @@ extension RenderedResponse {
     /// The status, headers and body for a reader who sent `requestHeaders`: 304 when it
     /// holds this representation, gzip when it accepts it. (Also the kept-answer handler's,
     /// which answers on the event loop.)
-    func answer(to requestHeaders: HTTPFields) -> (status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+    package func answer(to requestHeaders: HTTPFields) -> (status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
         guard status == 200 else {
             var headers: HTTPFields = [.contentType: contentType]
             SecurityHeaders.add(to: &headers, contentType: contentType)
@@ -136,4 +143,9 @@ extension RenderedResponse {
         }
         return false
     }
+}
+
+extension HTTPField.Name {
+    /// Names the sources a response was not served live: `ltk=cache, users=failed`.
+    package static let aggregateDegraded = HTTPField.Name("X-Aggregate-Degraded")!
 }

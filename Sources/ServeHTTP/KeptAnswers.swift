@@ -7,17 +7,28 @@ import NIOHTTPTypes
 
 /// What every connection's ``KeptAnswerHandler`` shares: the kept responses and where to
 /// count and log what it answers.
-struct KeptAnswers: Sendable {
-    let responses: any RenderedResponseCache
-    let versions: SourceVersions
-    let metrics: ServeMetrics
+package struct KeptAnswers: Sendable {
+    package let responses: any RenderedResponseCache
+    package let versions: SourceVersions
+    package let metrics: ServeMetrics
     /// Nil: no access-log lines (`--no-access-log`), the metrics only.
-    let accessLog: (@Sendable (String) -> Void)?
+    package let accessLog: (@Sendable (String) -> Void)?
     /// The routes whose answers are kept responses: the feeds and the reader.
-    let paths: Set<String>
-    let serverName: String
-    /// Kept answers are given while a request needs no one (no account exists yet).
-    let owner: OwnerAccess
+    package let paths: Set<String>
+    package let serverName: String
+    /// Whether a request needs no one now (no account exists yet): only then are kept
+    /// answers given.
+    package let answersAnyone: @Sendable () -> Bool
+
+    package init(responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, accessLog: (@Sendable (String) -> Void)?, paths: Set<String>, serverName: String, answersAnyone: @escaping @Sendable () -> Bool) {
+        self.responses = responses
+        self.versions = versions
+        self.metrics = metrics
+        self.accessLog = accessLog
+        self.paths = paths
+        self.serverName = serverName
+        self.answersAnyone = answersAnyone
+    }
 }
 
 /// Answers a request whose rendered response is kept — the warm feed every reader polls —
@@ -28,11 +39,11 @@ struct KeptAnswers: Sendable {
 /// connection is still being answered) goes on to Hummingbird unchanged, so answers
 /// leave in the order requests came. With the lazy connection timer it took the warm gzip
 /// feed under `wrk -t2 -c32` from 28–31k to 46–58k requests a second (docs/performance.md).
-final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let kept: KeptAnswers
     /// Requests passed on to Hummingbird whose response has not ended yet.
@@ -42,11 +53,11 @@ final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The `Date` header of the current second.
     private var date: (second: Int, text: String) = (-1, "")
 
-    init(kept: KeptAnswers) {
+    package init(kept: KeptAnswers) {
         self.kept = kept
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         switch part {
         case .head(let head):
@@ -64,20 +75,20 @@ final class KeptAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), passedOn > 0 { passedOn -= 1 }
         context.write(data, promise: promise)
     }
 
     /// Writes the kept answer to `head`, if there is one.
     private func answer(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
-        guard kept.owner.isOpen, head.method == .get || head.method == .head, head.headerFields[.connection] == nil,
+        guard kept.answersAnyone(), head.method == .get || head.method == .head, head.headerFields[.connection] == nil,
               let target = head.path else { return false }
         // Timed from here: a request this handler passes on is timed by the access log's middleware.
         let start = ContinuousClock.now
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         guard kept.paths.contains(path),
-              let response = kept.responses.kept(FeedRoutes.cacheKey(authority: head.authority, target: target), versions: kept.versions)
+              let response = kept.responses.kept(ResponseKey.of(authority: head.authority, target: target), versions: kept.versions)
         else { return false }
         let answer = response.answer(to: head.headerFields)
         var headers = answer.headers

@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedSupport
 import HTTPTypes
 import Hummingbird
@@ -11,19 +12,19 @@ import Hummingbird
 /// the one the proxy saw. From any other peer, forwarding headers are not believed, and a
 /// request that carries them is never this machine, even from loopback: a proxy on this
 /// machine that nobody declared would otherwise make every client "local".
-struct ClientAddress: Sendable, Equatable {
+package struct ClientAddress: Sendable, Equatable {
     /// The address as text (`203.0.113.7`, `::1`), or `in-process` for a request made
     /// without a connection (tests).
-    var address: String
+    package var address: String
     /// This machine: loopback, with no forwarding in between that was not vouched for.
-    var isLocal: Bool
+    package var isLocal: Bool
     /// The peer is a trusted proxy (its `--auth-proxy-header` is believed).
-    var viaTrustedProxy: Bool
+    package var viaTrustedProxy: Bool
 
-    static let inProcess = ClientAddress(address: "in-process", isLocal: true, viaTrustedProxy: false)
+    package static let inProcess = ClientAddress(address: "in-process", isLocal: true, viaTrustedProxy: false)
 
     /// The client of a request from `peer` (nil: no connection) carrying `headers`.
-    init(peer: String?, headers: HTTPFields, trustedProxies: [IPRange]) {
+    package init(peer: String?, headers: HTTPFields, trustedProxies: [IPRange]) {
         let chain = Self.forwardedChain(headers)
         guard let peer else {
             self.init(address: "in-process", isLocal: chain == nil, viaTrustedProxy: false)
@@ -44,7 +45,7 @@ struct ClientAddress: Sendable, Equatable {
         self.init(address: client, isLocal: IPRange.isLoopback(client), viaTrustedProxy: true)
     }
 
-    init(address: String, isLocal: Bool, viaTrustedProxy: Bool) {
+    package init(address: String, isLocal: Bool, viaTrustedProxy: Bool) {
         self.address = address
         self.isLocal = isLocal
         self.viaTrustedProxy = viaTrustedProxy
@@ -53,7 +54,7 @@ struct ClientAddress: Sendable, Equatable {
     /// The forwarding chain a request claims, oldest first; nil when it carries no
     /// forwarding header. An element that is not an address (`unknown`, an obfuscated
     /// `_name`) is nil: the walk stops there.
-    static func forwardedChain(_ headers: HTTPFields) -> [String?]? {
+    package static func forwardedChain(_ headers: HTTPFields) -> [String?]? {
         let forwarded = headers[values: .forwarded]
         if !forwarded.isEmpty {
             return forwarded.flatMap { $0.split(separator: ",") }.map { element in
@@ -68,7 +69,7 @@ struct ClientAddress: Sendable, Equatable {
     }
 
     /// `192.0.2.7`, `"[2001:db8::1]:4711"`, `192.0.2.7:80` as a bare address, or nil.
-    static func address(_ text: String) -> String? {
+    package static func address(_ text: String) -> String? {
         var value = text.trimmingCharacters(in: .whitespaces)
         if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
         if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
@@ -81,7 +82,7 @@ struct ClientAddress: Sendable, Equatable {
 
     /// Why `block` is too wide to trust as a proxy, or nil: wider than /8 of IPv4 or /32 of
     /// IPv6 would let most of the internet claim any address.
-    static func problem(trusting block: IPRange) -> String? {
+    package static func problem(trusting block: IPRange) -> String? {
         let narrowest = block.isIPv6 ? 32 : 8
         guard block.prefix < narrowest else { return nil }
         return "--trusted-proxy \(block) is wider than /\(narrowest): every client in it could claim to be any address, " +
@@ -90,19 +91,23 @@ struct ClientAddress: Sendable, Equatable {
 }
 
 /// Sets each request's ``ServeRequestContext/client`` before anything reads it.
-struct ClientAddressMiddleware: RouterMiddleware {
-    typealias Context = ServeRequestContext
-    let trustedProxies: [IPRange]
+package struct ClientAddressMiddleware: RouterMiddleware {
+    package typealias Context = ServeRequestContext
+    package let trustedProxies: [IPRange]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.client = ClientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers, trustedProxies: trustedProxies)
         return try await next(request, context)
     }
+
+    package init(trustedProxies: [IPRange]) {
+        self.trustedProxies = trustedProxies
+    }
 }
 
 extension HTTPField.Name {
-    static let forwarded = HTTPField.Name("Forwarded")!
-    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
-    static let xRealIP = HTTPField.Name("X-Real-IP")!
+    package static let forwarded = HTTPField.Name("Forwarded")!
+    package static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    package static let xRealIP = HTTPField.Name("X-Real-IP")!
 }

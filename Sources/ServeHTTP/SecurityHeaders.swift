@@ -6,13 +6,13 @@ import HTTPTypes
 /// the renderer still cannot run any. Images (and a podcast's audio) come from the
 /// upstreams' hosts (`http:`/`https:` only), styles from `/reader.css` only, forms go back
 /// to `serve` only, and no other site may frame a page (clickjacking).
-enum SecurityHeaders {
-    static let contentSecurityPolicy =
+package enum SecurityHeaders {
+    package static let contentSecurityPolicy =
         "default-src 'none'; img-src 'self' https: http:; media-src https: http:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     /// Added to `fields` for a response of `contentType`: `nosniff` on everything (a
     /// feed is never read as a page), the policy on pages and SVG (which can hold script).
-    static func add(to fields: inout HTTPFields, contentType: String) {
+    package static func add(to fields: inout HTTPFields, contentType: String) {
         fields[.xContentTypeOptions] = "nosniff"
         if contentType.hasPrefix("text/html") || contentType.hasPrefix("image/svg+xml") {
             fields[.contentSecurityPolicy] = contentSecurityPolicy
@@ -23,6 +23,6 @@ enum SecurityHeaders {
 }
 
 extension HTTPField.Name {
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    package static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    package static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
 }

@@ -1,3 +1,4 @@
+import ServeHTTP
 import Crypto
 import FeedState
 import Foundation
@@ -8,7 +9,7 @@ import NIOPosix
 import Synchronization
 
 /// How a request signed in: cookie-backed ones change state only with the form's token.
-enum Credential: Sendable {
+package enum Credential: Sendable {
     /// Nobody signed in, on a server without accounts: this machine's owner (or, with
     /// `--no-auth`, a guest who only reads).
     case owner, guest
@@ -24,12 +25,12 @@ enum Credential: Sendable {
 
 /// Who a request signed in as, and what they may do (hummingbird-auth's identity, with
 /// the roles its `RolePolicy` checks).
-struct SignedIn: PasswordAuthenticatable, RoleProviding {
+package struct SignedIn: PasswordAuthenticatable, RoleProviding {
     /// Nil for the owner or a guest of a server without accounts.
-    let account: Account?
-    let credential: Credential
+    package let account: Account?
+    package let credential: Credential
 
-    init(account: Account, credential: Credential) {
+    package init(account: Account, credential: Credential) {
         self.account = account
         self.credential = credential
     }
@@ -40,14 +41,14 @@ struct SignedIn: PasswordAuthenticatable, RoleProviding {
     }
 
     /// Everyone, on a server without accounts on this machine.
-    static let owner = SignedIn(credential: .owner)
+    package static let owner = SignedIn(credential: .owner)
     /// Anyone, on a `--no-auth` server: reads only.
-    static let guest = SignedIn(credential: .guest)
+    package static let guest = SignedIn(credential: .guest)
 
-    var passwordHash: String? { account?.passwordHash }
+    package var passwordHash: String? { account?.passwordHash }
 
     /// An admin reads too.
-    var roles: Set<AccountRole> {
+    package var roles: Set<AccountRole> {
         switch (account?.role, credential) {
         case (.admin?, _), (nil, .owner): [.admin, .reader]
         default: [.reader]
@@ -55,19 +56,24 @@ struct SignedIn: PasswordAuthenticatable, RoleProviding {
     }
 
     /// Whose marks: the account's, else the default person's.
-    var person: Int { account?.id ?? StoreUser.default }
+    package var person: Int { account?.id ?? StoreUser.default }
 }
 
 /// The accounts by name for hummingbird-auth's Basic authenticator. A name no account has
 /// gets a stand-in whose hash is of a random password: it is checked all the same, so a
 /// wrong user name costs what a wrong password costs, and never succeeds.
-struct AccountPasswords: UserPasswordRepository {
-    let store: any AccountStore
-    let standInHash: String
+package struct AccountPasswords: UserPasswordRepository {
+    package let store: any AccountStore
+    package let standInHash: String
 
-    func getUser(named username: String, context: UserRepositoryContext) async throws -> SignedIn? {
+    package func getUser(named username: String, context: UserRepositoryContext) async throws -> SignedIn? {
         if let account = try await store.account(named: username) { return SignedIn(account: account, credential: .basic) }
         return SignedIn(account: Account(id: -1, name: username, passwordHash: standInHash, created: .distantPast), credential: .basic)
+    }
+
+    package init(store: any AccountStore, standInHash: String) {
+        self.store = store
+        self.standInHash = standInHash
     }
 }
 
@@ -85,14 +91,14 @@ public enum Passwords {
 /// token. Every password check goes through ``SignInLimits``; a right Basic credential
 /// is remembered for a few minutes (``RememberedCredentials``), so a feed reader polling
 /// with Basic costs one bcrypt check, not one a request.
-struct SignIn: Sendable {
-    let access: AccountAccess
-    let limits = SignInLimits()
-    let remembered = RememberedCredentials()
-    let passwords: AccountPasswords
-    let verifier = BcryptPasswordVerifier()
+package struct SignIn: Sendable {
+    package let access: AccountAccess
+    package let limits = SignInLimits()
+    package let remembered = RememberedCredentials()
+    package let passwords: AccountPasswords
+    package let verifier = BcryptPasswordVerifier()
 
-    enum Refusal: Error {
+    package enum Refusal: Error {
         case wrong
         /// Too many failures for this person from this address, or from this address.
         case throttled(retryAfter: Int)
@@ -102,14 +108,14 @@ struct SignIn: Sendable {
     }
 
     /// Hashes the stand-in password once, when `serve` starts (the cost of one sign-in).
-    init(access: AccountAccess) {
+    package init(access: AccountAccess) {
         self.access = access
         let random = AccountToken.make(user: 0, label: "", at: Date()).text
         passwords = AccountPasswords(store: access.store, standInHash: Bcrypt.hash(random, cost: Passwords.cost))
     }
 
     /// The account of `name` and `password`, as every sign-in checks it, from `address`.
-    func check(name: String, password: String, address: String) async -> Result<Account, Refusal> {
+    package func check(name: String, password: String, address: String) async -> Result<Account, Refusal> {
         if let remembered = await rememberedAccount(name: name, password: password) { return .success(remembered) }
         let slowdown = await limits.slowdown(person: name)
         if slowdown > .zero { try? await Task.sleep(for: slowdown) }
@@ -145,7 +151,7 @@ struct SignIn: Sendable {
     }
 
     /// The account of an API token's text (`agg_…`), or nil.
-    func account(token text: String) async -> Account? {
+    package func account(token text: String) async -> Account? {
         guard let (id, secret) = AccountToken.parse(text),
               let found = try? await access.store.token(id: id),
               AccountToken.secret(secret, matches: found.secretHash) else { return nil }
@@ -156,9 +162,9 @@ struct SignIn: Sendable {
 /// Right name-and-password pairs of the last few minutes, by a keyed hash of the pair
 /// (HMAC-SHA-256 under a key that never leaves the process): a memory dump shows no
 /// password, and a pair is remembered only while its account's password is unchanged.
-final class RememberedCredentials: Sendable {
-    static let lifetime: TimeInterval = 5 * 60
-    static let most = 10_000
+package final class RememberedCredentials: Sendable {
+    package static let lifetime: TimeInterval = 5 * 60
+    package static let most = 10_000
     private let key = SymmetricKey(size: .bits256)
     private let entries = Mutex<[Data: (account: Int, passwordVersion: Int, expires: Date)]>([:])
 
@@ -166,7 +172,7 @@ final class RememberedCredentials: Sendable {
         Data(HMAC<SHA256>.authenticationCode(for: Data((name + "\u{0}" + password).utf8), using: key))
     }
 
-    func account(name: String, password: String, now: Date = Date()) -> (id: Int, passwordVersion: Int)? {
+    package func account(name: String, password: String, now: Date = Date()) -> (id: Int, passwordVersion: Int)? {
         let digest = digest(name, password)
         return entries.withLock { entries in
             guard let entry = entries[digest], entry.expires > now else { return nil }
@@ -174,7 +180,7 @@ final class RememberedCredentials: Sendable {
         }
     }
 
-    func remember(name: String, password: String, account: Account, now: Date = Date()) {
+    package func remember(name: String, password: String, account: Account, now: Date = Date()) {
         let digest = digest(name, password)
         entries.withLock { entries in
             if entries.count >= Self.most { entries = entries.filter { $0.value.expires > now } }
@@ -182,4 +188,6 @@ final class RememberedCredentials: Sendable {
             entries[digest] = (account.id, account.passwordVersion, now.addingTimeInterval(Self.lifetime))
         }
     }
+
+    package init() {}
 }

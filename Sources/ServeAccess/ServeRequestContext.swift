@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedState
 import Hummingbird
 import HummingbirdAuth
@@ -6,20 +7,20 @@ import NIOCore
 /// The context of every request `serve` answers: Hummingbird's core, the connection's
 /// peer and the client behind it (``ClientAddressMiddleware``), and who signed in
 /// (hummingbird-auth's identity and session).
-struct ServeRequestContext: RequestContext, RemoteAddressRequestContext, AuthRequestContext, SessionRequestContext {
-    var coreContext: CoreRequestContextStorage
+package struct ServeRequestContext: RequestContext, RemoteAddressRequestContext, AuthRequestContext, SessionRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The connection's other end (a proxy, when there is one).
-    let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// The client: the peer, or whom a trusted proxy forwarded for.
-    var client: ClientAddress
+    package var client: ClientAddress
     /// Who the request signed in as (a session, a token, Basic, a trusted proxy, or this
     /// machine's owner on a server without accounts).
-    var identity: SignedIn?
+    package var identity: SignedIn?
     /// Whether the client may see `/metrics` and the detailed `/healthz` (``OperationsAccess``).
-    var seesOperations = false
-    let sessions: SessionContext<LoginSession>
+    package var seesOperations = false
+    package let sessions: SessionContext<LoginSession>
 
-    init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         client = ClientAddress(address: remoteAddress?.ipAddress ?? "in-process", isLocal: false, viaTrustedProxy: false)
@@ -28,21 +29,26 @@ struct ServeRequestContext: RequestContext, RemoteAddressRequestContext, AuthReq
     }
 
     /// The client's IP address as text (`127.0.0.1`, `::1`), without its port.
-    var clientAddress: String { client.address }
+    package var clientAddress: String { client.address }
 
     /// Whether the client is this machine (``ClientAddress/isLocal``).
-    var isLocal: Bool { client.isLocal }
+    package var isLocal: Bool { client.isLocal }
 
     /// Whose marks the request reads and writes: the account's, else the default person's
     /// (a `serve` without accounts).
-    var person: Int {
+    package var person: Int {
         identity?.person ?? StoreUser.default
     }
 }
 
 /// What a signed-in browser's session keeps: the account, and the password version it
 /// signed in under (a new password ends the session).
-struct LoginSession: Codable, Sendable {
-    var user: Int
-    var passwordVersion: Int
+package struct LoginSession: Codable, Sendable {
+    package var user: Int
+    package var passwordVersion: Int
+
+    package init(user: Int, passwordVersion: Int) {
+        self.user = user
+        self.passwordVersion = passwordVersion
+    }
 }

@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedState
 import Foundation
 import HTTPTypes
@@ -13,17 +14,17 @@ import HummingbirdBcrypt
 /// server without accounts (``OwnerAccess``). It never refuses a request for carrying no
 /// credentials (the group's `IsAuthenticatedMiddleware` does); a credential that is
 /// wrong is answered at once, so a client learns its token or password is wrong.
-struct Authenticate: RouterMiddleware {
-    typealias Context = ServeRequestContext
+package struct Authenticate: RouterMiddleware {
+    package typealias Context = ServeRequestContext
     /// Nil without accounts.
-    let signIn: SignIn?
-    let owner: OwnerAccess
-    let basic: BasicAuthenticator<ServeRequestContext, AccountPasswords, BcryptPasswordVerifier>?
-    let proxyHeader: HTTPField.Name?
+    package let signIn: SignIn?
+    package let owner: OwnerAccess
+    package let basic: BasicAuthenticator<ServeRequestContext, AccountPasswords, BcryptPasswordVerifier>?
+    package let proxyHeader: HTTPField.Name?
     /// `--metrics-token`, on the operations' routes: a scraper's token, not an account's.
-    let metricsToken: String?
+    package let metricsToken: String?
 
-    init(signIn: SignIn?, owner: OwnerAccess, metricsToken: String? = nil) {
+    package init(signIn: SignIn?, owner: OwnerAccess, metricsToken: String? = nil) {
         self.signIn = signIn
         self.owner = owner
         self.metricsToken = metricsToken
@@ -31,7 +32,7 @@ struct Authenticate: RouterMiddleware {
         proxyHeader = signIn?.access.proxyHeader.flatMap { HTTPField.Name($0) }
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if context.identity == nil, let signIn {
             if let token = Self.token(of: request), !(metricsToken.map { ConstantTime.equal(token, $0) } ?? false) {
@@ -60,7 +61,7 @@ struct Authenticate: RouterMiddleware {
     }
 
     /// A token the request carries: `Authorization: Bearer T`, `Authorization: GoogleLogin auth=T`, or `?token=T`.
-    static func token(of request: Request) -> String? {
+    package static func token(of request: Request) -> String? {
         if let bearer = request.headers.bearer { return bearer.token }
         if let authorization = request.headers[.authorization], authorization.hasPrefix("GoogleLogin auth=") {
             return String(authorization.dropFirst("GoogleLogin auth=".count))
@@ -72,21 +73,23 @@ struct Authenticate: RouterMiddleware {
 /// Turns hummingbird-auth's bare 401 (no identity, from `IsAuthenticatedMiddleware` or a
 /// policy) into how this server asks: a browser is sent to the sign-in form, anything
 /// else is told how, with a Basic challenge. Outermost in every group that needs someone.
-struct SignInChallenge<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+package struct SignInChallenge<Context: RequestContext>: RouterMiddleware {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .unauthorized {
             return SignInAnswer.unauthorized(request, "sign in first: a session (/login), HTTP Basic, or a token (Authorization: Bearer, ?token=)")
         }
     }
+
+    package init() {}
 }
 
 /// The answers of a sign-in that did not succeed.
-enum SignInAnswer {
+package enum SignInAnswer {
     /// A page asks a browser to sign in; anything else is told how, with a Basic challenge.
-    static func unauthorized(_ request: Request, _ detail: String) -> Response {
-        if request.method == .get, FeedRoutes.wantsHTML(request), request.headers[.authorization] == nil {
+    package static func unauthorized(_ request: Request, _ detail: String) -> Response {
+        if request.method == .get, Form.wantsHTML(request), request.headers[.authorization] == nil {
             let next = request.uri.description
             return Response(status: .seeOther, headers: [.location: "/login?next=" + LoginPage.queryEscaped(next), .cacheControl: "no-store"])
         }
@@ -95,14 +98,14 @@ enum SignInAnswer {
         return response
     }
 
-    static func tooManyAttempts(_ seconds: Int) -> Response {
+    package static func tooManyAttempts(_ seconds: Int) -> Response {
         var response = Problem(title: "Too Many Requests", status: 429,
                                detail: "too many failed sign-ins for this user from this address: try again in \(seconds) s").response
         response.headers[.retryAfter] = String(seconds)
         return response
     }
 
-    static func busy() -> Response {
+    package static func busy() -> Response {
         var response = Problem(title: "Too Many Requests", status: 429, detail: "too many sign-ins at once: try again in a second").response
         response.headers[.retryAfter] = "1"
         return response
@@ -110,55 +113,67 @@ enum SignInAnswer {
 }
 
 /// What a signed-in person is refused when their role does not allow a route.
-struct RoleRefusal: HTTPResponseError {
-    let detail: String
-    var status: HTTPResponse.Status { .forbidden }
+package struct RoleRefusal: HTTPResponseError {
+    package let detail: String
+    package var status: HTTPResponse.Status { .forbidden }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         Problem(title: "Forbidden", status: 403, detail: detail).response
     }
 
-    static let admin = RoleRefusal(detail: "only an admin may do this (`aggregate user role NAME admin` makes one)")
-    static let writes = RoleRefusal(detail: "this server runs with --no-auth and is read-only: nothing here changes state (add a user to sign in and read)")
+    package static let admin = RoleRefusal(detail: "only an admin may do this (`aggregate user role NAME admin` makes one)")
+    package static let writes = RoleRefusal(detail: "this server runs with --no-auth and is read-only: nothing here changes state (add a user to sign in and read)")
+
+    package init(detail: String) {
+        self.detail = detail
+    }
 }
 
 /// `/metrics` and the detailed `/healthz` are the operator's: this machine, an admin, or
 /// a client with the `--metrics-token`. The operations group's middleware decides it once
 /// and says so in the context; `/metrics` is refused otherwise, `/healthz` answers its
 /// summary.
-struct OperationsAccess: RouterMiddleware {
-    typealias Context = ServeRequestContext
-    let metricsToken: String?
+package struct OperationsAccess: RouterMiddleware {
+    package typealias Context = ServeRequestContext
+    package let metricsToken: String?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.seesOperations = context.isLocal || context.identity?.roles.contains(.admin) == true
             || (metricsToken.map { ConstantTime.equal(Authenticate.token(of: request) ?? "", $0) } ?? false)
         return try await next(request, context)
     }
+
+    package init(metricsToken: String?) {
+        self.metricsToken = metricsToken
+    }
 }
 
 /// Refuses a route of the operations group to whoever ``OperationsAccess`` did not admit.
-struct RequireOperations: RouterMiddleware {
-    typealias Context = ServeRequestContext
+package struct RequireOperations: RouterMiddleware {
+    package typealias Context = ServeRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard context.seesOperations else {
             return Problem(title: "Forbidden", status: 403,
                            detail: "\(request.uri.path) answers this machine, an admin, or a client with the --metrics-token (Authorization: Bearer)").response
         }
         return try await next(request, context)
     }
+
+    package init() {}
 }
 
 /// `--no-auth`: read-only. Anything but GET and HEAD is refused before a route sees it.
-struct ReadOnlyGate: RouterMiddleware {
-    typealias Context = ServeRequestContext
+package struct ReadOnlyGate: RouterMiddleware {
+    package typealias Context = ServeRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .get || request.method == .head else {
             return Problem(title: "Forbidden", status: 403, detail: RoleRefusal.writes.detail).response
         }
         return try await next(request, context)
     }
+
+    package init() {}
 }

@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedState
 import Foundation
 import HTMLTemplates
@@ -9,13 +10,13 @@ import NIOCore
 /// `GET /login`, `POST /login` and `POST /logout`: a browser signs in with a form and
 /// keeps a session (hummingbird-auth's, in a cookie that is `HttpOnly`, `SameSite=Lax`, and
 /// `Secure` behind https). A wrong name and a wrong password get the same answer.
-enum LoginPage {
-    static let template = try? HTMLTemplate.parse(String(decoding: PackageResources.login_html_mustache, as: UTF8.self))
+package enum LoginPage {
+    package static let template = try? HTMLTemplate.parse(String(decoding: PackageResources.login_html_mustache, as: UTF8.self))
 
     /// How long a session lasts without signing in again.
-    static let sessionLength: Duration = .seconds(30 * 24 * 3600)
+    package static let sessionLength: Duration = .seconds(30 * 24 * 3600)
 
-    static func register(on router: RouterGroup<ServeRequestContext>, signIn: SignIn) {
+    package static func register(on router: RouterGroup<ServeRequestContext>, signIn: SignIn) {
         router.get("/login") { request, _ in
             page(next: safeTarget(request.uri.queryParameters.get("next")), status: .ok)
         }
@@ -24,7 +25,7 @@ enum LoginPage {
             guard let buffer = try? await request.body.collect(upTo: 64 << 10) else {
                 return Problem(title: "Content Too Large", status: 413, detail: "a sign-in form is at most 64 KiB").response
             }
-            let form = Parameters(pairs: FeedRoutes.formPairs(String(buffer: buffer)))
+            let form = FormFields(pairs: Form.pairs(String(buffer: buffer)))
             let name = form.get("name") ?? "", next = safeTarget(form.get("next"))
             switch await signIn.check(name: name, password: form.get("password") ?? "", address: context.clientAddress) {
             case .success(let account):
@@ -51,7 +52,7 @@ enum LoginPage {
         }
     }
 
-    static func page(next: String, name: String = "", error: String? = nil, status: HTTPResponse.Status) -> Response {
+    package static func page(next: String, name: String = "", error: String? = nil, status: HTTPResponse.Status) -> Response {
         var context: [String: Any] = ["next": next, "name": name]
         if let error { context["error"] = error }
         let html = template?.render(context) ?? "Sign in"
@@ -61,12 +62,12 @@ enum LoginPage {
     }
 
     /// Where to go after signing in: a path of this server only, never another site.
-    static func safeTarget(_ target: String?) -> String {
+    package static func safeTarget(_ target: String?) -> String {
         guard let target = SameServerPath.safe(target), !target.hasPrefix("/login") else { return "/" }
         return target
     }
 
-    static func queryEscaped(_ text: String) -> String {
+    package static func queryEscaped(_ text: String) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "/"

@@ -1,3 +1,4 @@
+import ServeHTTP
 import FeedState
 import Foundation
 
@@ -12,7 +13,7 @@ public enum AccessPolicy: Sendable {
     case accounts(AccountAccess)
 
     /// Whether requests may change state (marks, sign-in).
-    var writes: Bool {
+    package var writes: Bool {
         if case .readOnly = self { return false }
         return true
     }

@@ -5,19 +5,19 @@ import Synchronization
 /// The access log's lines, written together every 100 ms (or at 32 KiB) instead of one
 /// write per request: at tens of thousands of requests a second the writes were a tenth
 /// of the server's time. Flushed when the server stops.
-final class LineBuffer: Service, Sendable {
+package final class LineBuffer: Service, Sendable {
     private let pending = Mutex<[String]>([])
     private let size = Mutex(0)
     private let write: @Sendable (String) -> Void
 
-    static let interval = Duration.milliseconds(100)
-    static let limit = 32 * 1024
+    package static let interval = Duration.milliseconds(100)
+    package static let limit = 32 * 1024
 
-    init(write: @escaping @Sendable (String) -> Void) {
+    package init(write: @escaping @Sendable (String) -> Void) {
         self.write = write
     }
 
-    func append(_ line: String) {
+    package func append(_ line: String) {
         let full = pending.withLock { lines in
             lines.append(line)
             return size.withLock { size in
@@ -28,7 +28,7 @@ final class LineBuffer: Service, Sendable {
         if full { flush() }
     }
 
-    func flush() {
+    package func flush() {
         let lines = pending.withLock { lines in
             defer { lines = [] }
             size.withLock { $0 = 0 }
@@ -37,7 +37,7 @@ final class LineBuffer: Service, Sendable {
         if !lines.isEmpty { write(lines.joined(separator: "\n")) }
     }
 
-    func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.interval)
             flush()

@@ -1,3 +1,4 @@
+import ServeHTTP
 import Foundation
 
 /// What sign-in attempts may cost, for people and for the cores:
@@ -19,26 +20,26 @@ import Foundation
 /// cannot all pass the count together; a right password gives its slot back.
 public actor SignInLimits {
     public static let perPersonAndAddress = 10
-    static let perAddress = 100
-    static let perPersonBeforeSlowing = 30
-    static let slowdown: Duration = .seconds(2)
-    static let concurrentChecks = 2
-    static let window: TimeInterval = 15 * 60
+    package static let perAddress = 100
+    package static let perPersonBeforeSlowing = 30
+    package static let slowdown: Duration = .seconds(2)
+    package static let concurrentChecks = 2
+    package static let window: TimeInterval = 15 * 60
 
     /// An admitted attempt: its reserved slots, given back or kept by ``finish(_:_:)``.
-    struct Ticket: Sendable {
+    package struct Ticket: Sendable {
         fileprivate let keys: [String]
         fileprivate let pair: String
         fileprivate let at: Date
     }
 
-    enum Admission: Sendable {
+    package enum Admission: Sendable {
         case check(Ticket)
         case refused(retryAfter: Int)
         case busy
     }
 
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case succeeded, failed
         /// The check could not be made (the accounts could not be read): counts as nothing.
         case undecided
@@ -48,12 +49,12 @@ public actor SignInLimits {
     private var checking = 0
 
     /// How long an attempt for `person` waits before it is admitted.
-    func slowdown(person: String, now: Date = Date()) -> Duration {
+    package func slowdown(person: String, now: Date = Date()) -> Duration {
         recent("person:" + person, now: now).count >= Self.perPersonBeforeSlowing ? Self.slowdown : .zero
     }
 
     /// Admits an attempt for `person` from `address`, reserving its slots, or refuses it.
-    func admit(person: String, address: String, now: Date = Date()) -> Admission {
+    package func admit(person: String, address: String, now: Date = Date()) -> Admission {
         let pair = "pair:" + address + "\u{0}" + person
         let limited = [(pair, Self.perPersonAndAddress), ("address:" + address, Self.perAddress)]
         let waits = limited.compactMap { key, limit -> TimeInterval? in
@@ -72,7 +73,7 @@ public actor SignInLimits {
 
     /// Ends an admitted attempt: a failure keeps its slots; a success or an undecided
     /// check gives them back, and a success clears its person's failures from its address.
-    func finish(_ ticket: Ticket, _ outcome: Outcome) {
+    package func finish(_ ticket: Ticket, _ outcome: Outcome) {
         checking -= 1
         switch outcome {
         case .failed:
