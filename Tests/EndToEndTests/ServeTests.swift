@@ -80,10 +80,13 @@ import Testing
                       bytes: bytes)
     }
 
+    /// `prepare` runs in the session before `serve` starts (adding users, say).
     static func withServe(sources: [FixtureSourceEntry] = sources, extra: [String: String] = [:], preamble: String = "",
                           faults: [String: [Fault]] = [:], scale: Int = 1, arguments: [String] = [],
+                          prepare: (FixtureSession) async throws -> Void = { _ in },
                           _ body: (FixtureSession, Served) async throws -> Void) async throws {
         try await FixtureWorld.withSession(sources: sources, extra: extra, preamble: preamble, faults: faults, scale: scale) { session in
+            try await prepare(session)
             let served = try await Served.start(session, arguments: arguments)
             do {
                 try await body(session, served)

@@ -24,17 +24,7 @@ import Testing
     }
 
     static func withPeopleServing(arguments: [String] = [], _ body: (FixtureSession, ServeTests.Served) async throws -> Void) async throws {
-        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
-            try await addPeople(session)
-            let served = try await ServeTests.Served.start(session, arguments: arguments)
-            do {
-                try await body(session, served)
-            } catch {
-                await served.stop()
-                throw error
-            }
-            await served.stop()
-        }
+        try await ServeTests.withServe(sources: FixtureWorld.only("cabify"), arguments: arguments, prepare: addPeople, body)
     }
 
     @Test func rolesAreListedAndChanged() async throws {
