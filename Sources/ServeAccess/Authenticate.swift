@@ -34,7 +34,9 @@ package struct Authenticate: RouterMiddleware {
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if context.identity == nil, let signIn {
+        // While no account exists (a server started open), credentials mean nothing: a
+        // feed reader set up with a password is served as before, as the owner.
+        if context.identity == nil, let signIn, !owner.isOpen {
             if let token = Self.token(of: request), !(metricsToken.map { ConstantTime.equal(token, $0) } ?? false) {
                 guard let account = await signIn.account(token: token) else {
                     return SignInAnswer.unauthorized(request, "the token is not one of this server's (revoked, or mistyped)")

@@ -141,6 +141,10 @@ import Testing
             func cache() async throws -> [String] {
                 try await served.get("/metrics").text.split(separator: "\n").filter { $0.hasPrefix("aggregate_response_cache_total") }.map(String.init).sorted()
             }
+            // A kept page is kept within its minute (it says "3 minutes ago"): the counts
+            // below hold when no minute turned between the requests they count.
+            func minute() -> Int { Int(Date().timeIntervalSince1970 / 60) }
+            let firstMinute = minute()
             let ann = try Browser(try await served.get("/", headers: Self.html))
             let bobPage = try await served.get("/", headers: Self.html)
             let bob = try Browser(bobPage)
@@ -148,14 +152,19 @@ import Testing
             #expect(bobPage.header("cache-control") == "no-store")
             #expect(!bobPage.text.contains(ann.token))
             #expect(Self.ids(bobPage.text).sorted() == ["cabify:MUG", "cabify:TSHIRT", "cabify:VOUCHER"])
-            #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 1"#])
+            let sameMinute = minute() == firstMinute
+            if sameMinute {
+                #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 1"#])
+            }
 
             // Marked read by another process: the page is rendered again, without the card.
             #expect(try await state.cards.mark(["cabify:MUG"], .read, at: Date()) == ["cabify:MUG"])
             let after = try await served.get("/", headers: [.cookie: bob.cookie, .accept: "text/html"])
             #expect(Self.ids(after.text).sorted() == ["cabify:TSHIRT", "cabify:VOUCHER"])
             #expect(Self.unread(after.text) == 2)
-            #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 2"#])
+            if sameMinute, minute() == firstMinute {
+                #expect(try await cache() == [#"aggregate_response_cache_total{result="hit"} 1"#, #"aggregate_response_cache_total{result="miss"} 2"#])
+            }
 
             // Bob's token from the kept page is his session's: his form is taken.
             let read = try await Self.post(served, "/cards/cabify:TSHIRT/read", "token=\(bob.token)&return=%2F", headers: bob.headers)
