@@ -12,13 +12,16 @@ extension PostgresCardStore {
             let kept = Set(try await PostgresStateDatabase.rows("""
                 SELECT id FROM card WHERE user_id = \(user) AND id = ANY(\(ids)::text[])
                 """, on: connection).map { try $0.decode(String.self) })
+            // A repeated id (apps' overlapping batches, `mark read X X`) is one row to write:
+            // PostgreSQL's upsert may not touch a row twice in one statement.
             let marked = ids.filter { kept.contains($0) }
             guard !marked.isEmpty else { return [] }
             switch mark {
             case .read, .star:
                 let column = mark == .read ? "read_at" : "starred_at"
                 _ = try await PostgresStateDatabase.rows("""
-                    INSERT INTO card_reading (user_id, id, \(unescaped: column)) SELECT \(person), id, \(time) FROM unnest(\(marked)::text[]) AS t(id)
+                    INSERT INTO card_reading (user_id, id, \(unescaped: column))
+                    SELECT DISTINCT \(person), id, \(time) FROM unnest(\(marked)::text[]) AS t(id)
                     ON CONFLICT (user_id, id) DO UPDATE SET \(unescaped: column) = coalesce(card_reading.\(unescaped: column), excluded.\(unescaped: column))
                     """, on: connection)
             case .unread, .unstar:

@@ -7,6 +7,23 @@ import Testing
 
 /// Reading marks keep the same promises in memory, in SQLite and in PostgreSQL.
 extension StoreContractTests {
+    /// An id given twice in one request (apps' overlapping batches, `aggregate mark read X X`)
+    /// is marked once, on every backend, for every mark.
+    @Test(arguments: Backend.all) func aRepeatedIdIsMarkedOnce(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            try await store.record([listing([card("a", "10"), card("b", "5")], at: at(0))])
+            for mark in [ReadingMark.read, .star, .unread, .unstar] {
+                let marked = try await store.mark(["shop:a", "shop:a", "shop:nope", "shop:b", "shop:a"], mark, at: at(1))
+                #expect(marked == ["shop:a", "shop:a", "shop:b", "shop:a"], "\(mark)")
+            }
+            #expect(try await store.mark(["shop:b", "shop:b"], .read, at: at(2)) == ["shop:b", "shop:b"])
+            let dates = try await store.card(id: "shop:b")?.dates
+            #expect(dates?.readAt == at(2))
+            #expect(try await store.unreadCounts() == ["shop": 1])
+        }
+    }
+
     @Test(arguments: Backend.all) func marksAreKeptBesideTheCardsAndSurviveARefresh(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
