@@ -125,12 +125,12 @@ extension SQLiteCardStore {
             ORDER BY card.published DESC LIMIT ?
             """), arguments: [StoreUser.default] + sources + [end + 1])
         guard rows.count == end + 1 else { return nil }
-        let dates = rows.map { $0[1] as Double }
+        let dates: [Double] = try rows.map { try SQLiteCardStore.column($0, "published", path: path) }
         guard zip(dates, dates.dropFirst()).allSatisfy({ $0 != $1 }) else { return nil }
         let total = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
             """), arguments: [person] + sources) ?? 0
-        let rowids = rows[query.offset..<end].map { $0[0] as Int64 }
+        let rowids: [Int64] = try rows[query.offset..<end].map { try SQLiteCardStore.column($0, "rowid", path: path) }
         return StoredPage(cards: try cards(db, rowids: rowids, path: path, person: person), total: total)
     }
 

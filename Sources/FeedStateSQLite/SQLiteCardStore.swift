@@ -209,6 +209,7 @@ public struct SQLiteCardStore: CardStore {
     public func record(_ listings: [LiveListing]) async throws {
         guard !listings.isEmpty else { return }
         let user = StoreUser.default
+        let path = directory.cardsPath
         try await database.write { db in
             // Rows go in `insertRows` at a time: one statement per card was most of the time
             // a first recording spent in SQLite.
@@ -243,21 +244,23 @@ public struct SQLiteCardStore: CardStore {
                     continue
                 }
                 var known: [String: ListingMerge.Known] = [:]
-                func remember(_ row: Row) {
-                    known[row["id"]] = ListingMerge.Known(
-                        firstSeen: Date(timeIntervalSince1970: row["first_seen"]), goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                        position: row["position"], trackedText: row["tracked"], fingerprint: row["fingerprint"])
+                func remember(_ row: Row) throws {
+                    known[try Self.column(row, "id", path: path)] = ListingMerge.Known(
+                        firstSeen: Date(timeIntervalSince1970: try Self.column(row, "first_seen", path: path)),
+                        goneSince: try (Self.column(row, "gone_since", path: path) as Double?).map(Date.init(timeIntervalSince1970:)),
+                        position: try Self.column(row, "position", path: path), trackedText: try Self.column(row, "tracked", path: path),
+                        fingerprint: try Self.column(row, "fingerprint", path: path))
                 }
                 if listing.complete {
                     // Every card of the source: what the listing lacks is gone.
                     let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                         SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = ? AND source = ?
                         """), arguments: [user, listing.source])
-                    while let row = try rows.next() { remember(row) }
+                    while let row = try rows.next() { try remember(row) }
                 } else {
                     // A first page of a large source: only the cards it lists.
                     for card in listing.cards {
-                        if let row = try Row.fetchOne(lookup, arguments: [user, card.id]) { remember(row) }
+                        if let row = try Row.fetchOne(lookup, arguments: [user, card.id]) { try remember(row) }
                     }
                 }
                 let merge = ListingMerge(listing: listing, known: known)
@@ -340,14 +343,28 @@ public struct SQLiteCardStore: CardStore {
     }
 
     static func kept(_ row: Row, path: String) throws -> KeptCard {
-        guard let card = StoredCardForm.card(row["card"]) else {
+        guard let card = StoredCardForm.card(try column(row, "card", path: path)) else {
             throw SQLiteStateError.damagedCardStore(path: path, reason: "a stored card cannot be read")
         }
+        func date(_ name: String) throws -> Date? {
+            try (column(row, name, path: path) as Double?).map(Date.init(timeIntervalSince1970:))
+        }
         return KeptCard(card: card, dates: KeptDates(
-            firstSeen: Date(timeIntervalSince1970: row["first_seen"]), lastSeen: Date(timeIntervalSince1970: row["last_seen"]),
-            goneSince: (row["gone_since"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            readAt: (row["read_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            starredAt: (row["starred_at"] as Double?).map(Date.init(timeIntervalSince1970:))), position: row["position"])
+            firstSeen: Date(timeIntervalSince1970: try column(row, "first_seen", path: path)),
+            lastSeen: Date(timeIntervalSince1970: try column(row, "last_seen", path: path)),
+            goneSince: try date("gone_since"), readAt: try date("read_at"), starredAt: try date("starred_at")),
+                        position: try column(row, "position", path: path))
+    }
+
+    /// A column of a stored row. A value of the wrong type (a hand edit, a bad disk) is the
+    /// store's damage, said as such: GRDB's subscripts trap on it, and a trap in `serve`
+    /// ends every reader's answers.
+    static func column<Value: DatabaseValueConvertible>(_ row: Row, _ name: String, path: String) throws -> Value {
+        do {
+            return try row.decode(Value.self, forColumn: name)
+        } catch {
+            throw SQLiteStateError.damagedCardStore(path: path, reason: "a card's \(name) is not a \(Value.self == String.self ? "text" : "number")")
+        }
     }
 
     public func history(of id: String) async throws -> [CardChange] {

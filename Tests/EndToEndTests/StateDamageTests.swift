@@ -87,6 +87,30 @@ import Testing
         }
     }
 
+    /// A value of the wrong type in a card's row is the card store's damage, said with how
+    /// to recover, never a trap (issue 60): for the command line's reads and marks alike.
+    @Test func wrongTypedCardValuesAreDamageNotACrash() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run("refresh").status == 0)
+            #expect(try await session.run("mark", "read", "cabify:MUG").status == 0)
+            let cards = session.workspace.url.appendingPathComponent("state/cards.sqlite").path
+            let kept = try Data(contentsOf: URL(fileURLWithPath: cards))
+            let mutations = [("card", "first_seen", "'abc'"), ("card", "gone_since", "'never'"), ("card", "last_seen", "x'00ff'"),
+                             ("card", "position", "'first'"), ("card_reading", "read_at", "'x'")]
+            for (table, column, value) in mutations {
+                try kept.write(to: URL(fileURLWithPath: cards))
+                let sql = try await Binary(name: "sqlite3").run([cards, "UPDATE \(table) SET \(column) = \(value) WHERE id = 'cabify:MUG'"],
+                                                              in: session.workspace.url, absolute: "/usr/bin/sqlite3")
+                #expect(sql.status == 0, "\(sql.stderr)")
+                for arguments in [["--stored", "--all"], ["--stored", "--page", "1", "--sort", "date"], ["history", "cabify:MUG"]] {
+                    let run = try await session.workspace.run(arguments: arguments)
+                    #expect(run.status == 1, "\(column) \(arguments): \(run.status) \(run.stderr)")
+                    #expect(run.stderr.contains("\(cards) is damaged (a card's \(column) is not a number)"), "\(column) \(arguments): \(run.stderr)")
+                }
+            }
+        }
+    }
+
     /// Every stored copy damaged at once, bodies and remembered pages, within the TTL: each
     /// page is fetched again in the same run, not failed (issue 28, defect 10).
     @Test func damagedBodiesAndPagesAreFetchedAgainInTheSameRun() async throws {
