@@ -14,13 +14,16 @@ import html5lib
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, artifacts = sys.argv[1], sys.argv[2]
 os.makedirs(artifacts, exist_ok=True)
 failures = []
+# What a wait ignores while a form's answer replaces the page: an element of the old
+# document is stale, missing, or (in Chromium's words) "does not belong to the document".
+NAVIGATING = (StaleElementReferenceException, NoSuchElementException, WebDriverException)
 
 
 def check(condition, message):
@@ -99,6 +102,20 @@ try:
     WebDriverWait(driver, 10).until(lambda d: "/cards/" in d.current_url)
     check(len(driver.find_elements(By.CSS_SELECTOR, ".products img")) >= 1, "an LTK post's page shows its products with images")
     check(len(driver.find_elements(By.CSS_SELECTOR, ".author img")) == 1, "an LTK post's page shows its author's avatar")
+    # Its images cannot load here (no network): a failed image covers nothing but its own
+    # box, so the title and the text are what a click on them reaches.
+    def uncovered(selector):
+        return driver.execute_script("""
+            const element = document.querySelector(arguments[0]);
+            if (!element) return 'no ' + arguments[0];
+            element.scrollIntoView({block: 'center'});
+            const box = element.getBoundingClientRect();
+            const hit = document.elementFromPoint(box.left + Math.min(box.width / 2, 40), box.top + box.height / 2);
+            return element.contains(hit) ? '' : (hit ? hit.tagName.toLowerCase() + (hit.className ? '.' + hit.className : '') : 'nothing');
+            """, selector)
+    for selector in ["h1", "p.summary"]:
+        covered = uncovered(selector)
+        check(covered == "", f"a card page whose images fail to load shows its {selector} ({covered or 'uncovered'})")
 
     # The filter form narrows the list: exactly the three Cabify products.
     driver.get(base + "/?view=all")
@@ -121,7 +138,7 @@ try:
     driver.get(base + "/cards/cabify:TSHIRT")
     driver.find_element(By.CSS_SELECTOR, "button[data-mark=star]").click()
     # Back on the card's page, which now offers to unstar it.
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    WebDriverWait(driver, 10, ignored_exceptions=NAVIGATING).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "button[data-mark=star]").text == "Unstar")
     driver.get(base + "/?view=starred")
     driver.refresh()
@@ -212,14 +229,14 @@ try:
     first = driver.find_element(By.CSS_SELECTOR, "li.card")
     first_id = first.get_attribute("data-id")
     first.find_element(By.CSS_SELECTOR, "button[data-mark=read]").click()
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    WebDriverWait(driver, 10, ignored_exceptions=NAVIGATING).until(
         lambda d: int(d.find_element(By.CSS_SELECTOR, "[data-unread]").text) == before - 1)
     unread = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
     check(first_id not in unread, f"scripts off: Mark read takes the card out of Unread ({first_id})")
     driver.get(base + "/?view=all&source=cabify")
     mug = driver.find_element(By.CSS_SELECTOR, "li.card[data-id='cabify:MUG']")
     mug.find_element(By.CSS_SELECTOR, "button[data-mark=star]").click()
-    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+    WebDriverWait(driver, 10, ignored_exceptions=NAVIGATING).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "li.card[data-id='cabify:MUG'] button[data-mark=star]").text == "Unstar")
     driver.get(base + "/?view=starred")
     starred = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.card")]
