@@ -44,7 +44,10 @@ struct ImportCommand: ContextCommand {
         let origin = "imported from \(URL(fileURLWithPath: file).lastPathComponent)"
         for subscription in subscriptions {
             if let existing = configured[SourcesFile.key(subscription.url)] {
-                Terminal.writeError("aggregate: skipped \"\(subscription.title)\": \(subscription.url.redactedString) is already configured as \(existing)")
+                // Configured but disabled is said as such: the feed is there, and not read.
+                let disabled = sources.config.source(id: existing).map { !$0.enabled } ?? false
+                Terminal.writeError("aggregate: skipped \"\(subscription.title)\": \(subscription.url.redactedString) is already configured as \(existing)"
+                    + (disabled ? ", but disabled: set `enabled: true` on \(existing) in \(sources.config.file) to read it" : ""))
                 continue
             }
             let id = SourcesFileEdit.id(from: subscription.title, taken: taken)

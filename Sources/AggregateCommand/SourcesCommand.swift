@@ -20,11 +20,14 @@ struct SourcesCommand: ContextCommand {
     @Option(help: "With --format opml: the address of a running serve, to list every other source by its served feed (URL/feed.atom?source=ID).")
     var serveURL: String?
 
+    @Flag(help: "With --format opml: list disabled sources too (left out by default: a reader would follow what this one does not).")
+    var includeDisabled = false
+
     func run(in context: CommandContext) async throws {
         let config = try common.loadConfig(context.registry)
         let rows = config.sources.map { SourceListing($0, everySource: config.filters) }
         if format == "opml" {
-            context.stdout.write(OPML.document(of: config, registry: context.registry, servedAt: serveURL))
+            context.stdout.write(OPML.document(of: config, registry: context.registry, servedAt: serveURL, includeDisabled: includeDisabled))
             return
         }
         switch format ?? (Terminal.stdoutIsTerminal ? TextFormat.name : JSONLinesFormat.name) {

@@ -129,9 +129,12 @@ extension OPML {
     /// (``SubscribableSource``) by its feed URL (secrets redacted) in its folders, and,
     /// given the address of a running `serve`, every other source by its served feed
     /// (`/feed.atom?source=ID`).
-    public static func document(of config: FeedConfig, registry: SourceRegistry, servedAt base: String? = nil) -> String {
+    /// Disabled sources are left out unless `includeDisabled`: a reader importing the list
+    /// would follow feeds this one does not.
+    public static func document(of config: FeedConfig, registry: SourceRegistry, servedAt base: String? = nil,
+                                includeDisabled: Bool = false) -> String {
         var entries: [(title: String, url: String, folders: [String])] = []
-        for source in config.sources {
+        for source in config.sources where source.enabled || includeDisabled {
             if let feed = registry.type(for: source.plugin) as? any SubscribableSource.Type {
                 let subscription = feed.subscription(source.settings)
                 entries.append((source.displayName, subscription.url.redactedString, subscription.folders))

@@ -99,6 +99,22 @@ import Testing
         #expect(try workspace.read("Sources.yml") == expected)
     }
 
+    /// A feed configured but disabled is said so on import, and left out of an export
+    /// unless asked for: a reader importing the list would follow what this one does not.
+    @Test func aDisabledFeedIsSaidOnImportAndLeftOutOfTheExport() async throws {
+        let workspace = try Workspace(sourcesYml: Self.sourcesYml.replacingOccurrences(
+            of: "    url: https://news.example.com/rss.xml\n", with: "    url: https://news.example.com/rss.xml\n    enabled: false\n"))
+        try workspace.write("subscriptions.opml", Self.subscriptions)
+        let run = try await workspace.aggregate("import", "subscriptions.opml")
+        #expect(run.stderrLines.first == #"aggregate: skipped "Harbour City Herald": https://NEWS.example.com/rss.xml/ is already configured as news, "#
+            + "but disabled: set `enabled: true` on news in Sources.yml to read it")
+        let export = try await workspace.aggregate("sources", "--format", "opml")
+        #expect(export.status == 0)
+        #expect(!export.stdout.contains("news.example.com") && export.stdout.contains("https://www.swift.org/atom.xml"), "\(export.stdout)")
+        let all = try await workspace.aggregate("sources", "--format", "opml", "--include-disabled")
+        #expect(all.stdout.contains(#"xmlUrl="https://news.example.com/rss.xml""#), "\(all.stdout)")
+    }
+
     /// The attack as found: a title whose line break YAML knows (LS, PS, NEL, CR) closes
     /// the `#` comment and adds a `plugin: exec` source. Imported, each stays in its
     /// comment: validate counts the sources meant, and the next run executes nothing.
