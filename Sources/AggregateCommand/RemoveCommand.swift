@@ -1,0 +1,47 @@
+import ArgumentParser
+import FeedConfig
+import Foundation
+
+/// `aggregate remove ID…`: sources out of Sources.yml through the same checked whole-file
+/// edit as `add` and `import` (the new text must read back as the old less exactly that
+/// entry, and load, before it replaces the file); the rest of the file untouched.
+struct RemoveCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove sources from Sources.yml by their ids.",
+        discussion: """
+            Each entry goes with its lines (a comment just above the next entry stays with that one). Every id \
+            must be configured, or nothing is removed. A removal the file would not load after (a digest that \
+            names the source) is refused with the loader's reason, and the file is left as it was. What the card \
+            store kept of a removed source stays until `aggregate store purge` or its retention.
+            """)
+
+    @Argument(help: ArgumentHelp("The ids of the sources to remove, as `aggregate sources` lists them.", valueName: "id"))
+    var ids: [String]
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name the sources to remove by their ids (`aggregate sources` lists them)") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let configured = Set(try common.sourcesFile(context.registry).config.sources.map(\.id))
+        let unknown = ids.filter { !configured.contains($0) }
+        guard unknown.isEmpty else {
+            throw common.usage("no source\(unknown.count == 1 ? " has the id" : "s have the ids") \(unknown.joined(separator: ", ")) (`aggregate sources` lists them); nothing was removed")
+        }
+        var removed = Set<String>()
+        for id in ids where removed.insert(id).inserted {
+            // Read again for each: the file the next removal checks against is the one just written.
+            let sources = try common.sourcesFile(context.registry)
+            do {
+                try sources.change(id, to: nil)
+            } catch {
+                Terminal.writeError("aggregate: \(id) was not removed: \(error.description)")
+                throw error.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
+            }
+            Terminal.writeError("aggregate: removed \(id) from \(sources.config.file)")
+        }
+    }
+}
