@@ -45,10 +45,12 @@ struct RefreshCommand: ContextCommand {
                 Terminal.writeError("aggregate: recorded \(cards) cards of \(listings) of \(collected.outcomes.count) sources"
                     + (unchanged > 0 ? " (\(unchanged) unchanged since the last refresh: their cards seen again)" : ""))
             }
-            return collected.outcomes
+            return (outcomes: collected.outcomes, recordingFailed: await recorder.failed)
         }
-        common.report(outcomes)
-        let status = ExitStatus(RunStatus(outcomes: outcomes, strict: common.strict))
+        common.report(outcomes.outcomes)
+        // What was fetched and not recorded is a failed refresh, whatever the sources did.
+        if outcomes.recordingFailed { throw ExitStatus.failed.code }
+        let status = ExitStatus(RunStatus(outcomes: outcomes.outcomes, strict: common.strict))
         if status != .ok { throw status.code }
     }
 }
@@ -203,13 +205,13 @@ extension CommonOptions {
 
 /// Records listings as a refresh reads them, on a task of its own: each write takes every
 /// listing that arrived while the last one was written (one transaction per source cost
-/// more than it saved). After a failure it records no more and says so once (the run's
-/// output and exit code stay the feed command's).
+/// more than it saved). After a failure it records no more and says so once; the refresh
+/// then fails (`failed`), so that cron hears of a store it cannot write (a full disk).
 actor ListingRecorder {
     let store: (any CardStore)?
     private var pending: [LiveListing] = []
     private var writer: Task<Void, Never>?
-    private var failed = false
+    private(set) var failed = false
     /// Cards and listings written; of those listings, how many were unchanged (no cards).
     private(set) var recorded = (cards: 0, listings: 0, unchanged: 0)
 
@@ -239,7 +241,7 @@ actor ListingRecorder {
                             recorded.unchanged + batch.filter(\.unchanged).count)
             } catch {
                 failed = true
-                Terminal.writeError("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); what was printed is unchanged")
+                Terminal.writeError("aggregate: cannot record the cards in the card store (\(PlainWords.describe(error))); the refresh records nothing more, and fails")
             }
         }
         writer = nil

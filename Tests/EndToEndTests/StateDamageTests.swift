@@ -111,6 +111,26 @@ import Testing
         }
     }
 
+    /// A card store that cannot be written (a full disk, played by triggers that abort
+    /// every write) fails the refresh, once said, so that cron hears of it (issue 61).
+    @Test func aRefreshThatCannotRecordFails() async throws {
+        try await FixtureWorld.withSession(sources: Self.cabify) { session in
+            #expect(try await session.run("refresh").status == 0)
+            let cards = session.workspace.url.appendingPathComponent("state/cards.sqlite").path
+            let full = ["card", "card_source_version"].flatMap { table in
+                ["INSERT", "UPDATE"].map { "CREATE TRIGGER full_\(table)_\($0.lowercased()) BEFORE \($0) ON \(table) BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;" }
+            }.joined(separator: " ")
+            let sql = try await Binary(name: "sqlite3").run([cards, full], in: session.workspace.url, absolute: "/usr/bin/sqlite3")
+            #expect(sql.status == 0, "\(sql.stderr)")
+            let run = try await session.run("refresh")
+            #expect(run.status == 1, "\(run.stderr)")
+            let said = run.stderrLines.filter { $0.contains("cannot record the cards in the card store") }
+            #expect(said.count == 1, "\(run.stderr)")
+            #expect(said.first?.hasSuffix("; the refresh records nothing more, and fails") == true, "\(run.stderr)")
+            #expect(said.first?.contains("database or disk is full") == true, "\(run.stderr)")
+        }
+    }
+
     /// Every stored copy damaged at once, bodies and remembered pages, within the TTL: each
     /// page is fetched again in the same run, not failed (issue 28, defect 10).
     @Test func damagedBodiesAndPagesAreFetchedAgainInTheSameRun() async throws {
