@@ -59,6 +59,8 @@ final class FeedRoutes: Sendable {
     let owner: OwnerAccess
     /// `--trusted-proxy`: the peers whose forwarding headers name the client.
     let trustedProxies: [IPRange]
+    /// `--base-url`: where people reach this server (links to its own pages).
+    let reachedAt: URL?
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
     /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
@@ -68,9 +70,10 @@ final class FeedRoutes: Sendable {
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
-         access: AccessPolicy = .open, trustedProxies: [IPRange] = [], metricsToken: String? = nil) {
+         access: AccessPolicy = .open, trustedProxies: [IPRange] = [], reachedAt: URL? = nil, metricsToken: String? = nil) {
         self.access = access
         self.trustedProxies = trustedProxies
+        self.reachedAt = reachedAt
         if case .accounts(let accounts) = access { sessions = ReaderSessions(secure: accounts.secureCookies) } else { sessions = ReaderSessions() }
         switch access {
         case .accounts(let accounts):

@@ -74,7 +74,8 @@ public struct FeedServer: Sendable {
         routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
-                            access: access, trustedProxies: trustedProxies, metricsToken: metricsToken)
+                            access: access, trustedProxies: trustedProxies, reachedAt: reachedAt,
+                            metricsToken: metricsToken)
         self.refresher = plan.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
@@ -136,8 +137,8 @@ public struct FeedServer: Sendable {
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: keepsAnswers ? [ConnectionGuard(limits: limits, open: open), KeptAnswerHandler(kept: kept)]
-                    : [ConnectionGuard(limits: limits, open: open)])),
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open), GoogleReaderPaths()]
+                    + (keepsAnswers ? [KeptAnswerHandler(kept: kept)] : []))),
             // Past the connections it holds and the refusals it answers, the server stops
             // accepting (the kernel's backlog holds or refuses the rest): accepted sockets
             // waiting to be refused were what ran the process out of descriptors.

@@ -1,4 +1,4 @@
-import FeedServer
+@testable import FeedServer
 @testable import ServeAccess
 @testable import ServeHTTP
 import FeedSourceTesting
@@ -59,6 +59,34 @@ import Testing
         let auth = try #require(lines.first { $0.hasPrefix("Auth=") }).dropFirst(5)
         #expect(lines.count == 3 && lines[0] == "SID=\(auth)")
         return App(served: served, auth: String(auth))
+    }
+
+    /// A base address typed with a trailing slash (issue 62): clients append
+    /// `/reader/api/0/…`, so the path has `//`; a card without a link of its own links to
+    /// its page here. Over a socket: the paths are read before the router.
+    @Test func aTrailingSlashAndALinklessCardAreAnsweredAsApps() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), overSocket: true) { served in
+            await served.clock.untilSleeping(1)
+            let list = try await served.get("/api/greader//reader/api/0/subscription/list")
+            #expect(list.status == .ok && list.text.contains(#""id":"feed/cabify""#), "\(list.text)")
+            let answer = try await served.get("/api/greader///reader/api/0/stream/contents/feed/cabify?n=5")
+            #expect(answer.status == .ok)
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any])
+            let items = try #require(page["items"] as? [[String: Any]])
+            let mug = try #require(items.first { $0["title"] as? String == "Cabify Coffee Mug" })
+            let canonical = try #require(mug["canonical"] as? [[String: Any]])
+            let href = try #require(canonical.first?["href"] as? String)
+            #expect(href.hasPrefix("http://") && href.hasSuffix("/cards/cabify:MUG"), "\(href)")
+            #expect((mug["alternate"] as? [[String: Any]])?.first?["href"] as? String == href)
+        }
+    }
+
+    @Test func slashesAfterTheAPIsPrefixAreReadAsOne() {
+        #expect(GoogleReaderPaths.normalized("/api/greader//reader/api/0/stream/contents/feed/https://x.org//a?c=1//2")
+                == "/api/greader/reader/api/0/stream/contents/feed/https://x.org/a?c=1//2")
+        #expect(GoogleReaderPaths.normalized("/api/greader/reader/api/0/unread-count") == nil)
+        #expect(GoogleReaderPaths.normalized("/feed.atom//x") == nil)
+        #expect(GoogleReaderPaths.normalized("/api/greader/reader/api/0/x?q=a//b") == nil)
     }
 
     @Test func anAppSignsInListsCountsPagesAndMarksItsPersonsCards() async throws {

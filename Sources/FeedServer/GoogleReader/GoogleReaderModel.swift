@@ -5,6 +5,7 @@ import FeedCore
 import FeedFormats
 import FeedState
 import Foundation
+import ReaderPages
 
 /// The Google Reader API's vocabulary, as the FeedHQ reference describes it: streams,
 /// item ids in their two forms, and the JSON shapes apps read.
@@ -158,7 +159,9 @@ enum GoogleReader {
         var categories: [String]
         var origin: Origin
 
-        init(_ card: Card, dates: KeptDates, source: SourceConfig?, labels: [String]) {
+        /// `pageBase`: where this server's pages are; a card without a link of its own
+        /// links to its page here (apps index `canonical[0]` unguarded).
+        init(_ card: Card, dates: KeptDates, source: SourceConfig?, labels: [String], pageBase: String) {
             let parts = EntryParts(card, firstSeen: dates.firstSeen)
             id = GoogleReader.longID(CardNumber.of(card.id))
             crawlTimeMsec = String(Int64(dates.firstSeen.timeIntervalSince1970 * 1000))
@@ -166,7 +169,8 @@ enum GoogleReader {
             published = Int64(parts.date.timeIntervalSince1970)
             updated = published
             title = card.title
-            let links = parts.url.map { [Link(href: $0.absoluteString, type: "text/html")] } ?? []
+            let link = parts.url?.absoluteString ?? pageBase + ReaderPage.cardPath(card.id)
+            let links = [Link(href: link, type: "text/html")]
             canonical = links.map { Link(href: $0.href) }
             alternate = links
             summary = Content(content: parts.html)
