@@ -88,6 +88,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Say more on stderr: per-source counts, notes, budgets.")
     var verbose = false
 
+    @Option(name: .customLong("user"), help: ArgumentHelp(
+        "Whose read and starred cards to read and mark (else $AGGREGATE_USER, else the only user when there is exactly one).",
+        valueName: "name"))
+    var user: String?
+
     /// Loads and validates the configuration; prints every problem and exits 2 if any.
     func loadConfig(_ registry: SourceRegistry) throws -> FeedConfig {
         let loader = ConfigLoader(registry: registry)

@@ -154,8 +154,24 @@ struct StoreCommand: ContextCommand {
 
 extension CommonOptions {
     /// Runs `body` with the card store of the state, opened without the network.
+    /// The store as the person the command line runs for (``person(in:)``) reads it.
     func withStore<T>(_ registry: SourceRegistry, _ body: (any CardStore, FeedConfig) async throws -> T) async throws -> T {
-        try await withOpenedState(registry, reading: "the card store") { state, config in try await body(state.cards, config) }
+        try await withOpenedState(registry, reading: "the card store") { state, config in
+            try await body(state.cards.reading(as: try await person(in: state.accounts)), config)
+        }
+    }
+
+    /// Whose marks the command line reads and writes: `--user`, else `$AGGREGATE_USER`,
+    /// else the only account when there is exactly one (what they marked in the reader or
+    /// an app is theirs here too), else the default person (no account, or several and
+    /// none named). An unknown name is a usage error.
+    func person(in accounts: any AccountStore, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Int {
+        if let name = user ?? environment["AGGREGATE_USER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let account = try await accounts.account(named: name) else { throw UsageError(AccountError.noSuchUser(name).description) }
+            return account.id
+        }
+        let all = try await accounts.accounts()
+        return all.count == 1 ? all[0].id : StoreUser.default
     }
 
     /// Runs `body` with the state opened without the network; a ``UsageError`` or an
