@@ -240,12 +240,18 @@ let package = Package(
             ],
             resources: [.embedInCode("Templates")]
         ),
+        /// The Google Reader API's vocabulary: streams, item ids in both forms, and the JSON
+        /// shapes apps read; no HTTP.
+        .target(
+            name: "GoogleReaderModel",
+            dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "ReaderPages"]
+        ),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates", "ReaderPages",
-                "ServeHTTP", "ServeAccess",
+                "ServeHTTP", "ServeAccess", "GoogleReaderModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.
@@ -327,7 +333,7 @@ let package = Package(
                                                               .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "PostgresNIO", package: "postgres-nio")]),
         /// `serve` in process (HummingbirdTesting) against the fixture server.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "ServeHTTP", "ServeAccess", "ReaderPages", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "ServeHTTP", "ServeAccess", "ReaderPages", "GoogleReaderModel", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),

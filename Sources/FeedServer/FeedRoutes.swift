@@ -7,6 +7,7 @@ import FeedFormats
 import FeedState
 import FeedSupport
 import Foundation
+import GoogleReaderModel
 import ReaderPages
 import HTTPTypes
 import Hummingbird

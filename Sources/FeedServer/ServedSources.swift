@@ -5,6 +5,7 @@ import FeedSupport
 import FeedCore
 import FeedEngine
 import Foundation
+import GoogleReaderModel
 import ReaderPages
 import Synchronization
 

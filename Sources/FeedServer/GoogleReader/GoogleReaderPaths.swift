@@ -1,3 +1,4 @@
+import GoogleReaderModel
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes

@@ -7,6 +7,7 @@ import FeedFormats
 import FeedState
 import FeedSupport
 import Foundation
+import GoogleReaderModel
 import HTTPTypes
 import Hummingbird
 import NIOCore

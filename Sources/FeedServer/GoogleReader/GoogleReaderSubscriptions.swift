@@ -3,6 +3,7 @@ import ServeHTTP
 import FeedConfig
 import FeedCore
 import Foundation
+import GoogleReaderModel
 import HTTPTypes
 import Hummingbird
 
