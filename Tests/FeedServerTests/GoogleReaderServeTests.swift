@@ -89,6 +89,34 @@ import Testing
         #expect(GoogleReaderPaths.normalized("/api/greader/reader/api/0/x?q=a//b") == nil)
     }
 
+    /// Writes as apps send them (issue 62): ids in every form in one body (signed decimal,
+    /// the long form padded or not, bare hex), state tags this server keeps no mark for, and
+    /// any `T` or none: each answered `OK`, each known id marked once.
+    @Test func editTagTakesEveryIdFormAndIgnoresTagsItDoesNotKeep() async throws {
+        let (state, _) = try await PeopleServeTests.people()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: PeopleServeTests.accounts()) { served in
+            await served.clock.untilSleeping(1)
+            let ann = try await Self.signIn(served, "ann", "ann's password")
+            let ids = try await ann.stream("user/-/state/com.google/reading-list?n=3").ids
+            #expect(ids.count == 3)
+            let numbers = try ids.map { try #require(UInt64($0.split(separator: "/").last ?? "", radix: 16)) }
+            let forms = [String(Int64(bitPattern: numbers[0])), "tag:google.com,2005:reader/item/" + String(numbers[1], radix: 16),
+                         String(format: "%016llx", numbers[2]), "tag:google.com,2005:reader/item/" + String(format: "%016llx", numbers[0]), "12345"]
+            let items = forms.map { "i=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }.joined(separator: "&")
+            for tag in ["tracking-kept-unread", "broadcast", "like", "kept-unread"] {
+                #expect(try await ann.post(Self.api + "/edit-tag", "\(items)&a=user/-/state/com.google/\(tag)").text == "OK", "\(tag)")
+            }
+            #expect(try await ann.unread() == ["feed/cabify": 3, "user/-/state/com.google/reading-list": 3])
+            for token in ["&T=anything", ""] {
+                #expect(try await ann.post(Self.api + "/edit-tag", "\(items)&a=user/-/state/com.google/read\(token)").text == "OK")
+            }
+            #expect(try await ann.unread() == ["user/-/state/com.google/reading-list": 0])
+            let starred = try await ann.post(Self.api + "/edit-tag", "\(items)&a=user/-/state/com.google/starred&r=user/-/state/com.google/like")
+            #expect(starred.text == "OK")
+            #expect(try await ann.stream("user/-/state/com.google/starred?n=10").ids.sorted() == ids.sorted())
+        }
+    }
+
     @Test func anAppSignsInListsCountsPagesAndMarksItsPersonsCards() async throws {
         let (state, _) = try await PeopleServeTests.people()
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: PeopleServeTests.accounts()) { served in
