@@ -137,8 +137,9 @@ public struct FeedServer: Sendable {
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open), GoogleReaderPaths()]
-                    + (keepsAnswers ? [KeptAnswerHandler(kept: kept)] : []))),
+                // Kept answers first: the API's paths are read after them, off the warm feed's path.
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: open)]
+                    + (keepsAnswers ? [KeptAnswerHandler(kept: kept)] : []) + [GoogleReaderPaths()])),
             // Past the connections it holds and the refusals it answers, the server stops
             // accepting (the kernel's backlog holds or refuses the rest): accepted sockets
             // waiting to be refused were what ran the process out of descriptors.

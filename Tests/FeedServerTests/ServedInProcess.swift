@@ -65,7 +65,14 @@ struct ServedInProcess: Sendable {
         let clock = TestClock()
         let server = FeedServer(runner: FeedRunner(config: config, registry: registry, transports: readers),
                                 refresher: FeedRunner(config: config, registry: registry, transports: refreshes),
-                                config: config, state: state, host: "127.0.0.1", port: 0, metrics: metrics,
+                                config: config, state: state, host: "127.0.0.1", port: 0,
+                                // Over a socket, the test client opens its connection first and may
+                                // wait long on a loaded machine before its first request: the
+                                // connection deadlines are tested in EndToEndTests, not here.
+                                limits: ConnectionLimits(maxConnections: ConnectionLimits.defaults.maxConnections,
+                                                         activeRequests: ConnectionLimits.defaults.activeRequests,
+                                                         headerTimeout: .seconds(3600), idleTimeout: .seconds(3600)),
+                                metrics: metrics,
                                 logsRequests: false, access: access, trustedProxies: trustedProxies, clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(overSocket ? .live : .router) { client in
