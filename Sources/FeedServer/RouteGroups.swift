@@ -76,7 +76,7 @@ extension FeedRoutes {
 
     private static func require(_ role: AccountRole, on group: RouterGroup<ServeRequestContext>) {
         group.add(middleware: IsAuthenticatedMiddleware<ServeRequestContext>())
-        group.add(middleware: AuthorizationPolicyMiddleware(RolePolicy<SignedIn>(role), deniedError: role == .admin ? RoleRefusal.admin : RoleRefusal.writes,
+        group.add(middleware: AuthorizationPolicyMiddleware(RolePolicy<SignedIn>(role), deniedError: role == .admin ? RoleRefusal.admin : RoleRefusal.reader,
                                                            context: ServeRequestContext.self))
     }
 

@@ -4,8 +4,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
-import HummingbirdBasicAuth
-import HummingbirdBcrypt
 
 /// The one authenticator chain: who a request is, from the credentials it carries, after
 /// hummingbird-auth's session authenticator where a group takes sessions. In order: a
@@ -19,7 +17,6 @@ package struct Authenticate: RouterMiddleware {
     /// Nil without accounts.
     package let signIn: SignIn?
     package let owner: OwnerAccess
-    package let basic: BasicAuthenticator<ServeRequestContext, AccountPasswords, BcryptPasswordVerifier>?
     package let proxyHeader: HTTPField.Name?
     /// `--metrics-token`, on the operations' routes: a scraper's token, not an account's.
     package let metricsToken: String?
@@ -28,7 +25,6 @@ package struct Authenticate: RouterMiddleware {
         self.signIn = signIn
         self.owner = owner
         self.metricsToken = metricsToken
-        basic = signIn.map { BasicAuthenticator(users: $0.passwords, passwordHashVerifier: BcryptPasswordVerifier()) }
         proxyHeader = signIn?.access.proxyHeader.flatMap { HTTPField.Name($0) }
     }
 
@@ -124,6 +120,8 @@ package struct RoleRefusal: HTTPResponseError {
     }
 
     package static let admin = RoleRefusal(detail: "only an admin may do this (`aggregate user role NAME admin` makes one)")
+    /// A role every signed-in person holds: refused only to one this server does not know.
+    package static let reader = RoleRefusal(detail: "sign in as a person of this server (`aggregate user list`)")
     package static let writes = RoleRefusal(detail: "this server runs with --no-auth and is read-only: nothing here changes state (add a user to sign in and read)")
 
     package init(detail: String) {
