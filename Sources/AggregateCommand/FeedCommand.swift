@@ -100,10 +100,12 @@ struct FeedCommand: ContextCommand {
         let (result, dates, config) = try await common.withStore(context.registry) { store, config in
             let sources = try FeedRunner.select(query.sourceIDs, in: config)
             // A page the store makes from its indexes costs a page, however many it keeps.
-            if let request = FeedRunner.storedPage(query, sources: sources.map(\.id), reading: reading), let page = try await store.page(request) {
+            if let request = FeedRunner.storedPage(query, sources: sources.map(\.id), reading: reading) {
+                let page = try await store.page(request)
                 let dates = Dictionary(page.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
                 return (FeedRunner.stored(page, query: query, sources: sources), dates, config)
             }
+            // A filter or an order no index keeps (title, source): every kept card of the sources.
             var kept = try await store.cards(of: sources.map(\.id))
             if let reading { kept.removeAll { !reading.includes($0.dates) } }
             let result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)

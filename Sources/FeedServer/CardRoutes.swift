@@ -90,13 +90,17 @@ extension FeedRoutes {
         /// The running configuration: when it was loaded, and why the file does not load
         /// now, if it does not.
         var config: ConfigStatus.Snapshot?
+        /// Why the card store could not be read by the latest reader, while it cannot.
+        var store: String?
     }
 
     func healthz(_ request: Request, detailed: Bool) async -> Response {
         let sources = await health.snapshot
+        let store = await health.storeFailure
         let config = reconfiguration.status.snapshot
-        let degraded = sources.values.contains { $0.status != .live } || config.error != nil
-        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:], config: detailed ? config : nil)
+        let degraded = sources.values.contains { $0.status != .live } || config.error != nil || store != nil
+        let health = Health(status: degraded ? "degraded" : "ok", sources: detailed ? sources : [:], config: detailed ? config : nil,
+                            store: detailed ? store : nil)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.json(health))))
     }

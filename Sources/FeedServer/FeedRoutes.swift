@@ -153,10 +153,10 @@ final class FeedRoutes: Sendable {
         return await kept(request, emptyIsAbsent: true) { query, sources in
             let built = self.versions.snapshot(sources)
             let result: FeedResult
-            do {
+            do throws(AnswerFailure) {
                 result = try await self.answer(query, sources: sources, reading: nil).result
             } catch {
-                return RenderedResponse(problem: Problem.badParameter("source", "\(error)"), versions: built)
+                return RenderedResponse(problem: error.problem, versions: built)
             }
             await self.health.record(result.outcomes)
             self.ruleTimeouts.report(result.outcomes)
@@ -171,48 +171,56 @@ final class FeedRoutes: Sendable {
     /// `query` answered: from the card store when the background refresh looks after every
     /// source it reads (no upstream body decoded, no fetch beside the refresh), with the
     /// first-seen times the store has of its undated cards; else by a run of the readers'
-    /// runner, as without a store.
+    /// runner, as without a store. A store that cannot be read is an answer of its own
+    /// (``AnswerFailure/storeUnreadable(_:)``, and `/healthz` degraded), never a page of
+    /// another shape.
     /// With `reading`, only the kept cards with those marks (the reader's views). `kept`:
     /// what the store keeps of the answer's cards (their dates and marks).
-    func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?, person: Int = StoreUser.default) async throws(UsageError)
+    func answer(_ query: FeedQuery, sources: [String], reading: ReadingFilter?, person: Int = StoreUser.default) async throws(AnswerFailure)
         -> (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates]) {
-        if let store = store?.reading(as: person), let reading {
-            // As every reader of the store: after the refresh's first recording, or its grace.
-            if let refreshed, refreshed.covers(sources) { _ = await refreshed.pending(among: sources) }
-            // A page the store makes from its rows, without decoding every card.
-            if let request = FeedRunner.storedPage(query, sources: sources, reading: reading), let page = try? await store.page(request),
-               let configs = try? runner.select(sources) {
-                let result = FeedRunner.stored(page, query: query, sources: configs)
-                return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
+        guard let store = store?.reading(as: person), reading != nil || refreshed?.covers(sources) == true else {
+            do {
+                return (try await runner.run(query), [:], [:])
+            } catch {
+                throw .badQuery(error)
             }
-            guard let kept = try? await store.cards(of: sources) else { throw UsageError("the card store cannot be read now") }
-            let shown = kept.filter { reading.includes($0.dates) }
-            let result = try FeedRunner.stored(shown.map(\.card), config: config, query: query)
-            return (result, Self.firstSeen(undatedIn: shown), Self.dates(of: shown, in: result))
         }
-        if let store = store?.reading(as: person), let refreshed, refreshed.covers(sources) {
-            let entries = await refreshed.entries(sources)
-            let held = sources.filter { entries[$0] != nil && entries[$0]?.cards == nil }
-            let outcomes = sources.compactMap { entries[$0]?.outcome }
-            // Every source in the store: a page the store makes from its indexes.
-            if held.count == sources.count, let request = FeedRunner.storedPage(query, sources: sources),
-               let page = try? await store.page(request), let configs = try? runner.select(sources) {
+        let configs: [SourceConfig]
+        do {
+            configs = try runner.select(sources)
+        } catch {
+            throw .badQuery(error)
+        }
+        // As every reader of the store: after the refresh's first recording, or its grace.
+        if let refreshed, refreshed.covers(sources) { _ = await refreshed.pending(among: sources) }
+        let entries = reading == nil ? await refreshed?.entries(sources) ?? [:] : [:]
+        // Sources whose refresh keeps their cards apart (`record: false`): their latest cards.
+        let apart = sources.compactMap { entries[$0]?.cards }.flatMap { $0 }
+        let outcomes = sources.compactMap { entries[$0]?.outcome }
+        do {
+            if apart.isEmpty, let request = FeedRunner.storedPage(query, sources: sources, reading: reading) {
+                // A page the store makes from its indexes.
+                let page = try await store.page(request)
                 var result = FeedRunner.stored(page, query: query, sources: configs)
-                result.outcomes = outcomes
+                if reading == nil { result.outcomes = outcomes }
+                await health.store(failure: nil)
                 return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
             }
-            // Else every kept card is ordered here, with the cards of the sources the store
-            // does not hold (their latest refresh's).
-            if entries.count == sources.count, let kept = try? await store.cards(of: held) {
-                var cards = kept.map(\.card)
-                for source in sources { cards += entries[source]?.cards ?? [] }
-                var result = try FeedRunner.stored(cards, config: config, query: query)
-                result.outcomes = outcomes
-                return (result, Self.firstSeen(undatedIn: kept), Self.dates(of: kept, in: result))
-            }
+            // A filter, an order no index keeps, or cards kept apart: every kept card of
+            // the sources ordered here.
+            var kept = try await store.cards(of: sources.filter { entries[$0]?.cards == nil })
+            if let reading { kept.removeAll { !reading.includes($0.dates) } }
+            var result = try FeedRunner.stored(kept.map(\.card) + apart, config: config, query: query)
+            if reading == nil { result.outcomes = outcomes }
+            await health.store(failure: nil)
+            return (result, Self.firstSeen(undatedIn: kept), Self.dates(of: kept, in: result))
+        } catch let error as UsageError {
+            throw .badQuery(error)
+        } catch {
+            let reason = PlainWords.describe(error)
+            await health.store(failure: reason)
+            throw .storeUnreadable(reason)
         }
-        // No store, or one that cannot be read now: the readers' runner answers, from the cache.
-        return (try await runner.run(query), [:], [:])
     }
 
     /// The dates and marks of `kept` that `result` shows.
@@ -290,7 +298,7 @@ final class FeedRoutes: Sendable {
         do {
             (result, firstSeen, _) = try await answer(query, sources: sources, reading: nil)
         } catch {
-            return RenderedResponse(problem: Problem.badParameter("source", error.description), versions: built)
+            return RenderedResponse(problem: error.problem, versions: built)
         }
         await health.record(result.outcomes)
         ruleTimeouts.report(result.outcomes)
@@ -358,3 +366,26 @@ final class FeedRoutes: Sendable {
     }
 }
 
+
+/// Why ``FeedRoutes/answer(_:sources:reading:person:)`` gave no answer.
+enum AnswerFailure: Error, CustomStringConvertible {
+    /// The query names what is not there (an unknown source): the asker's to fix.
+    case badQuery(UsageError)
+    /// The card store cannot be read now (its file, its database): the server's.
+    case storeUnreadable(String)
+
+    var description: String {
+        switch self {
+        case .badQuery(let error): error.description
+        case .storeUnreadable(let reason): "the card store cannot be read now (\(reason))"
+        }
+    }
+
+    /// The answer's problem JSON: 400 for the query, 503 for the store.
+    var problem: Problem {
+        switch self {
+        case .badQuery(let error): Problem.badParameter("source", error.description)
+        case .storeUnreadable: Problem(title: "Service Unavailable", status: 503, detail: description)
+        }
+    }
+}

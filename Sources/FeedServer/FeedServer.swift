@@ -174,6 +174,8 @@ actor SourceHealth {
     }
 
     private var entries: [String: Entry] = [:]
+    /// Why the card store could not be read by the latest reader that read it (nil when it could).
+    private(set) var storeFailure: String?
     private var lastGood: [String: Date] = [:]
     private var refreshes: [String: (next: Date, error: String?)] = [:]
 
@@ -193,6 +195,11 @@ actor SourceHealth {
             }
             entries[outcome.id] = Entry(status: Status(outcome.status), detail: detail, checked: now)
         }
+    }
+
+    /// A reader read the card store (`failure` nil), or could not.
+    func store(failure: String?) {
+        storeFailure = failure
     }
 
     /// Sources no longer served (a reload removed or disabled them).

@@ -82,7 +82,7 @@ extension FeedRoutes {
         do {
             answered = try await answer(query, sources: sources, reading: view.filter, person: person)
         } catch {
-            return RenderedResponse(problem: Problem(title: "Service Unavailable", status: 503, detail: error.description), versions: built)
+            return RenderedResponse(problem: error.problem, versions: built)
         }
         // The store keeps whole seconds: a card first seen in this very second may have come
         // after the page was made, so "everything up to now" means up to the second before

@@ -23,9 +23,9 @@ public protocol CardStore: Sendable {
     /// each source's listed cards in its order, then its gone ones.
     func cards(of sources: [String]?) async throws -> [KeptCard]
     /// One page of kept cards, ordered and cut by the store itself from its indexes, so a
-    /// page of a large store costs a page; nil when this store does not (the caller orders
-    /// ``cards(of:)``, which gives the same page).
-    func page(_ query: StoredPageQuery) async throws -> StoredPage?
+    /// page of a large store costs a page: the page ``StoredPageQuery/page(of:)`` makes of
+    /// ``cards(of:)``, which specifies it.
+    func page(_ query: StoredPageQuery) async throws -> StoredPage
     /// One kept card by its id.
     func card(id: String) async throws -> KeptCard?
     /// The tracked changes of one card, oldest first.
@@ -75,8 +75,6 @@ public protocol CardStore: Sendable {
 }
 
 extension CardStore {
-    public func page(_ query: StoredPageQuery) async throws -> StoredPage? { nil }
-
     /// Nothing to do: this store indexes as it records (or searches every card).
     public func updateSearch() async throws -> Int { 0 }
 
@@ -197,6 +195,22 @@ public struct KeptCard: Sendable, Equatable {
         self.card = card
         self.dates = dates
         self.position = position
+    }
+}
+
+/// What a page is ordered by, stored beside a card (every store keeps these columns, and
+/// its indexes over them make a page cost a page).
+public struct CardSortKeys: Sendable {
+    /// The price in millionths (``PriceMicros``).
+    public var price: Int64?
+    /// The card has a price not in whole millionths: no page by price from the index.
+    public var priceInexact: Bool
+    public var published: Double?
+
+    public init(_ card: Card) {
+        price = card.price.flatMap { PriceMicros.micros($0.amount) }
+        priceInexact = card.price != nil && price == nil
+        published = card.published?.timeIntervalSince1970
     }
 }
 

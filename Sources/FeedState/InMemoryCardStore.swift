@@ -89,6 +89,10 @@ public actor InMemoryCardStore: CardStore {
             }
     }
 
+    public func page(_ query: StoredPageQuery) -> StoredPage {
+        query.page(of: cards(of: query.sources))
+    }
+
     public func card(id: String) -> KeptCard? {
         card(id: id, for: StoreUser.default)
     }
@@ -204,6 +208,7 @@ struct InMemoryPersonView: CardStore {
     func reading(as person: Int) -> any CardStore { store.reading(as: person) }
     func record(_ listings: [LiveListing]) async throws { await store.record(listings) }
     func cards(of sources: [String]?) async throws -> [KeptCard] { await store.cards(of: sources, for: person) }
+    func page(_ query: StoredPageQuery) async throws -> StoredPage { query.page(of: await store.cards(of: query.sources, for: person)) }
     func card(id: String) async throws -> KeptCard? { await store.card(id: id, for: person) }
     func history(of id: String) async throws -> [CardChange] { await store.history(of: id) }
     func versions() async throws -> [String: Int] { await store.versions() }

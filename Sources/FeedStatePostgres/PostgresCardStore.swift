@@ -69,6 +69,23 @@ public struct PostgresCardStore: CardStore {
         ]),
         // Each person's marks' change counter (see SQLiteCardStore's "v10: marks versions").
         .init("7: marks versions", ["CREATE TABLE card_marks_version (user_id integer PRIMARY KEY, version bigint NOT NULL)"]),
+        // What a page is ordered by, beside each card, and an index for each order (as
+        // SQLite's "v2: pages from indexes"): its rank in its source (feed order), its price
+        // in millionths, its date; and each source's card count. A page then reads the rows
+        // up to it from an index, not every card of the sources sorted.
+        .init("8: pages from indexes", [
+            """
+            ALTER TABLE card ADD COLUMN rank integer NOT NULL DEFAULT 0, ADD COLUMN price_key bigint,
+              ADD COLUMN price_inexact boolean NOT NULL DEFAULT false, ADD COLUMN published double precision
+            """,
+            "ALTER TABLE card_source_version ADD COLUMN cards integer NOT NULL DEFAULT 0",
+            "DROP INDEX card_by_source",
+            "CREATE INDEX card_by_source ON card (user_id, source, rank)",
+            "CREATE INDEX card_by_rank ON card (user_id, rank, source)",
+            "CREATE INDEX card_by_price ON card (user_id, price_key, rank, source) WHERE price_key IS NOT NULL",
+            "CREATE INDEX card_by_date ON card (user_id, published, rank, source) WHERE published IS NOT NULL",
+            "CREATE INDEX card_inexact_price ON card (user_id) WHERE price_inexact",
+        ], then: { connection in try await PostgresCardStore.keyEveryCard(on: connection) }),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -127,25 +144,32 @@ public struct PostgresCardStore: CardStore {
                 }
                 let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
+                // A source's first complete listing: its cards' ranks are their places in it,
+                // written with them; any other listing that moves a card reranks the source.
+                let fresh = listing.complete && known.isEmpty
+                var ranks: [Int: Int] = [:]
+                if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
                 let changed = merge.writes.filter(\.changed)
                 if !changed.isEmpty {
                     let cardsChanged = changed.map { listing.cards[$0.position] }
-                    let json = changed.map(\.json)
                     let ids = cardsChanged.map(\.id)
-                    let positions = changed.map(\.position)
-                    let blobs = json.map { ByteBuffer(bytes: $0) }
-                    let prints = changed.map(\.fingerprint)
-                    let tracked = cardsChanged.map { StoredCardForm.trackedText(of: $0) }
-                    let firstSeen = changed.map(\.firstSeen.timeIntervalSince1970)
+                    let keys = cardsChanged.map(CardSortKeys.init)
                     _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number)
-                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number
-                        FROM unnest(\(ids)::text[], \(positions)::integer[], \(blobs)::bytea[], \(prints)::text[], \(tracked)::text[],
-                                    \(firstSeen)::double precision[], \(ids.map(CardNumber.of))::bigint[])
-                             AS t(id, position, card, fingerprint, tracked, first_seen, number)
+                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
+                                          rank, price_key, price_inexact, published)
+                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number,
+                               rank, CASE WHEN priced THEN price END, price_inexact, CASE WHEN dated THEN date END
+                        FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
+                                    \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
+                                    \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
+                                    \(changed.map { ranks[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
+                                    \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
+                                    \(keys.map { $0.published ?? 0 })::double precision[], \(keys.map { $0.published != nil })::boolean[])
+                             AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date, dated)
                         ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                           card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
-                          last_seen = excluded.last_seen, gone_since = NULL
+                          last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
+                          price_inexact = excluded.price_inexact, published = excluded.published
                         """, on: connection)
                     try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
                 }
@@ -175,9 +199,13 @@ public struct PostgresCardStore: CardStore {
                 }
                 if merge.movesVersion {
                     _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card_source_version (source, version) VALUES (\(listing.source), 1)
-                        ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1
+                        INSERT INTO card_source_version (source, version, cards) VALUES (\(listing.source), 1, \(merge.writes.count))
+                        ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1,
+                          cards = CASE WHEN \(fresh) THEN excluded.cards ELSE card_source_version.cards END
                         """, on: connection)
+                }
+                if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
+                    try await Self.rerank(source: listing.source, on: connection)
                 }
                 _ = try await PostgresStateDatabase.rows("""
                     UPDATE card_source_version SET listing_tag = \(listing.tagToKeep) WHERE source = \(listing.source)
@@ -186,8 +214,53 @@ public struct PostgresCardStore: CardStore {
         }
     }
 
+    /// Numbers the cards of `source` 0, 1, 2… in the order ``cards(of:)`` gives them (listed
+    /// in their listing's order, then gone) — the feed order's round — and counts them, as
+    /// SQLite's `rerank` does. Only rows whose rank moves are written.
+    static func rerank(source: String, on connection: PostgresConnection) async throws {
+        let user = StoreUser.default
+        _ = try await PostgresStateDatabase.rows("""
+            UPDATE card SET rank = ranked.n FROM (
+              SELECT id, (row_number() OVER (ORDER BY gone_since IS NOT NULL, position, id) - 1)::integer AS n
+              FROM card WHERE user_id = \(user) AND source = \(source)) AS ranked
+            WHERE card.user_id = \(user) AND card.id = ranked.id AND card.rank <> ranked.n
+            """, on: connection)
+        _ = try await PostgresStateDatabase.rows("""
+            UPDATE card_source_version SET cards = (SELECT count(*) FROM card WHERE user_id = \(user) AND source = \(source))
+            WHERE source = \(source)
+            """, on: connection)
+    }
+
+    /// Migration 8: every kept card's sort keys (read from its JSON, which only Swift
+    /// decodes as the stores do), then every source ranked and counted.
+    static func keyEveryCard(on connection: PostgresConnection) async throws {
+        var batch: [(id: String, keys: CardSortKeys)] = []
+        func write() async throws {
+            guard !batch.isEmpty else { return }
+            _ = try await PostgresStateDatabase.rows("""
+                UPDATE card SET price_key = CASE WHEN t.priced THEN t.price END, price_inexact = t.price_inexact,
+                  published = CASE WHEN t.dated THEN t.date END
+                FROM unnest(\(batch.map(\.id))::text[], \(batch.map { $0.keys.price ?? 0 })::bigint[], \(batch.map { $0.keys.price != nil })::boolean[],
+                            \(batch.map(\.keys.priceInexact))::boolean[], \(batch.map { $0.keys.published ?? 0 })::double precision[],
+                            \(batch.map { $0.keys.published != nil })::boolean[]) AS t(id, price, priced, price_inexact, date, dated)
+                WHERE card.user_id = \(StoreUser.default) AND card.id = t.id
+                """, on: connection)
+            batch = []
+        }
+        for row in try await PostgresStateDatabase.rows("SELECT id, card FROM card WHERE user_id = \(StoreUser.default)", on: connection) {
+            let (id, json) = try row.decode((String, Data).self)
+            guard let card = StoredCardForm.card(json) else { continue }
+            batch.append((id, CardSortKeys(card)))
+            if batch.count == 1000 { try await write() }
+        }
+        try await write()
+        for row in try await PostgresStateDatabase.rows("SELECT DISTINCT source FROM card", on: connection) {
+            try await rerank(source: try row.decode(String.self), on: connection)
+        }
+    }
+
     public func cards(of sources: [String]?) async throws -> [KeptCard] {
-        let order = "ORDER BY card.source, card.gone_since IS NOT NULL, card.position, card.id"
+        let order = "ORDER BY card.source, card.rank"
         let rows = if let sources {
             try await migrated().query("""
                 \(unescaped: Self.selectKept(person)) WHERE card.user_id = \(StoreUser.default) AND card.source = ANY(\(sources)::text[]) \(unescaped: order)
@@ -287,6 +360,7 @@ public struct PostgresCardStore: CardStore {
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
                     ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL
                     """, on: connection)
+                try await Self.rerank(source: source, on: connection)
                 return doomed.count
             }
             removed += count

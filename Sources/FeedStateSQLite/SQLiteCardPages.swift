@@ -6,7 +6,15 @@ import GRDB
 /// (an index each), only the rows up to it are read as ids and keys, and only the page's
 /// cards are read whole. A page of a million-card store reads about a page of rows.
 extension SQLiteCardStore {
-    public func page(_ query: StoredPageQuery) async throws -> StoredPage? {
+    public func page(_ query: StoredPageQuery) async throws -> StoredPage {
+        // A price finer than a millionth, which the index cannot order exactly: every card
+        // of the sources ordered here.
+        if let page = try await indexedPage(query) { return page }
+        return query.page(of: try await cards(of: query.sources))
+    }
+
+    /// The page from the indexes; nil when they cannot order it.
+    private func indexedPage(_ query: StoredPageQuery) async throws -> StoredPage? {
         guard !query.sources.isEmpty, query.offset >= 0, query.limit > 0 else { return nil }
         let path = directory.cardsPath
         let user = StoreUser.default

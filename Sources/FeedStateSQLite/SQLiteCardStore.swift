@@ -63,7 +63,7 @@ public struct SQLiteCardStore: CardStore {
             let rows = try Row.fetchCursor(db, sql: "SELECT rowid, card FROM card")
             while let row = try rows.next() {
                 guard let card = StoredCardForm.card(row["card"]) else { continue }
-                let keys = SortKeys(card)
+                let keys = CardSortKeys(card)
                 try update.execute(arguments: [keys.price, keys.priceInexact, keys.published, row["rowid"] as Int64])
             }
             for source in try String.fetchAll(db, sql: "SELECT DISTINCT source FROM card") {
@@ -152,20 +152,6 @@ public struct SQLiteCardStore: CardStore {
     static let isStarred = """
         EXISTS (SELECT 1 FROM card_reading starred WHERE starred.id = card.id AND starred.starred_at IS NOT NULL)
         """
-
-    /// What a page is ordered by, stored beside a card.
-    struct SortKeys {
-        var price: Int64?
-        /// The card has a price not in whole millionths: no page by price from the index.
-        var priceInexact: Bool
-        var published: Double?
-
-        init(_ card: Card) {
-            price = card.price.flatMap { PriceMicros.micros($0.amount) }
-            priceInexact = card.price != nil && price == nil
-            published = card.published?.timeIntervalSince1970
-        }
-    }
 
     /// Numbers the cards of `source` 0, 1, 2… in the order ``cards(of:)`` gives them (listed
     /// in their listing's order, then gone), which is the feed order's round, and counts
@@ -279,7 +265,7 @@ public struct SQLiteCardStore: CardStore {
                     values.reserveCapacity(chunk.count * 13)
                     for write in chunk {
                         let card = listing.cards[write.position]
-                        let keys = SortKeys(card)
+                        let keys = CardSortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(of: card), write.firstSeen.timeIntervalSince1970, at,
                                    keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]

@@ -34,10 +34,10 @@ import Testing
 
         let state = try await EngineState.open(.directory(directory), connections: .one)
         let store = state.cards
-        let feed = try #require(try await store.page(StoredPageQuery(sources: ["shop"], order: .feed, descending: false, offset: 0, limit: 10)))
+        let feed = try await store.page(StoredPageQuery(sources: ["shop"], order: .feed, descending: false, offset: 0, limit: 10))
         #expect(feed.cards.map(\.card.id) == [cheap.id, dear.id])
         #expect(feed.total == 2)
-        let byPrice = try #require(try await store.page(StoredPageQuery(sources: ["shop"], order: .price, descending: true, offset: 0, limit: 10)))
+        let byPrice = try await store.page(StoredPageQuery(sources: ["shop"], order: .price, descending: true, offset: 0, limit: 10))
         #expect(byPrice.cards.map(\.card) == [dear, cheap])
         #expect(try await store.versions() == ["shop": 1])
         // The search index is built from the cards kept.

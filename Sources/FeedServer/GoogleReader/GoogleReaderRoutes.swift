@@ -235,7 +235,7 @@ extension FeedRoutes {
         do {
             answered = try await answer(query, sources: sources, reading: filters.first, person: person)
         } catch {
-            throw APIError(status: .serviceUnavailable, text: error.description)
+            throw APIError(status: error.problem.status == 503 ? .serviceUnavailable : .badRequest, text: error.description)
         }
         var cards: [(Card, KeptDates)] = []
         for card in answered.result.cards {
@@ -374,9 +374,7 @@ extension FeedRoutes {
             // The starred cards from the store's marks, not every card read to find them.
             let sources = catalog.entries.map(\.source.id)
             let query = StoredPageQuery(sources: sources, order: .feed, descending: false, offset: 0, limit: 100_000, reading: .starred)
-            let starred = if let page = try await store.page(query) { page.cards } else {
-                try await store.cards(of: sources).filter { $0.dates.starredAt != nil }
-            }
+            let starred = try await store.page(query).cards
             _ = try await store.mark(starred.filter { $0.dates.firstSeen <= upTo }.map(\.card.id), .read, at: Date())
         case .readingList, .feed, .label:
             let sources = try sources(of: stream)
