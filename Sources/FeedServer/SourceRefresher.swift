@@ -248,7 +248,10 @@ struct SourceRefresher: Service {
             return ([], unknown, version, seen.note(source.id, version))
         }
         let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
-        let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id])
+        // The tag of the listing the store merged last: a listing the upstream confirms
+        // whole (304) is then neither read nor written again, only seen.
+        let storedTags = held ? ((try? await store?.listingTags()) ?? [:]).filter { $0.key == source.id } : [:]
+        let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id], storedTags: storedTags, eachRead: nil)
         await plan.runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown
         guard let store else { return (collected?.cards ?? [], outcome, nil, false) }

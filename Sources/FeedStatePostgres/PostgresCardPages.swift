@@ -110,9 +110,9 @@ extension PostgresCardStore {
     /// The unread cards of `sources` for this person: their cards less the ones read.
     private func unreadCount(of sources: [String], in database: PostgresStateDatabase) async throws -> Int {
         try await database.query("""
-            SELECT (SELECT coalesce(sum(cards), 0) FROM card_source_version WHERE source = ANY(\(sources)::text[]))
-                 - (SELECT count(*) FROM card_reading r JOIN card ON card.user_id = \(StoreUser.default) AND card.id = r.id
-                    WHERE r.user_id = \(person) AND r.read_at IS NOT NULL AND card.source = ANY(\(sources)::text[]))
+            SELECT coalesce(sum(v.cards - coalesce(r.read, 0)), 0)::bigint FROM card_source_version v
+            LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source
+            WHERE v.source = ANY(\(sources)::text[])
             """).first.map { try $0.decode(Int.self) } ?? 0
     }
 

@@ -69,11 +69,11 @@ extension PostgresCardStore {
     public func unreadCounts() async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try await migrated().query("""
-            SELECT card.source, count(*)::bigint FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
-            WHERE card.user_id = \(StoreUser.default) AND reading.read_at IS NULL GROUP BY card.source
+            SELECT v.source, (v.cards - coalesce(r.read, 0))::bigint FROM card_source_version v
+            LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source
             """) {
             let (source, count) = try row.decode((String, Int).self)
-            counts[source] = count
+            if count > 0 { counts[source] = count }
         }
         return counts
     }

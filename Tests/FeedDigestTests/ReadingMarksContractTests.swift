@@ -24,6 +24,40 @@ extension StoreContractTests {
         }
     }
 
+    /// Unread counts follow every way a mark or a card comes and goes — marked, unmarked,
+    /// starred only, marked up to a time, the card purged, new cards — per person, as
+    /// counting the cards would give them.
+    @Test(arguments: Backend.all) func unreadCountsFollowMarksCardsAndPurges(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            let ann = store.reading(as: 1)
+            func counted(_ store: any CardStore) async throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                for card in try await store.cards(of: nil) where card.dates.readAt == nil { counts[card.card.source, default: 0] += 1 }
+                return counts
+            }
+            let cards = (0..<5).map { card("\($0)", "1") }
+            let others = (0..<3).map { Card(source: "other", upstreamID: "\($0)", kind: .item, title: "Other \($0)") }
+            try await store.record([listing(cards, at: at(0)), listing(others, at: at(0), source: "other")])
+            #expect(try await store.unreadCounts() == ["shop": 5, "other": 3])
+            _ = try await store.mark(["shop:0", "shop:1", "other:2", "shop:1"], .read, at: at(1))
+            _ = try await ann.mark(["shop:4"], .read, at: at(1))
+            _ = try await store.mark(["shop:3"], .star, at: at(1))
+            _ = try await store.mark(["shop:1"], .unread, at: at(2))
+            #expect(try await store.unreadCounts() == ["shop": 4, "other": 2])
+            #expect(try await ann.unreadCounts() == ["shop": 4, "other": 3])
+            // shop:0 (read) and shop:2 go, and are purged; a new card comes.
+            try await store.record([listing([cards[1], cards[3], cards[4], card("5", "1")], at: at(3))])
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 60, maxCards: 100) }, now: at(10), limit: 10) == 2)
+            #expect(try await store.unreadCounts() == ["shop": 4, "other": 2])
+            #expect(try await store.unreadCounts() == (try await counted(store)))
+            #expect(try await ann.unreadCounts() == (try await counted(ann)))
+            #expect(try await ann.markRead(seenBy: at(5), sources: ["other"], at: at(6)) == 3)
+            #expect(try await ann.unreadCounts() == ["shop": 3])
+            #expect(try await ann.unreadCounts() == (try await counted(ann)))
+        }
+    }
+
     @Test(arguments: Backend.all) func marksAreKeptBesideTheCardsAndSurviveARefresh(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards

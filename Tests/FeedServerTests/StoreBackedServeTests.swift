@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// An upstream that confirms its body (304) costs a refresh nothing: no body decoded,
+    /// no card written (the store's listing of the source stands, seen again), no page retired.
+    @Test func anUpstreamThatAnswers304IsNeitherDecodedNorWritten() async throws {
+        let state = EngineState.inMemory()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"], metrics: true,
+                                       state: state) { served in
+            await served.clock.untilSleeping(1)
+            // From the second refresh on, the upstream names its body, and confirms it after.
+            served.fixture.control.set("cabify", [Fault(etag: "\"v1\"")])
+            await served.refresh(after: 5, sources: 1)
+            let before = try await served.get("/feed.jsonl")
+            let version = try await state.cards.version(of: "cabify")
+            for _ in 0..<2 { await served.refresh(after: 5, sources: 1) }
+            #expect(served.upstreamRequests("cabify") == 4)
+            let metrics = try await served.get("/metrics").text.split(separator: "\n").map(String.init)
+            // The first two refreshes' pages only.
+            #expect(metrics.contains(#"aggregate_upstream_bodies_decoded_total{by="refresh"} 2"#), "\(metrics)")
+            #expect(try await state.cards.version(of: "cabify") == version)
+            let after = try await served.get("/feed.jsonl")
+            #expect(after.text == before.text)
+            #expect(after.header("etag") == before.header("etag"))
+        }
+    }
+
     /// Another process writes the store (`aggregate refresh` from cron, a purge): serve
     /// retires what it built from that source within a second or so, though its own
     /// refresh of it is a day away, and fetches nothing for it.
