@@ -160,111 +160,126 @@ public struct PostgresCardStore: CardStore {
         return database
     }
 
+    /// Cards written by one recording past which the planner's statistics are brought up
+    /// to date at once (`ANALYZE`), as after any bulk load: autovacuum does it within a
+    /// minute or so, and until then a first import's pages were planned on an empty table
+    /// (seconds for a page that takes milliseconds).
+    static let analyzeAfter = 10_000
+
     public func record(_ listings: [LiveListing]) async throws {
         guard !listings.isEmpty else { return }
+        let written = try await migrated().withTransaction { connection in
+            try await Self.record(listings, on: connection)
+        }
+        if written >= Self.analyzeAfter { _ = try await database.query("ANALYZE card, card_search") }
+    }
+
+    /// Records `listings` in the transaction on `connection`; the number of cards written.
+    private static func record(_ listings: [LiveListing], on connection: PostgresConnection) async throws -> Int {
         let user = StoreUser.default
-        try await migrated().withTransaction { connection in
-            for listing in listings {
-                if listing.unchanged {
-                    // Confirmed: the cards it listed are seen again, nothing else moves.
-                    let stored = try await PostgresStateDatabase.rows("""
-                        SELECT listing_tag FROM card_source_version WHERE source = \(listing.source) FOR UPDATE
-                        """, on: connection).first?.decode(String?.self)
-                    guard let tag = stored ?? nil, tag == listing.tag else { continue }
-                    _ = try await PostgresStateDatabase.rows("""
-                        UPDATE card SET last_seen = \(listing.at.timeIntervalSince1970)
-                        WHERE user_id = \(user) AND source = \(listing.source) AND gone_since IS NULL
-                        """, on: connection)
-                    continue
-                }
-                var known: [String: ListingMerge.Known] = [:]
-                // A complete listing needs every card of the source (what it lacks is gone);
-                // a partial one only the cards it lists.
-                let rows = listing.complete
-                    ? try await PostgresStateDatabase.rows("""
-                        SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
-                        FOR UPDATE
-                        """, on: connection)
-                    : try await PostgresStateDatabase.rows("""
-                        SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND id = ANY(\(listing.cards.map(\.id))::text[])
-                        FOR UPDATE
-                        """, on: connection)
-                for row in rows {
-                    let (id, firstSeen, goneSince, position, tracked, fingerprint) = try row.decode((String, Double, Double?, Int, String, String).self)
-                    known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
-                                                   goneSince: goneSince.map(Date.init(timeIntervalSince1970:)), position: position,
-                                                   trackedText: tracked, fingerprint: fingerprint)
-                }
-                let merge = ListingMerge(listing: listing, known: known)
-                let at = listing.at.timeIntervalSince1970
-                // A source's first complete listing: its cards' ranks are their places in it,
-                // written with them; any other listing that moves a card reranks the source.
-                let fresh = listing.complete && known.isEmpty
-                var ranks: [Int: Int] = [:]
-                if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
-                let changed = merge.writes.filter(\.changed)
-                if !changed.isEmpty {
-                    let cardsChanged = changed.map { listing.cards[$0.position] }
-                    let ids = cardsChanged.map(\.id)
-                    let keys = cardsChanged.map(CardSortKeys.init)
-                    _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
-                                          rank, price_key, price_inexact, published)
-                        SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number,
-                               rank, CASE WHEN priced THEN price END, price_inexact, CASE WHEN dated THEN date END
-                        FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
-                                    \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
-                                    \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
-                                    \(changed.map { ranks[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
-                                    \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
-                                    \(keys.map { $0.published ?? 0 })::double precision[], \(keys.map { $0.published != nil })::boolean[])
-                             AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date, dated)
-                        ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
-                          card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
-                          last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
-                          price_inexact = excluded.price_inexact, published = excluded.published
-                        """, on: connection)
-                    try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
-                }
-                let seen = merge.writes.filter { !$0.changed }
-                if !seen.isEmpty {
-                    _ = try await PostgresStateDatabase.rows("""
-                        UPDATE card SET position = t.position, last_seen = \(at), gone_since = NULL
-                        FROM unnest(\(seen.map { listing.cards[$0.position].id })::text[], \(seen.map(\.position))::integer[]) AS t(id, position)
-                        WHERE card.user_id = \(user) AND card.id = t.id
-                        """, on: connection)
-                }
-                if !merge.gone.isEmpty {
-                    _ = try await PostgresStateDatabase.rows("""
-                        UPDATE card SET gone_since = \(at) WHERE user_id = \(user) AND id = ANY(\(merge.gone)::text[])
-                        """, on: connection)
-                }
-                if !merge.changes.isEmpty {
-                    let rows = merge.changes
-                    _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card_change (user_id, id, at, field, before, after)
-                        SELECT \(user), id, \(at), field, before, after
-                        FROM unnest(\(rows.map(\.id))::text[], \(rows.map(\.field.rawValue))::text[],
-                                    \(rows.map { JSONLines.text(of: $0.before) })::text[], \(rows.map { JSONLines.text(of: $0.after) })::text[])
-                             WITH ORDINALITY AS t(id, field, before, after, n)
-                        ORDER BY n
-                        """, on: connection)
-                }
-                if merge.movesVersion {
-                    _ = try await PostgresStateDatabase.rows("""
-                        INSERT INTO card_source_version (source, version, cards) VALUES (\(listing.source), 1, \(merge.writes.count))
-                        ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1,
-                          cards = CASE WHEN \(fresh) THEN excluded.cards ELSE card_source_version.cards END
-                        """, on: connection)
-                }
-                if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
-                    try await Self.rerank(source: listing.source, on: connection)
-                }
+        var written = 0
+        for listing in listings {
+            if listing.unchanged {
+                // Confirmed: the cards it listed are seen again, nothing else moves.
+                let stored = try await PostgresStateDatabase.rows("""
+                    SELECT listing_tag FROM card_source_version WHERE source = \(listing.source) FOR UPDATE
+                    """, on: connection).first?.decode(String?.self)
+                guard let tag = stored ?? nil, tag == listing.tag else { continue }
                 _ = try await PostgresStateDatabase.rows("""
-                    UPDATE card_source_version SET listing_tag = \(listing.tagToKeep) WHERE source = \(listing.source)
+                    UPDATE card SET last_seen = \(listing.at.timeIntervalSince1970)
+                    WHERE user_id = \(user) AND source = \(listing.source) AND gone_since IS NULL
+                    """, on: connection)
+                continue
+            }
+            var known: [String: ListingMerge.Known] = [:]
+            // A complete listing needs every card of the source (what it lacks is gone);
+            // a partial one only the cards it lists.
+            let rows = listing.complete
+                ? try await PostgresStateDatabase.rows("""
+                    SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND source = \(listing.source)
+                    FOR UPDATE
+                    """, on: connection)
+                : try await PostgresStateDatabase.rows("""
+                    SELECT id, first_seen, gone_since, position, tracked, fingerprint FROM card WHERE user_id = \(user) AND id = ANY(\(listing.cards.map(\.id))::text[])
+                    FOR UPDATE
+                    """, on: connection)
+            for row in rows {
+                let (id, firstSeen, goneSince, position, tracked, fingerprint) = try row.decode((String, Double, Double?, Int, String, String).self)
+                known[id] = ListingMerge.Known(firstSeen: Date(timeIntervalSince1970: firstSeen),
+                                               goneSince: goneSince.map(Date.init(timeIntervalSince1970:)), position: position,
+                                               trackedText: tracked, fingerprint: fingerprint)
+            }
+            let merge = ListingMerge(listing: listing, known: known)
+            let at = listing.at.timeIntervalSince1970
+            // A source's first complete listing: its cards' ranks are their places in it,
+            // written with them; any other listing that moves a card reranks the source.
+            let fresh = listing.complete && known.isEmpty
+            var ranks: [Int: Int] = [:]
+            if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
+            let changed = merge.writes.filter(\.changed)
+            if !changed.isEmpty {
+                let cardsChanged = changed.map { listing.cards[$0.position] }
+                let ids = cardsChanged.map(\.id)
+                let keys = cardsChanged.map(CardSortKeys.init)
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
+                                      rank, price_key, price_inexact, published)
+                    SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number,
+                           rank, CASE WHEN priced THEN price END, price_inexact, CASE WHEN dated THEN date END
+                    FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
+                                \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
+                                \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
+                                \(changed.map { ranks[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
+                                \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
+                                \(keys.map { $0.published ?? 0 })::double precision[], \(keys.map { $0.published != nil })::boolean[])
+                         AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date, dated)
+                    ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
+                      card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
+                      last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
+                      price_inexact = excluded.price_inexact, published = excluded.published
+                    """, on: connection)
+                try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
+                written += changed.count
+            }
+            let seen = merge.writes.filter { !$0.changed }
+            if !seen.isEmpty {
+                _ = try await PostgresStateDatabase.rows("""
+                    UPDATE card SET position = t.position, last_seen = \(at), gone_since = NULL
+                    FROM unnest(\(seen.map { listing.cards[$0.position].id })::text[], \(seen.map(\.position))::integer[]) AS t(id, position)
+                    WHERE card.user_id = \(user) AND card.id = t.id
                     """, on: connection)
             }
+            if !merge.gone.isEmpty {
+                _ = try await PostgresStateDatabase.rows("""
+                    UPDATE card SET gone_since = \(at) WHERE user_id = \(user) AND id = ANY(\(merge.gone)::text[])
+                    """, on: connection)
+            }
+            if !merge.changes.isEmpty {
+                let rows = merge.changes
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card_change (user_id, id, at, field, before, after)
+                    SELECT \(user), id, \(at), field, before, after
+                    FROM unnest(\(rows.map(\.id))::text[], \(rows.map(\.field.rawValue))::text[],
+                                \(rows.map { JSONLines.text(of: $0.before) })::text[], \(rows.map { JSONLines.text(of: $0.after) })::text[])
+                         WITH ORDINALITY AS t(id, field, before, after, n)
+                    ORDER BY n
+                    """, on: connection)
+            }
+            if merge.movesVersion {
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card_source_version (source, version, cards) VALUES (\(listing.source), 1, \(merge.writes.count))
+                    ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1,
+                      cards = CASE WHEN \(fresh) THEN excluded.cards ELSE card_source_version.cards END
+                    """, on: connection)
+            }
+            if !fresh, merge.movesVersion || merge.writes.contains(where: { !$0.onlySeen }) {
+                try await Self.rerank(source: listing.source, on: connection)
+            }
+            _ = try await PostgresStateDatabase.rows("""
+                UPDATE card_source_version SET listing_tag = \(listing.tagToKeep) WHERE source = \(listing.source)
+                """, on: connection)
         }
+        return written
     }
 
     /// Numbers the cards of `source` 0, 1, 2… in the order ``cards(of:)`` gives them (listed
