@@ -34,16 +34,21 @@ struct CardFormatOptions: ParsableArguments {
 
     var formatType: any CardFormat.Type { format?.type ?? (Terminal.stdoutIsTerminal ? TextFormat.self : JSONLinesFormat.self) }
 
-    /// For a feed format, when the state first saw each undated card (feed readers need a
-    /// date that does not move); nothing for the other formats.
-    func firstSeen(_ cards: FeedCards, state: EngineState?) async -> [String: Date] {
+    /// For a feed format, when each undated card was first seen (feed readers need a date
+    /// that does not move): the card store's time for the cards it keeps, and for the others
+    /// `now`, the time this run records them at. Nothing for the other formats.
+    func firstSeen(_ cards: FeedCards, state: EngineState?, now: Date) async -> [String: Date] {
         guard formatType.isFeed, let state else { return [:] }
+        let undated = cards.filter { $0.published == nil }.map(\.id)
+        guard !undated.isEmpty else { return [:] }
+        var seen: [String: Date] = [:]
         do {
-            return try await state.firstSeen.firstSeen(undatedIn: cards)
+            seen = try await state.cards.firstSeen(of: undated)
         } catch {
-            Terminal.writeError("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
-            return [:]
+            Terminal.writeError("aggregate: cannot read when cards were first seen (\(PlainWords.describe(error))); undated entries carry this run's time")
         }
+        for id in undated where seen[id] == nil { seen[id] = now }
+        return seen
     }
 
     /// Prints `cards` on stdout in the chosen format, streamed in chunks as it is written.

@@ -29,7 +29,6 @@ final class FeedRoutes: Sendable {
     /// The reader's source filter with nothing selected, rendered once per configuration.
     var unselectedSources: String { current.served.unselectedSources }
     /// When each undated card was first seen (feed entries need a date that does not move).
-    let firstSeenLog: (any FirstSeenLog)?
     /// The card store the background refresh records in, which feeds and the reader are
     /// answered from (nil without the refresh or a state: each reader's run fetches).
     let store: (any CardStore)?
@@ -67,7 +66,7 @@ final class FeedRoutes: Sendable {
     /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
     let loginSessions: AccountSessions
 
-    init(reconfiguration: Reconfiguration, firstSeenLog: (any FirstSeenLog)?, store: (any CardStore)?,
+    init(reconfiguration: Reconfiguration, store: (any CardStore)?,
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
@@ -88,7 +87,6 @@ final class FeedRoutes: Sendable {
         }
         self.metricsToken = metricsToken
         self.reconfiguration = reconfiguration
-        self.firstSeenLog = firstSeenLog
         self.store = store
         self.refreshed = refreshed
         self.health = health
@@ -194,11 +192,11 @@ final class FeedRoutes: Sendable {
         // As every reader of the store: after the refresh's first recording, or its grace.
         if let refreshed, refreshed.covers(sources) { _ = await refreshed.pending(among: sources) }
         let entries = reading == nil ? await refreshed?.entries(sources) ?? [:] : [:]
-        // Sources whose refresh keeps their cards apart (`record: false`): their latest cards.
-        let apart = sources.compactMap { entries[$0]?.cards }.flatMap { $0 }
+        // Sources whose cards the refresh holds apart from the store (`record: false`).
+        let apartSources = sources.filter { entries[$0]?.apart == true }
         let outcomes = sources.compactMap { entries[$0]?.outcome }
         do {
-            if apart.isEmpty, let request = FeedRunner.storedPage(query, sources: sources, reading: reading) {
+            if apartSources.isEmpty, let request = FeedRunner.storedPage(query, sources: sources, reading: reading) {
                 // A page the store makes from its indexes.
                 let page = try await store.page(request)
                 var result = FeedRunner.stored(page, query: query, sources: configs)
@@ -206,11 +204,12 @@ final class FeedRoutes: Sendable {
                 await health.store(failure: nil)
                 return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
             }
-            // A filter, an order no index keeps, or cards kept apart: every kept card of
+            // A filter, an order no index keeps, or cards held apart: every kept card of
             // the sources ordered here.
-            var kept = try await store.cards(of: sources.filter { entries[$0]?.cards == nil })
+            var kept = try await store.cards(of: sources.filter { !apartSources.contains($0) })
+            kept += await refreshed?.apartCards(of: apartSources) ?? []
             if let reading { kept.removeAll { !reading.includes($0.dates) } }
-            var result = try FeedRunner.stored(kept.map(\.card) + apart, config: config, query: query)
+            var result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)
             if reading == nil { result.outcomes = outcomes }
             await health.store(failure: nil)
             return (result, Self.firstSeen(undatedIn: kept), Self.dates(of: kept, in: result))
@@ -308,11 +307,13 @@ final class FeedRoutes: Sendable {
         }
         let info = config.feed.narrowed(by: FeedRequest.withoutToken(request.uri.query), selfURL: Self.selfURL(request))
         let unknown = result.cards.filter { $0.published == nil && firstSeen[$0.id] == nil }
-        if format.isFeed, let firstSeenLog, !unknown.isEmpty {
+        // Cards a reader's run fetched beside the store (no background refresh): the
+        // store's time for those it keeps; the others carry the feed's date.
+        if format.isFeed, let store, !unknown.isEmpty {
             do {
-                firstSeen.merge(try await firstSeenLog.firstSeen(undatedIn: unknown)) { kept, _ in kept }
+                firstSeen.merge(try await store.firstSeen(of: unknown.map(\.id))) { kept, _ in kept }
             } catch {
-                accessLog("aggregate: cannot record when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
+                accessLog("aggregate: cannot read when cards were first seen (\(PlainWords.describe(error))); undated entries carry the feed's date")
             }
         }
         let document = FeedDocument(cards: result.cards, info: info, firstSeen: firstSeen)

@@ -71,7 +71,7 @@ public struct FeedServer: Sendable {
         let (served, plan) = makeServed(config)
         let reconfiguration = Reconfiguration(served: served, file: reload, ownAuthorities: Set(reachedAt.map { [Reconfiguration.authority(of: $0)] } ?? []), refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
-        routes = FeedRoutes(reconfiguration: reconfiguration, firstSeenLog: state?.firstSeen, store: store, refreshed: refreshed,
+        routes = FeedRoutes(reconfiguration: reconfiguration, store: store, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, trustedProxies: trustedProxies, reachedAt: reachedAt,

@@ -2,12 +2,16 @@ import ServeAccess
 import ServeHTTP
 import FeedCore
 import FeedEngine
+import FeedState
+import FeedConfig
+import Foundation
 import Synchronization
 
 /// What `serve`'s readers are answered from when it keeps a card store, per source the
 /// background refresh looks after: the store, when it holds the source; else the cards of
-/// the source's latest refresh (a source with `record: false`, one only ever served from a
-/// fallback, or a store that cannot be read). A reader of a source with neither yet waits
+/// the source's latest refresh, held in a card store in memory (``apart``: a source with
+/// `record: false`, one only ever served from a fallback, or a store that cannot be
+/// written), where they keep their first-seen times as the store's cards do. A reader of a source with neither yet waits
 /// for its first refresh instead of fetching beside it — but a merged feed waits for a
 /// source only within a grace after the refresh began to look after it (``pending(among:)``):
 /// a new subscription, or a source that hangs, never holds every reader.
@@ -16,9 +20,14 @@ final class RefreshedSources: Sendable {
         /// How the source's latest refresh went (live before its first, when the store
         /// already held it at start-up).
         var outcome: SourceOutcome
-        /// Nil: readers read the store.
-        var cards: [Card]?
+        /// The source's cards are held ``apart`` from the card store.
+        var apart: Bool
     }
+
+    /// The latest refresh's cards of the sources the card store does not hold.
+    private let apart = InMemoryCardStore()
+    /// Gone cards are no longer given: they go at the next refresh.
+    private static let latestOnly = KeepPolicy(goneFor: 0, maxCards: .max)
 
     private struct Waiter {
         var id: Int
@@ -82,6 +91,20 @@ final class RefreshedSources: Sendable {
             state.waitedFor = state.waitedFor.filter { state.sources.contains($0.key) }
             state.releaseReady()
         }
+    }
+
+    /// Holds `cards`, the latest refresh's of `source`, apart from the card store; the
+    /// source's change counter there.
+    func holdApart(_ source: String, cards: [Card]) async -> Int {
+        await apart.record([LiveListing(source: source, cards: cards, complete: true, at: FeedRunner.wholeSecond())])
+        _ = await apart.purge({ _ in Self.latestOnly }, now: Date(), limit: .max)
+        return await apart.versions()[source] ?? 0
+    }
+
+    /// The cards held apart of `sources`, each source's in its latest refresh's order.
+    func apartCards(of sources: [String]) async -> [KeptCard] {
+        guard !sources.isEmpty else { return [] }
+        return await apart.cards(of: sources).filter { $0.dates.goneSince == nil }
     }
 
     /// The sources of a merged feed whose first refresh has not ended, once each has

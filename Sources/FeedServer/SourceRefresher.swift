@@ -176,7 +176,7 @@ struct SourceRefresher: Service {
     private func answerFromStore(_ sources: [SourceConfig]) async {
         guard let store, let held = try? await store.versions() else { return }
         for source in sources where held[source.id] != nil {
-            refreshed?.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), cards: nil))
+            refreshed?.set(source.id, .init(outcome: SourceOutcome(id: source.id, url: source.url), apart: false))
         }
     }
 
@@ -215,8 +215,14 @@ struct SourceRefresher: Service {
             if storeVersion != nil, case .failed(let message, _) = outcome.status {
                 outcome.status = .fallback(.cache, liveFailure: message, servedBy: "the cards kept in the card store")
             }
-            let now = Served(status: SourceHealth.Status(outcome.status), fingerprint: storeVersion == nil ? Self.fingerprint(cards, outcome) : nil)
-            refreshed?.set(source.id, .init(outcome: outcome, cards: storeVersion == nil ? cards : nil))
+            // Cards the store does not hold are held apart, in memory, and told apart by their
+            // counter there; without a store, by a fingerprint of what readers are given.
+            var apartVersion: UInt64?
+            if storeVersion == nil {
+                apartVersion = if let refreshed { UInt64(await refreshed.holdApart(source.id, cards: cards)) } else { Self.fingerprint(cards, outcome) }
+            }
+            let now = Served(status: SourceHealth.Status(outcome.status), fingerprint: apartVersion)
+            refreshed?.set(source.id, .init(outcome: outcome, apart: storeVersion == nil))
             // What this refresh recorded, or read of the lease holder's records, is retired
             // at once (its readers ask next); a move by any other writer, ``followStore()``
             // retires with the others of that second.

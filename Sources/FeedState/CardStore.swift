@@ -28,6 +28,10 @@ public protocol CardStore: Sendable {
     func page(_ query: StoredPageQuery) async throws -> StoredPage
     /// One kept card by its id.
     func card(id: String) async throws -> KeptCard?
+    /// When the store first saw each of `ids`: the one first-seen time of a card, which a
+    /// feed entry without a date of its own carries from run to run. Ids the store keeps no
+    /// card of are absent (a run's new cards are first seen at its listings' time).
+    func firstSeen(of ids: [String]) async throws -> [String: Date]
     /// The tracked changes of one card, oldest first.
     func history(of id: String) async throws -> [CardChange]
     /// Each source's change counter: moved whenever a card of it is added, changed, gone

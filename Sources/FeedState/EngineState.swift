@@ -11,8 +11,6 @@ public protocol StateBackend: Sendable {
     var cache: any ResponseCache { get }
     /// The mapped pages of sources, kept to skip mapping an unchanged response.
     var pageMemo: any PageMemoStore { get }
-    /// When each card was first seen.
-    var firstSeen: any FirstSeenLog { get }
     /// Every card seen, with its history.
     var cards: any CardStore { get }
     /// The people who can sign in to `serve`, and their tokens.
@@ -52,7 +50,6 @@ public struct EngineState: Sendable {
 
     public var cache: any ResponseCache { backend.cache }
     public var pageMemo: any PageMemoStore { backend.pageMemo }
-    public var firstSeen: any FirstSeenLog { backend.firstSeen }
     public var cards: any CardStore { backend.cards }
     public var accounts: any AccountStore { backend.accounts }
     public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }

@@ -93,6 +93,12 @@ public actor InMemoryCardStore: CardStore {
         query.page(of: cards(of: query.sources))
     }
 
+    public func firstSeen(of ids: [String]) -> [String: Date] {
+        var seen: [String: Date] = [:]
+        for id in ids { seen[id] = rows[id]?.kept.dates.firstSeen }
+        return seen
+    }
+
     public func card(id: String) -> KeptCard? {
         card(id: id, for: StoreUser.default)
     }
@@ -210,6 +216,7 @@ struct InMemoryPersonView: CardStore {
     func cards(of sources: [String]?) async throws -> [KeptCard] { await store.cards(of: sources, for: person) }
     func page(_ query: StoredPageQuery) async throws -> StoredPage { query.page(of: await store.cards(of: query.sources, for: person)) }
     func card(id: String) async throws -> KeptCard? { await store.card(id: id, for: person) }
+    func firstSeen(of ids: [String]) async throws -> [String: Date] { await store.firstSeen(of: ids) }
     func history(of id: String) async throws -> [CardChange] { await store.history(of: id) }
     func versions() async throws -> [String: Int] { await store.versions() }
     func purge(_ policy: @Sendable (String) -> KeepPolicy, now: Date, limit: Int) async throws -> Int {

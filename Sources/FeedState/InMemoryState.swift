@@ -49,28 +49,10 @@ public actor InMemoryPageMemoStore: PageMemoStore {
     }
 }
 
-/// A ``FirstSeenLog`` in memory.
-public actor InMemoryFirstSeenLog: FirstSeenLog {
-    private var seen: [String: Date] = [:]
-
-    public init() {}
-
-    public func firstSeen(_ ids: [String], now: Date) -> [String: Date] {
-        var answer: [String: Date] = [:]
-        for id in ids {
-            let date = seen[id] ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-            seen[id] = date
-            answer[id] = date
-        }
-        return answer
-    }
-}
-
 /// State in memory, for tests and runs that keep nothing: it lives as long as the value.
 public struct InMemoryState: StateBackend {
     public let cache: any ResponseCache = InMemoryResponseCache()
     public let pageMemo: any PageMemoStore = InMemoryPageMemoStore()
-    public let firstSeen: any FirstSeenLog = InMemoryFirstSeenLog()
     public let cards: any CardStore = InMemoryCardStore()
     public let accounts: any AccountStore = InMemoryAccounts()
     /// One process's state: nobody to share a refresh with.

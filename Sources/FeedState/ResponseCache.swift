@@ -194,22 +194,6 @@ public struct MappedPageRecord: Sendable, Equatable {
     }
 }
 
-/// When this state first saw each card: the date a feed entry without `published` keeps
-/// from run to run (feed readers need a date that does not move).
-public protocol FirstSeenLog: Sendable {
-    /// The first-seen time of each of `ids`, recording `now` for the ones not seen before.
-    /// Two processes asking at once agree on one time per card.
-    func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date]
-}
-
-extension FirstSeenLog {
-    /// The first-seen dates of the cards in `cards` that carry no date of their own: what a
-    /// feed entry shows for them.
-    public func firstSeen(undatedIn cards: some Collection<Card>, now: Date = Date()) async throws -> [String: Date] {
-        try await firstSeen(cards.filter { $0.published == nil }.map(\.id), now: now)
-    }
-}
-
 /// The parts of `Cache-Control` the cache uses.
 package enum CacheControl {
     /// `max-age=N` in seconds; `no-cache`/`no-store` count as 0.

@@ -345,6 +345,18 @@ public struct PostgresCardStore: CardStore {
             """).first.map(Self.kept)
     }
 
+    public func firstSeen(of ids: [String]) async throws -> [String: Date] {
+        guard !ids.isEmpty else { return [:] }
+        var seen: [String: Date] = [:]
+        for row in try await migrated().query("""
+            SELECT id, first_seen FROM card WHERE user_id = \(StoreUser.default) AND id = ANY(\(ids)::text[])
+            """) {
+            let (id, seconds) = try row.decode((String, Double).self)
+            seen[id] = Date(timeIntervalSince1970: seconds)
+        }
+        return seen
+    }
+
     static func kept(_ row: PostgresRow) throws -> KeptCard {
         let (json, position, firstSeen, lastSeen, goneSince, readAt, starredAt) = try row.decode((Data, Int, Double, Double, Double?, Double?, Double?).self)
         guard let card = StoredCardForm.card(json) else { throw PostgresStateError.failed("a stored card cannot be read") }

@@ -2,9 +2,9 @@ import FeedState
 import Foundation
 import PostgresNIO
 
-/// The ``ResponseCache``, ``PageMemoStore`` and ``FirstSeenLog`` in a shared PostgreSQL
+/// The ``ResponseCache`` and ``PageMemoStore`` in a shared PostgreSQL
 /// database: the same tables as the SQLite files, so every host reads what any host fetched.
-public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog {
+public struct PostgresResponseCache: ResponseCache, PageMemoStore {
     let database: PostgresStateDatabase
 
     public init(_ database: PostgresStateDatabase) {
@@ -143,29 +143,5 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore, FirstSeenLog 
             }
         }
         _ = try await database.query("DELETE FROM mapped_page WHERE created < \(newest.timeIntervalSince1970 - MappedPageRecord.lifetime)")
-    }
-
-    public func firstSeen(_ ids: [String], now: Date) async throws -> [String: Date] {
-        guard !ids.isEmpty else { return [:] }
-        var seen = try await Self.seen(ids, in: database)
-        // Sorted: hosts inserting overlapping ids take their locks in one order.
-        let missing = ids.filter { seen[$0] == nil }.sorted()
-        guard !missing.isEmpty else { return seen }
-        // Another host may insert the same id meanwhile: its time wins, read back below.
-        _ = try await database.query("""
-            INSERT INTO first_seen (card_id, seen_at) SELECT unnest(\(missing)::text[]), \(now.timeIntervalSince1970.rounded(.down))
-            ON CONFLICT (card_id) DO NOTHING
-            """)
-        seen.merge(try await Self.seen(missing, in: database)) { _, stored in stored }
-        return seen
-    }
-
-    private static func seen(_ ids: [String], in database: PostgresStateDatabase) async throws -> [String: Date] {
-        var seen: [String: Date] = [:]
-        for row in try await database.query("SELECT card_id, seen_at FROM first_seen WHERE card_id = ANY(\(ids))") {
-            let (id, seconds) = try row.decode((String, Double).self)
-            seen[id] = Date(timeIntervalSince1970: seconds)
-        }
-        return seen
     }
 }

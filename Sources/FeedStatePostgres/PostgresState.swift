@@ -9,7 +9,6 @@ public struct PostgresState: StateBackend {
 
     public var cache: any ResponseCache { store }
     public var pageMemo: any PageMemoStore { store }
-    public var firstSeen: any FirstSeenLog { store }
     public var cards: any CardStore { PostgresCardStore(database) }
     public var accounts: any AccountStore { PostgresAccounts(database) }
     /// Replicas on one database take turns refreshing a source.

@@ -328,6 +328,25 @@ public struct SQLiteCardStore: CardStore {
         }
     }
 
+    public func firstSeen(of ids: [String]) async throws -> [String: Date] {
+        guard !ids.isEmpty else { return [:] }
+        let path = directory.cardsPath
+        return try await database.read { db in
+            var seen: [String: Date] = [:]
+            // 500 ids a statement: SQLite binds at most 32,766 values.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, first_seen FROM card WHERE user_id = ? AND id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
+                    """, arguments: [StoreUser.default] + StatementArguments(chunk))
+                while let row = try rows.next() {
+                    seen[try Self.column(row, "id", path: path)] = Date(timeIntervalSince1970: try Self.column(row, "first_seen", path: path))
+                }
+            }
+            return seen
+        }
+    }
+
     static func kept(_ row: Row, path: String) throws -> KeptCard {
         guard let card = StoredCardForm.card(try column(row, "card", path: path)) else {
             throw SQLiteStateError.damagedCardStore(path: path, reason: "a stored card cannot be read")

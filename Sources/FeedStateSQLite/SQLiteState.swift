@@ -8,7 +8,6 @@ public struct SQLiteState: StateBackend {
     public let directory: SQLiteStateDirectory
     public let cache: any ResponseCache
     public let pageMemo: any PageMemoStore
-    public let firstSeen: any FirstSeenLog
     public let cards: any CardStore
     public let accounts: any AccountStore
     /// Every process on the machine refreshes for itself (no leases).
@@ -24,7 +23,6 @@ public struct SQLiteState: StateBackend {
         }
         cache = SQLiteResponseCache(directory)
         pageMemo = SQLitePageMemoStore(directory)
-        firstSeen = SQLiteFirstSeenLog(directory)
         cards = SQLiteCardStore(directory)
         accounts = SQLiteAccounts(directory)
     }

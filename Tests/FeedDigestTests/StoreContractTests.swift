@@ -135,16 +135,14 @@ import Testing
             let state = try await EngineState.open(.directory(directory))
             try await state.cache.put(response)
             try await state.pageMemo.put(page)
-            _ = try await state.firstSeen.firstSeen(["card-1"], now: t1)
         }
         let written = try files()
-        #expect(written.keys.sorted() == ["cache.sqlite", "cache.sqlite.open-lock", "state.sqlite", "state.sqlite.open-lock"])
+        #expect(written.keys.sorted() == ["cache.sqlite", "cache.sqlite.open-lock"])
         for _ in 0..<2 {
             do {
                 let state = try await EngineState.open(.directory(directory))
                 #expect(try await state.cache.response(forKey: response.key) == response)
                 #expect(try await state.pageMemo.page(forKey: page.key) == page)
-                #expect(try await state.firstSeen.firstSeen(["card-1"], now: t2) == ["card-1": Date(timeIntervalSince1970: 1_800_000_000)])
             }
             #expect(try files() == written)
         }
@@ -162,12 +160,21 @@ import Testing
         #expect(try await pages.page(forKey: "big") == page)
     }
 
+    /// A card's first-seen time is the card store's, the one truth of it: kept from the
+    /// recording that first had the card, through changes, gone and back; unknown ids absent.
     @Test(arguments: Backend.all) func aCardKeepsTheTimeItWasFirstSeen(_ backend: Backend) async throws {
         try await withState(backend) { state in
-            let first = try await state.firstSeen.firstSeen(["a"], now: t1)
-            #expect(first == ["a": Date(timeIntervalSince1970: 1_800_000_000)])
-            let second = try await state.firstSeen.firstSeen(["a", "b"], now: t2)
-            #expect(second == ["a": Date(timeIntervalSince1970: 1_800_000_000), "b": Date(timeIntervalSince1970: 1_800_000_600)])
+            let store = state.cards
+            try await store.record([listing([card("a", "1")], at: t1)])
+            #expect(try await store.firstSeen(of: ["shop:a", "shop:b"]) == ["shop:a": t1])
+            try await store.record([listing([card("a", "2"), card("b", "1")], at: t2)])
+            try await store.record([listing([card("b", "1")], at: t2.addingTimeInterval(60))])
+            try await store.record([listing([card("a", "2"), card("b", "1")], at: t2.addingTimeInterval(120))])
+            #expect(try await store.firstSeen(of: ["shop:b", "shop:a", "shop:b"]) == ["shop:a": t1, "shop:b": t2])
+            #expect(try await store.firstSeen(of: []) == [:])
+            let many = (0..<1_200).map { card("\($0)", "1") }
+            try await store.record([listing(many, at: t2, source: "shop")])
+            #expect(try await store.firstSeen(of: many.map(\.id)).count == 1_200)
         }
     }
 

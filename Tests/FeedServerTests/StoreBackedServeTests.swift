@@ -65,6 +65,29 @@ import Testing
         }
     }
 
+    /// A source with `record: false` stays out of the card store; serve holds its latest
+    /// refresh's cards apart, in memory, where its undated entries keep the time they were
+    /// first seen from refresh to refresh, and a card the upstream drops is gone at once.
+    @Test func aSourceThatIsNotRecordedIsHeldApartWithItsFirstSeenTimes() async throws {
+        let state = EngineState.inMemory()
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n    record: false\n"],
+                                       state: state) { served in
+            await served.clock.untilSleeping(1)
+            let before = try await served.get("/feed.atom")
+            #expect(before.text.contains("cabify:VOUCHER"))
+            // A refresh a second later: the same entries, dated as they were.
+            try await Task.sleep(for: .milliseconds(1_100))
+            await served.refresh(after: 5, sources: 1)
+            let after = try await served.get("/feed.atom")
+            #expect(after.text == before.text)
+            served.fixture.control.edit("cabify", Self.noVoucher)
+            await served.refresh(after: 5, sources: 1)
+            #expect(Self.ids(try await served.get("/feed.jsonl").text) == ["cabify:TSHIRT", "cabify:MUG"])
+            #expect(try await state.cards.cards(of: nil).isEmpty)
+            #expect(served.upstreamRequests("cabify") == 3)
+        }
+    }
+
     /// Another process writes the store (`aggregate refresh` from cron, a purge): serve
     /// retires what it built from that source within a second or so, though its own
     /// refresh of it is a day away, and fetches nothing for it.

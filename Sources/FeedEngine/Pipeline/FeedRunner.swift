@@ -146,7 +146,7 @@ public struct FeedRunner: Sendable {
     }
 
     /// Now, to the second: the card store's times are printed in RFC 3339 without a fraction.
-    static func wholeSecond() -> Date {
+    public static func wholeSecond() -> Date {
         Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
