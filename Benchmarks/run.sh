@@ -26,6 +26,14 @@ servers=()
 trap 'kill "${servers[@]}" $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$work"' EXIT
 table="$work/table.md"
 
+# The daily run: a new state whose card store already holds the cards (a copy of STORE's
+# cards.sqlite) and whose HTTP cache is cold, so every body is fetched and decoded again;
+# then the command. Both daily rows go through it, so the copy costs them alike.
+cat > "$work/daily.sh" <<'SH'
+state=$(mktemp -d -p "$(dirname "$1")"); cp "$1/cards.sqlite" "$state/"; store=$1; shift
+exec "$@" --state-dir "$state"
+SH
+
 # Starts a fixture server with ARGS, waits for it, and prints its base URL.
 start_server() {
     local log="$work/server-$RANDOM.log"
@@ -56,6 +64,15 @@ for scale in "${scales[@]}"; do
             "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
             "curl + jq=bash Benchmarks/peers/merge-jq.sh $base" \
             "aggregate --all --sort price --no-record=$agg --state-dir \$(mktemp -d -p $work) --all --sort price --no-record"
+        echo
+        echo "### The daily run, lists ${scale}-fold: the card store holds the cards, the HTTP cache is cold"
+        echo
+        $agg --state-dir "$work/daily-$scale" --all --sort price > /dev/null
+        python3 Benchmarks/measure.py "$runs" \
+            "aggregate --all --sort price (daily)=bash $work/daily.sh $work/daily-$scale $agg --all --sort price" \
+            "the same --no-record=bash $work/daily.sh $work/daily-$scale $agg --all --sort price --no-record" \
+            "python3 peers/merge.py=python3 Benchmarks/peers/merge.py $base" \
+            "curl + jq=bash Benchmarks/peers/merge-jq.sh $base"
         echo
         echo "### Warm, lists ${scale}-fold: every source fresh in the cache"
         echo
@@ -117,6 +134,15 @@ same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(w
         "aggregate --all --sort date=$feedagg --state-dir \$(mktemp -d -p $work)" \
         "python3 peers/feeds.py (feedparser)=$work/venv/bin/python Benchmarks/peers/feeds.py $feedbase $feeds" \
         "aggregate refresh (into the card store)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)"
+    # The daily run of the feed job: the store holds the entries, the cache is cold.
+    $feedagg --state-dir "$work/feeds-daily" > /dev/null
+    echo
+    echo "### Feeds, the daily run: the card store holds the entries, the HTTP cache is cold"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "aggregate --all --sort date (daily)=bash $work/daily.sh $work/feeds-daily $feedagg" \
+        "the same --no-record=bash $work/daily.sh $work/feeds-daily $feedagg --no-record" \
+        "aggregate --all --sort date (first, empty store)=$feedagg --state-dir \$(mktemp -d -p $work)"
     # A second refresh of the same state: every feed answers 304 (the store moves last_seen).
     refreshed="$work/refreshed"
     $bin/aggregate --config "$work/Feeds.yml" refresh --state-dir "$refreshed"

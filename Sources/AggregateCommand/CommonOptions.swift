@@ -175,10 +175,13 @@ struct CommonOptions: ParsableArguments {
 
     /// The same, for commands that need the configuration and the state themselves.
     /// A server reads the state in parallel (`stateConnections: .pool`); a run needs one connection.
+    /// `recording: false` (`--no-record`): no source's answer is recorded this run, as if
+    /// each said `record: false`.
     func withRunner<T>(_ registry: SourceRegistry, sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
-                       stateConnections: StateConnections = .one,
+                       stateConnections: StateConnections = .one, recording: Bool = true,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
-        let config = try loadConfig(registry)
+        var config = try loadConfig(registry)
+        if !recording { config.sources = config.sources.map { var source = $0; source.record = false; return source } }
         if verbose && !JSONBody(environment: ProcessInfo.processInfo.environment).usesTape {
             Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")
         }

@@ -69,12 +69,12 @@ struct FeedCommand: ContextCommand {
                               perPage: all ? FeedQuery.everyCard : perPage, kind: kind, text: query)
         if stored || reading != nil { return try await runStored(query, in: context) }
         // Printed inside: the cache writes and the recording finish behind the output, not before it.
-        let result = try await common.withRunner(context.registry) { runner, config, state in
+        let result = try await common.withRunner(context.registry, recording: !noRecord) { runner, config, state in
             let result = try await runner.run(query)
             // Read before the recording starts, which holds the store's file while it writes.
             let firstSeen = await output.firstSeen(result.cards, state: state, now: result.listings.first?.at ?? FeedRunner.wholeSecond())
             // Recorded on another core while this one prints.
-            let listings = noRecord ? [] : result.listings
+            let listings = result.listings
             let recording = Task { await CommonOptions.record(listings, in: state) }
             output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: firstSeen, showsDates: sort == .date)
             await recording.value

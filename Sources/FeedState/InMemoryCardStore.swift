@@ -48,8 +48,11 @@ public actor InMemoryCardStore: CardStore {
 
     public func record(_ listings: [LiveListing]) {
         for listing in listings {
-            if listing.unchanged {
-                guard let tag = listing.tag, tags[listing.source] == tag else { continue }
+            // The listing merged last (confirmed by its upstream, or read again from the same
+            // bytes): its cards are seen again, nothing else moves.
+            let isStored = listing.tag != nil && tags[listing.source] == listing.tag
+            if listing.unchanged || listing.complete && isStored {
+                guard isStored else { continue }
                 for (id, row) in rows where row.kept.card.source == listing.source && row.kept.dates.goneSince == nil {
                     rows[id]?.kept.dates.lastSeen = listing.at
                 }

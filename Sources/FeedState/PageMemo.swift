@@ -21,6 +21,10 @@ package struct PageMemo: Sendable {
     /// The source's `cache_ttl`: a page is served only while its responses are fresh.
     package let ttl: Double
     package let fingerprint: String
+    /// The source's code and settings as written (``fingerprint`` without the keyed hash of
+    /// what is sent): a listing's name (``LiveListing/tag``) is this and what its bodies
+    /// hold, the same whichever cache (and its secret) they were read through.
+    package let sourceFingerprint: String
     /// The run's cache writes: a page is remembered after the responses it names.
     package let writes: WriteBehind
 
@@ -32,6 +36,7 @@ package struct PageMemo: Sendable {
         self.writes = writes
         var text = "\(BuildIdentity.current) \(CardBinaryCoding.layoutVersion)\n\(source.plugin)\n\(source.id)\n\(source.url.redactedString)\n"
         if let options = source.options { ConfigText.append(options, to: &text) }
+        sourceFingerprint = String(FNV1a.hash(text), radix: 16)
         // The URL and headers as sent, hashed with the cache's key: a rotated key is
         // another source's pages, never this one's remembered ones.
         text += identity.tag(url: source.url, headers: source.headers)
@@ -59,7 +64,9 @@ package struct PageMemo: Sendable {
             responses = read
         }
         guard !responses.isEmpty else { return nil }
-        if servesFresh, await isFresh(responses) { return Remembered(fresh: true, readFrom: responses, page: page) }
+        if servesFresh, let digests = await freshDigests(responses) {
+            return Remembered(fresh: true, readFrom: responses, digests: digests, page: page)
+        }
         guard responses.count == 1 else { return nil }
         return Remembered(fresh: false, readFrom: responses, page: page)
     }
@@ -70,12 +77,16 @@ package struct PageMemo: Sendable {
         return try? MappedPageCoding.open(memo.page)
     }
 
-    private func isFresh(_ responses: [String: Double]) async -> Bool {
+    /// What the responses hold (``CacheStamp/digest``, where known) when every one is still
+    /// the stored body and still fresh; nil when one is not.
+    private func freshDigests(_ responses: [String: Double]) async -> [String: String]? {
+        var digests: [String: String] = [:]
         for (responseKey, storedAt) in responses {
             guard let stamp = try? await self.responses.stamp(key: responseKey), stamp.storedAt == storedAt,
-                  stamp.isFresh(ttl: ttl) else { return false }
+                  stamp.isFresh(ttl: ttl) else { return nil }
+            digests[responseKey] = stamp.digest
         }
-        return true
+        return digests
     }
 
     /// What ``lookup(cursor:servesFresh:readingPage:)`` found.
@@ -85,6 +96,9 @@ package struct PageMemo: Sendable {
         package var fresh: Bool
         /// The stored bodies it was mapped from, by cache key, with their `storedAt` stamps.
         package var readFrom: [String: Double]
+        /// What those bodies hold, where the stamps say (read only for a fresh page; a
+        /// confirmed one learns them from the transport that confirmed it).
+        package var digests: [String: String] = [:]
         /// Opened for reading; nil when not read.
         package var page: RememberedPage?
     }

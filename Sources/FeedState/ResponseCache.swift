@@ -1,3 +1,4 @@
+import Crypto
 import FeedCore
 import Foundation
 
@@ -101,9 +102,12 @@ public struct CachedResponse: Sendable, Equatable {
     public var storedAt: Date
     /// The response's `Link` header, which paging may depend on.
     public var link: String?
+    /// What the body holds (``BodyDigest``), made when it was fetched; nil for a body stored
+    /// by an earlier version.
+    public var digest: String?
 
     public init(key: String, url: String, status: Int, etag: String? = nil, lastModified: String? = nil,
-                maxAge: Double? = nil, body: Data, fetchedAt: Date, storedAt: Date? = nil, link: String? = nil) {
+                maxAge: Double? = nil, body: Data, fetchedAt: Date, storedAt: Date? = nil, link: String? = nil, digest: String? = nil) {
         self.key = key
         self.url = url
         self.status = status
@@ -114,6 +118,7 @@ public struct CachedResponse: Sendable, Equatable {
         self.fetchedAt = fetchedAt
         self.storedAt = storedAt ?? fetchedAt
         self.link = link
+        self.digest = digest
     }
 
     /// `response` as it is stored under `key` for `url`, fetched at `date`.
@@ -138,19 +143,22 @@ public struct CacheStamp: Sendable, Equatable {
     /// The validators to revalidate the body with.
     public var etag: String?
     public var lastModified: String?
+    /// What the body holds (``CachedResponse/digest``).
+    public var digest: String?
 
-    public init(storedAt: Double, fetchedAt: Double, maxAge: Double?, etag: String? = nil, lastModified: String? = nil) {
+    public init(storedAt: Double, fetchedAt: Double, maxAge: Double?, etag: String? = nil, lastModified: String? = nil, digest: String? = nil) {
         self.storedAt = storedAt
         self.fetchedAt = fetchedAt
         self.maxAge = maxAge
         self.etag = etag
         self.lastModified = lastModified
+        self.digest = digest
     }
 
     /// The stamp of `response`.
     public init(_ response: CachedResponse) {
         self.init(storedAt: response.storedAt.timeIntervalSince1970, fetchedAt: response.fetchedAt.timeIntervalSince1970,
-                  maxAge: response.maxAge, etag: response.etag, lastModified: response.lastModified)
+                  maxAge: response.maxAge, etag: response.etag, lastModified: response.lastModified, digest: response.digest)
     }
 
     /// Whether the body may still be served without asking the upstream: younger than the
@@ -191,6 +199,16 @@ public struct MappedPageRecord: Sendable, Equatable {
     /// Stamps read back from ``responsesText``; nil when they do not decode.
     public static func responses(fromText text: String) -> [String: Double]? {
         try? JSONDecoder().decode([String: Double].self, from: Data(text.utf8))
+    }
+}
+
+/// A body's contents named in 32 hex digits (the first half of its SHA-256): a listing
+/// read from bodies is named by what they hold (``LiveListing/tag``), so the same bytes
+/// fetched again — a cold cache, an upstream without validators — are known for the
+/// listing the card store merged last.
+public enum BodyDigest {
+    public static func of(_ body: Data) -> String {
+        SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -139,16 +139,27 @@ public struct PostgresCardStore: CardStore {
             FOR EACH STATEMENT EXECUTE FUNCTION card_read_count_moved()
             """,
         ]),
+        // When each source was last listed whole (see lastSeen).
+        .init("10: listing times", ["ALTER TABLE card_source_version ADD COLUMN listed_at double precision"]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
     /// text from outside).
     static func selectKept(_ person: Int) -> String {
         """
-        SELECT card.card, card.position, card.first_seen, card.last_seen, card.gone_since, reading.read_at, reading.starred_at
+        SELECT card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at
         FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
         """
     }
+
+    /// A card's last-seen time: a complete listing moves its source's `listed_at`, not each
+    /// card's `last_seen` (every card it does not mark gone is in it), so a listed card was
+    /// last seen at the later of the two; a card marked gone takes the listing time into its
+    /// own row first (as SQLite's `lastSeenValue`).
+    static let lastSeen = """
+        CASE WHEN card.gone_since IS NULL THEN greatest(card.last_seen, coalesce(
+          (SELECT listed_at FROM card_source_version v WHERE v.source = card.source), 0)) ELSE card.last_seen END
+        """
     /// A card someone starred (over `card`): kept by every purge.
     static let isStarred = """
         EXISTS (SELECT 1 FROM card_reading starred WHERE starred.id = card.id AND starred.starred_at IS NOT NULL)
@@ -179,17 +190,21 @@ public struct PostgresCardStore: CardStore {
         let user = StoreUser.default
         var written = 0
         for listing in listings {
-            if listing.unchanged {
-                // Confirmed: the cards it listed are seen again, nothing else moves.
+            if listing.unchanged || listing.complete && listing.tag != nil {
+                // The listing the store merged last (confirmed by its upstream, or read again
+                // from the same bytes): its cards are seen again — its source's listing time
+                // moves — and none of them is encoded, compared or written.
                 let stored = try await PostgresStateDatabase.rows("""
                     SELECT listing_tag FROM card_source_version WHERE source = \(listing.source) FOR UPDATE
                     """, on: connection).first?.decode(String?.self)
-                guard let tag = stored ?? nil, tag == listing.tag else { continue }
-                _ = try await PostgresStateDatabase.rows("""
-                    UPDATE card SET last_seen = \(listing.at.timeIntervalSince1970)
-                    WHERE user_id = \(user) AND source = \(listing.source) AND gone_since IS NULL
-                    """, on: connection)
-                continue
+                if let tag = stored ?? nil, tag == listing.tag {
+                    _ = try await PostgresStateDatabase.rows("""
+                        UPDATE card_source_version SET listed_at = greatest(coalesce(listed_at, 0), \(listing.at.timeIntervalSince1970))
+                        WHERE source = \(listing.source)
+                        """, on: connection)
+                    continue
+                }
+                if listing.unchanged { continue }
             }
             var known: [String: ListingMerge.Known] = [:]
             // A complete listing needs every card of the source (what it lacks is gone);
@@ -241,7 +256,9 @@ public struct PostgresCardStore: CardStore {
                 try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
                 written += changed.count
             }
-            let seen = merge.writes.filter { !$0.changed }
+            // A complete listing moves its source's listed_at for every card it still has
+            // (``lastSeen``); a partial one each card's own.
+            let seen = merge.writes.filter { !$0.changed && !(listing.complete && $0.onlySeen) }
             if !seen.isEmpty {
                 _ = try await PostgresStateDatabase.rows("""
                     UPDATE card SET position = t.position, last_seen = \(at), gone_since = NULL
@@ -250,8 +267,11 @@ public struct PostgresCardStore: CardStore {
                     """, on: connection)
             }
             if !merge.gone.isEmpty {
+                // A card now gone was last seen when its source was last listed.
                 _ = try await PostgresStateDatabase.rows("""
-                    UPDATE card SET gone_since = \(at) WHERE user_id = \(user) AND id = ANY(\(merge.gone)::text[])
+                    UPDATE card SET gone_since = \(at),
+                      last_seen = greatest(last_seen, coalesce((SELECT listed_at FROM card_source_version WHERE source = \(listing.source)), 0))
+                    WHERE user_id = \(user) AND id = ANY(\(merge.gone)::text[])
                     """, on: connection)
             }
             if !merge.changes.isEmpty {
@@ -276,7 +296,9 @@ public struct PostgresCardStore: CardStore {
                 try await Self.rerank(source: listing.source, on: connection)
             }
             _ = try await PostgresStateDatabase.rows("""
-                UPDATE card_source_version SET listing_tag = \(listing.tagToKeep) WHERE source = \(listing.source)
+                UPDATE card_source_version SET listing_tag = \(listing.tagToKeep),
+                  listed_at = CASE WHEN \(listing.complete) THEN greatest(coalesce(listed_at, 0), \(listing.at.timeIntervalSince1970)) ELSE listed_at END
+                WHERE source = \(listing.source)
                 """, on: connection)
         }
         return written

@@ -33,6 +33,8 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore {
             "DELETE FROM http_cache",
             "DELETE FROM mapped_page",
         ]),
+        // What each body holds (CachedResponse.digest): listings are named by it.
+        .init("3: body digests", ["ALTER TABLE http_cache ADD COLUMN digest text"]),
     ])
 
     /// Creates the tables this module owns, if another host has not.
@@ -42,15 +44,15 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore {
 
     public func response(forKey key: String) async throws -> CachedResponse? {
         let rows = try await database.query("""
-            SELECT key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link
+            SELECT key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link, digest
             FROM http_cache WHERE key = \(key)
             """)
         guard let row = rows.first else { return nil }
-        let (key, url, status, etag, lastModified, maxAge, body, fetchedAt, storedAt, link) = try row.decode(
-            (String, String, Int, String?, String?, Double?, Data, Double, Double, String?).self)
+        let (key, url, status, etag, lastModified, maxAge, body, fetchedAt, storedAt, link, digest) = try row.decode(
+            (String, String, Int, String?, String?, Double?, Data, Double, Double, String?, String?).self)
         return CachedResponse(key: key, url: url, status: status, etag: etag, lastModified: lastModified, maxAge: maxAge,
                               body: body, fetchedAt: Date(timeIntervalSince1970: fetchedAt),
-                              storedAt: Date(timeIntervalSince1970: storedAt), link: link)
+                              storedAt: Date(timeIntervalSince1970: storedAt), link: link, digest: digest)
     }
 
     public func put(_ response: CachedResponse) async throws {
@@ -84,13 +86,13 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore {
         switch write {
         case .put(let response):
             try """
-            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link)
+            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, body, fetched_at, stored_at, link, digest)
             VALUES (\(response.key), \(response.url), \(response.status), \(response.etag), \(response.lastModified),
                     \(response.maxAge), \(response.body), \(response.fetchedAt.timeIntervalSince1970),
-                    \(response.storedAt.timeIntervalSince1970), \(response.link))
+                    \(response.storedAt.timeIntervalSince1970), \(response.link), \(response.digest))
             ON CONFLICT (key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
               last_modified = excluded.last_modified, max_age = excluded.max_age, body = excluded.body,
-              fetched_at = excluded.fetched_at, stored_at = excluded.stored_at, link = excluded.link
+              fetched_at = excluded.fetched_at, stored_at = excluded.stored_at, link = excluded.link, digest = excluded.digest
             """
         case .touch(let key, let fetchedAt, let maxAge):
             "UPDATE http_cache SET fetched_at = \(fetchedAt.timeIntervalSince1970), max_age = \(maxAge) WHERE key = \(key)"
@@ -100,10 +102,12 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore {
     }
 
     public func stamp(key: String) async throws -> CacheStamp? {
-        let rows = try await database.query("SELECT stored_at, fetched_at, max_age, etag, last_modified FROM http_cache WHERE key = \(key)")
+        let rows = try await database.query("""
+            SELECT stored_at, fetched_at, max_age, etag, last_modified, digest FROM http_cache WHERE key = \(key)
+            """)
         guard let row = rows.first else { return nil }
-        let (storedAt, fetchedAt, maxAge, etag, lastModified) = try row.decode((Double, Double, Double?, String?, String?).self)
-        return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge, etag: etag, lastModified: lastModified)
+        let (storedAt, fetchedAt, maxAge, etag, lastModified, digest) = try row.decode((Double, Double, Double?, String?, String?, String?).self)
+        return CacheStamp(storedAt: storedAt, fetchedAt: fetchedAt, maxAge: maxAge, etag: etag, lastModified: lastModified, digest: digest)
     }
 
     public func identitySecret() async throws -> Data {

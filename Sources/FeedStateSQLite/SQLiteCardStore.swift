@@ -223,11 +223,13 @@ public struct SQLiteCardStore: CardStore {
             // Every card written: its search row is written later (``updateSearch()``).
             var unsearched: [Int64] = []
             for listing in listings {
-                if listing.unchanged {
-                    // Confirmed: the cards it listed are seen again, nothing else moves.
+                if listing.unchanged || listing.complete && listing.tag != nil {
+                    // The listing the store merged last (confirmed by its upstream, or read
+                    // again from the same bytes): its cards are seen again, nothing else
+                    // moves, and none of them is encoded or compared.
                     try db.cachedStatement(sql: "UPDATE card_source_version SET listed_at = max(coalesce(listed_at, 0), ?) WHERE source = ? AND listing_tag = ?")
                         .execute(arguments: [listing.at.timeIntervalSince1970, listing.source, listing.tag])
-                    continue
+                    if db.changesCount > 0 || listing.unchanged { continue }
                 }
                 var known: [String: ListingMerge.Known] = [:]
                 func remember(_ row: Row) throws {

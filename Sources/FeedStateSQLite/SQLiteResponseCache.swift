@@ -112,6 +112,10 @@ public struct SQLiteResponseCache: ResponseCache {
                 CREATE INDEX mapped_page_created ON mapped_page (created);
                 """)
         }
+        // What each body holds (CachedResponse.digest): listings are named by it.
+        migrator.registerMigration("v11: body digests") { db in
+            try db.alter(table: "http_cache") { table in table.add(column: "digest", .text) }
+        }
         return SQLiteSchema(name: "cache", migrator: migrator)
     }()
 
@@ -135,7 +139,7 @@ public struct SQLiteResponseCache: ResponseCache {
                     lastModified: try row.decode(String?.self, forColumn: "last_modified"),
                     maxAge: try row.decode(Double?.self, forColumn: "max_age"), body: try row.decode(Data.self, forColumn: "body"),
                     fetchedAt: Date(timeIntervalSince1970: fetchedAt), storedAt: Date(timeIntervalSince1970: storedAt ?? fetchedAt),
-                    link: try row.decode(String?.self, forColumn: "link"))
+                    link: try row.decode(String?.self, forColumn: "link"), digest: try row.decode(String?.self, forColumn: "digest"))
                 return (response, try row.decode(String?.self, forColumn: "body_file"))
             } catch is RowDecodingError {
                 return nil
@@ -188,16 +192,16 @@ public struct SQLiteResponseCache: ResponseCache {
                         if let previous = try Self.bodyFile(forKey: response.key, in: db) { replaced.append(previous) }
                         let bodyFile = bodyFiles[index]
                         try db.cachedStatement(sql: """
-                            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, fetched_at, link, stored_at, body_file)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO http_cache (key, url, status, etag, last_modified, max_age, fetched_at, link, stored_at, body_file, digest)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             ON CONFLICT(key) DO UPDATE SET url = excluded.url, status = excluded.status, etag = excluded.etag,
                               last_modified = excluded.last_modified, max_age = excluded.max_age,
                               fetched_at = excluded.fetched_at, link = excluded.link, stored_at = excluded.stored_at,
-                              body_file = excluded.body_file
+                              body_file = excluded.body_file, digest = excluded.digest
                             """).execute(arguments: [
                                 response.key, response.url, response.status, response.etag, response.lastModified,
                                 response.maxAge, response.fetchedAt.timeIntervalSince1970,
-                                response.link, response.storedAt.timeIntervalSince1970, bodyFile])
+                                response.link, response.storedAt.timeIntervalSince1970, bodyFile, response.digest])
                         try db.cachedStatement(sql: """
                             INSERT INTO http_body (key, body) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET body = excluded.body
                             """).execute(arguments: [response.key, bodyFile == nil ? response.body : Data()])
@@ -235,14 +239,15 @@ public struct SQLiteResponseCache: ResponseCache {
     public func stamp(key: String) async throws -> CacheStamp? {
         try await pool.unsafeRead { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT stored_at, fetched_at, max_age, etag, last_modified FROM http_cache WHERE key = ?
+                SELECT stored_at, fetched_at, max_age, etag, last_modified, digest FROM http_cache WHERE key = ?
                 """), arguments: [key]) else { return nil }
             do {
                 let fetchedAt = try row.decode(Double.self, forColumn: "fetched_at")
                 return CacheStamp(storedAt: try row.decode(Double?.self, forColumn: "stored_at") ?? fetchedAt, fetchedAt: fetchedAt,
                                   maxAge: try row.decode(Double?.self, forColumn: "max_age"),
                                   etag: try row.decode(String?.self, forColumn: "etag"),
-                                  lastModified: try row.decode(String?.self, forColumn: "last_modified"))
+                                  lastModified: try row.decode(String?.self, forColumn: "last_modified"),
+                                  digest: try row.decode(String?.self, forColumn: "digest"))
             } catch is RowDecodingError {
                 return nil
             }

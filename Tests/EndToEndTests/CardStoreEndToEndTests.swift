@@ -72,6 +72,38 @@ import Testing
         }
     }
 
+    /// The daily run with a cold cache (its folder removed, or an upstream without
+    /// validators): the same bytes fetched again name the listing the store merged last, so
+    /// no card is written — the source's counter stays, only its listing time moves — and
+    /// a changed body is merged as ever.
+    @Test func theSameBytesFetchedIntoAColdCacheWriteNoCard() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let state = session.workspace.url.appendingPathComponent("state")
+            func sql(_ query: String) async throws -> String {
+                try await Binary(name: "sqlite3").run([state.appendingPathComponent("cards.sqlite").path, query],
+                                                      in: session.workspace.url, absolute: "/usr/bin/sqlite3").stdout
+            }
+            let first = try await session.run("--all", "--format", "jsonl")
+            #expect(first.status == 0 && first.stdoutLines.count == 3, "\(first.stderr)")
+            let recorded = try await sql("SELECT version, listing_tag, listed_at FROM card_source_version")
+            let rows = try await sql("SELECT id, card, last_seen FROM card ORDER BY id")
+            try await Task.sleep(for: .milliseconds(1100))
+            for name in ["cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm", "bodies"] {
+                try? FileManager.default.removeItem(at: state.appendingPathComponent(name))
+            }
+            let daily = try await session.run("--all", "--format", "jsonl")
+            #expect(daily.stdout == first.stdout)
+            #expect(try await sql("SELECT id, card, last_seen FROM card ORDER BY id") == rows)
+            let seen = try await sql("SELECT version, listing_tag, listed_at FROM card_source_version")
+            #expect(seen.split(separator: "|").prefix(2) == recorded.split(separator: "|").prefix(2))
+            #expect(seen != recorded, "the listing time moves")
+            session.server.control.edit("cabify", Self.mug(6))
+            #expect(try await session.run("--all", "--refresh", "--format", "jsonl").status == 0)
+            #expect(try await sql("SELECT version FROM card_source_version") != recorded.split(separator: "|").first.map { "\($0)\n" })
+            #expect(try await sql("SELECT id || ' ' || field FROM card_change") == "cabify:MUG price\n")
+        }
+    }
+
     /// A refresh whose upstream answers 304 to what the store merged last reads no card:
     /// the cards are seen again, nothing else moves; a new body is merged as ever.
     @Test func aConfirmedListingIsSeenAgainWithoutReadingIt() async throws {

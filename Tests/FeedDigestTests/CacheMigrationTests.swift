@@ -44,7 +44,7 @@ import Testing
                 """))
         }
         #expect(columns == ["key", "url", "status", "etag", "last_modified", "max_age", "fetched_at", "stored_at", "link", "body_file",
-                            "key", "responses", "created", "page_file"])
+                            "digest", "key", "responses", "created", "page_file"])
         #expect(bodies == ["feed a 70000", "page a 30000"])
 
         // A 304's touch moves the stamp and leaves the body; forgetting removes both.

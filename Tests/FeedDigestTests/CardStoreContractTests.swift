@@ -97,6 +97,38 @@ extension StoreContractTests {
         }
     }
 
+    /// A complete listing read again from the same bytes carries the tag the store kept of
+    /// the last one (a cold cache, an upstream without validators): it is that listing, seen
+    /// again, and its cards are not read — here they differ, and nothing of them is taken.
+    /// Another tag is merged as ever.
+    @Test(arguments: Backend.all) func aCompleteListingWithTheStoredTagIsSeenNotRead(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            var first = listing([card("a", "10"), card("b", "5")], at: at(0))
+            first.tag = "t1"
+            try await store.record([first])
+            var again = listing([card("a", "99")], at: at(1))
+            again.tag = "t1"
+            try await store.record([again])
+            #expect(try await store.cards(of: nil).map(\.card.price?.amount) == [10, 5])
+            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1)),
+                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1))])
+            #expect(try await store.versions() == ["shop": 1])
+            #expect(try await store.history(of: "shop:a").isEmpty)
+            // The same listing partial (a first page): merged, as a partial listing always is.
+            var partial = listing([card("a", "10")], complete: false, at: at(2))
+            partial.tag = "t1"
+            try await store.record([partial])
+            #expect(try await store.listingTags().isEmpty)
+            var other = listing([card("a", "99")], at: at(3))
+            other.tag = "t2"
+            try await store.record([other])
+            #expect(try await store.card(id: "shop:a")?.card.price?.amount == 99)
+            #expect(try await store.card(id: "shop:b")?.dates.goneSince == at(3))
+            #expect(try await store.listingTags() == ["shop": "t2"])
+        }
+    }
+
     @Test(arguments: Backend.all) func historyHasARowPerChangeOfATrackedValue(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards

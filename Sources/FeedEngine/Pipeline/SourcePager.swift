@@ -82,7 +82,7 @@ struct SourcePager: Sendable {
             fail("no way to reach it (offline, and no recorded snapshot)")
         }
         if let memo = self.tiers.first?.memo, judge.isEmpty {
-            tagText = "\(memo.fingerprint) \(config.maxItems) \(config.maxPages)\n"
+            tagText = "\(memo.sourceFingerprint) \(config.maxItems) \(config.maxPages)\n"
         }
     }
 
@@ -92,11 +92,17 @@ struct SourcePager: Sendable {
         tagText.map { String(FNV1a.hash($0), radix: 16) }
     }
 
-    /// Adds a page, read from `bodies`, to ``tagText``.
-    private mutating func tag(page cursor: String?, readFrom bodies: [String: Double], origin: Card.Origin?) {
+    /// Adds a page, read from `bodies`, to ``tagText``: each body by what it holds
+    /// (`digests`), so that the same bytes name the same listing however they were read —
+    /// fetched again into a cold cache, confirmed by a 304, fresh in the cache; a body
+    /// stored by an earlier version, whose contents are not known, by its stamp.
+    private mutating func tag(page cursor: String?, readFrom bodies: [String: Double], digests: [String: String] = [:], origin: Card.Origin?) {
         guard tagText != nil else { return }
         guard origin == nil, !bodies.isEmpty else { return tagText = nil }
-        tagText? += "\(cursor ?? "")\t" + bodies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\t") + "\n"
+        // By contents alone where known: a cache key is a keyed hash, another with another
+        // cache's secret.
+        tagText? += "\(cursor ?? "")\t" + bodies.map { key, stamp in digests[key].map { "#\($0)" } ?? "\(key)=\(stamp)" }
+            .sorted().joined(separator: "\t") + "\n"
     }
 
     private mutating func fail(_ message: String) {
@@ -218,7 +224,7 @@ struct SourcePager: Sendable {
         }
         switch await readPage(after: cursor) {
         case .read(let page, let origin, let bodies)?:
-            tag(page: cursor, readFrom: bodies, origin: origin)
+            tag(page: cursor, readFrom: bodies, digests: tiers.first?.cache?.takeDigests() ?? [:], origin: origin)
             count(pageWith: page.skipped, notes: page.notes, total: page.total)
             if await accept(page.cards, origin: origin) { advance(to: page.next) }
         case .unchanged?:
@@ -232,7 +238,8 @@ struct SourcePager: Sendable {
     /// Starts reading a remembered page; or, when it is the whole listing and that listing
     /// is the one the store merged last, reads nothing.
     private mutating func takeRemembered(_ found: PageMemo.Remembered, cursor: String?) async {
-        tag(page: cursor, readFrom: found.readFrom, origin: nil)
+        let confirmed = tiers.first?.cache?.takeDigests() ?? [:]
+        tag(page: cursor, readFrom: found.readFrom, digests: found.digests.merging(confirmed) { _, confirmed in confirmed }, origin: nil)
         // The stored tag is a complete listing's: equal after the first page, that page was
         // the whole listing, read to its end within the budgets, nothing skipped.
         if cursor == nil, let storedTag, storedTag == listingTag {

@@ -110,7 +110,8 @@ public struct StandardTransports: TransportProvider {
             var caching: CachingTransport?
             if let state, let writes {
                 let cache = CachingTransport(network: network, store: state.cache, keys: CacheKeys(source: source, identity: state.identity),
-                                             ttl: source.cacheTTL, refresh: refresh, logger: logger, writes: writes)
+                                             ttl: source.cacheTTL, refresh: refresh, logger: logger, writes: writes,
+                                             namesBodies: source.record)
                 network = cache
                 settle = { await cache.settle(parsed: $0) }
                 caching = cache
