@@ -329,6 +329,12 @@ let package = Package(
         ),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore", "FeedSupport", "JSONTape", "SourceCatalogue", "FixtureKit", "FixtureCatalogue"]),
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
+        /// The state seams' contract tests (cache, page memo, card store, reading marks,
+        /// search index, accounts) on memory, SQLite and PostgreSQL, and their migrations.
+        .testTarget(name: "FeedStateTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite",
+                                                             "FeedStatePostgres", "FeedEngine", "FeedSourceTesting",
+                                                             .product(name: "GRDB", package: "GRDB.swift"),
+                                                             .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "FeedDigestTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", "FeedDigest", "FeedSourceTesting",
                                                               .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "PostgresNIO", package: "postgres-nio")]),

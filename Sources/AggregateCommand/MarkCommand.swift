@@ -61,23 +61,23 @@ struct MarkCommand: ContextCommand {
     func run(in context: CommandContext) async throws {
         let now = Date()
         if all {
-            let count = try await common.withStore(context.registry) { store, config in
+            let count = try await common.withPersonalStores(context.registry) { stores, config in
                 let chosen = sources.isEmpty ? nil : try FeedRunner.select(sources, in: config).map(\.id)
-                return try await store.markRead(seenBy: try seenBy(now: now), sources: chosen, at: now)
+                return try await stores.marks.markRead(seenBy: try seenBy(now: now), sources: chosen, at: now)
             }
             Terminal.writeError("aggregate: marked \(count) card\(count == 1 ? "" : "s") read")
             return
         }
-        let (marked, problems) = try await common.withStore(context.registry) { store, _ in
+        let (marked, problems) = try await common.withPersonalStores(context.registry) { stores, _ in
             var ids: [String] = []
             var problems: [String] = []
             for text in cardIDs {
-                switch try await StoredCardID.resolve(text, in: store) {
+                switch try await StoredCardID.resolve(text, in: stores.cards) {
                 case .found(let id): ids.append(id)
                 case .problem(let message): problems.append(message)
                 }
             }
-            return (try await store.mark(ids, mark, at: now), problems)
+            return (try await stores.marks.mark(ids, mark, at: now), problems)
         }
         for problem in problems { Terminal.writeError("aggregate: \(problem)") }
         if !marked.isEmpty {

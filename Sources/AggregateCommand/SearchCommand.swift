@@ -46,10 +46,10 @@ struct SearchCommand: ContextCommand {
         let (page, perPage) = (paging.page, paging.perPage)
         let limit = paging.all ? Int.max : perPage
         let offset = paging.all ? 0 : (page - 1) * perPage
-        let (found, config, empty) = try await common.withStore(context.registry) { store, config in
-            let found = try await store.search(search, offset: offset, limit: limit)
+        let (found, config, empty) = try await common.withPersonalStores(context.registry) { stores, config in
+            let found = try await stores.search.search(search, offset: offset, limit: limit)
             // Nothing found in a store that keeps nothing says why.
-            return (found, config, found.total == 0 ? try await store.summary().isEmpty : false)
+            return (found, config, found.total == 0 ? try await stores.cards.summary().isEmpty : false)
         }
         let dates = Dictionary(found.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
         output.print(FeedCards(found.cards.map(\.card)), to: context.stdout, info: config.feed, firstSeen: dates.mapValues(\.firstSeen), kept: dates)

@@ -156,8 +156,15 @@ extension CommonOptions {
     /// Runs `body` with the card store of the state, opened without the network.
     /// The store as the person the command line runs for (``person(in:)``) reads it.
     func withStore<T>(_ registry: SourceRegistry, _ body: (any CardStore, FeedConfig) async throws -> T) async throws -> T {
+        try await withPersonalStores(registry) { stores, config in try await body(stores.cards, config) }
+    }
+
+    /// The same, with the person's marks and the search index beside the cards (`mark`, `search`).
+    func withPersonalStores<T>(_ registry: SourceRegistry, _ body: (PersonalStores, FeedConfig) async throws -> T) async throws -> T {
         try await withOpenedState(registry, reading: "the card store") { state, config in
-            try await body(state.cards.reading(as: try await person(in: state.accounts)), config)
+            let person = try await person(in: state.accounts)
+            return try await body(PersonalStores(cards: state.cards.reading(as: person), marks: state.marks.marks(of: person),
+                                                 search: state.search.searching(as: person)), config)
         }
     }
 
@@ -262,4 +269,12 @@ actor ListingRecorder {
         }
         writer = nil
     }
+}
+
+/// The kept cards as the person the command line runs for sees them: the cards (with their
+/// marks in their dates), their marks, and the search over them.
+struct PersonalStores {
+    let cards: any CardStore
+    let marks: any ReadingMarkStore
+    let search: any CardSearchIndex
 }

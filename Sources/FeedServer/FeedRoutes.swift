@@ -32,6 +32,9 @@ final class FeedRoutes: Sendable {
     /// The card store the background refresh records in, which feeds and the reader are
     /// answered from (nil without the refresh or a state: each reader's run fetches).
     let store: (any CardStore)?
+    /// Each person's marks on the store's cards, and its search index (nil without the store).
+    let marks: (any ReadingMarkStore)?
+    let searchIndex: (any CardSearchIndex)?
     let refreshed: RefreshedSources?
     let health: SourceHealth
     /// Rendered feeds, kept as bytes while the sources they were built from are unchanged.
@@ -66,7 +69,7 @@ final class FeedRoutes: Sendable {
     /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
     let loginSessions: AccountSessions
 
-    init(reconfiguration: Reconfiguration, store: (any CardStore)?,
+    init(reconfiguration: Reconfiguration, store: (any CardStore)?, marks: (any ReadingMarkStore)? = nil, searchIndex: (any CardSearchIndex)? = nil,
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
@@ -88,6 +91,8 @@ final class FeedRoutes: Sendable {
         self.metricsToken = metricsToken
         self.reconfiguration = reconfiguration
         self.store = store
+        self.marks = marks
+        self.searchIndex = searchIndex
         self.refreshed = refreshed
         self.health = health
         self.responses = responses

@@ -50,6 +50,8 @@ public struct FeedServer: Sendable {
         // Readers are answered from the store the background refresh records in; without
         // the refresh, each reader's own run fetches, as a command-line run does.
         let store = refresher == nil ? nil : state?.cards
+        let marks = store == nil ? nil : state?.marks
+        let searchIndex = store == nil ? nil : state?.search
         let refreshed = store == nil ? nil : RefreshedSources(sources: config.sources.filter(\.enabled).map(\.id))
         // What the readers' runner hands its sources to decode is counted: with the store,
         // nothing but a card lookup should be.
@@ -71,7 +73,7 @@ public struct FeedServer: Sendable {
         let (served, plan) = makeServed(config)
         let reconfiguration = Reconfiguration(served: served, file: reload, ownAuthorities: Set(reachedAt.map { [Reconfiguration.authority(of: $0)] } ?? []), refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
-        routes = FeedRoutes(reconfiguration: reconfiguration, store: store, refreshed: refreshed,
+        routes = FeedRoutes(reconfiguration: reconfiguration, store: store, marks: marks, searchIndex: searchIndex, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, trustedProxies: trustedProxies, reachedAt: reachedAt,
@@ -79,7 +81,7 @@ public struct FeedServer: Sendable {
         self.refresher = plan.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
-                            leases: state?.refreshLeases, store: store, refreshed: refreshed, say: accessLog, clock: clock)
+                            leases: state?.refreshLeases, store: store, searchIndex: searchIndex, refreshed: refreshed, say: accessLog, clock: clock)
         }
         self.host = host
         self.port = port

@@ -53,7 +53,7 @@ extension FeedRoutes {
     func readingList(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
         let session = sessions.session(of: request)
         let token = sessions.token(for: session.id)
-        guard let marksVersion = try? await store?.reading(as: person).marksVersion() else {
+        guard let marksVersion = try? await marks?.marks(of: person).marksVersion() else {
             return await readingListPage(request, person: person, signedIn: signedIn, token: token).answer(to: request, session: session)
         }
         let key = PersonalPages.key(person: person, signedIn: signedIn, marksVersion: marksVersion, now: Date(), target: request.uri.description)
@@ -88,7 +88,7 @@ extension FeedRoutes {
         // after the page was made, so "everything up to now" means up to the second before
         // (the page's own cards of this second go by their ids).
         let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
-        let reading = ReadingContext(view: view, unread: (try? await store?.unreadCounts()) ?? [:], token: token,
+        let reading = ReadingContext(view: view, unread: (try? await marks?.marks(of: person).unreadCounts()) ?? [:], token: token,
                                      returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
                                      signedIn: signedIn)
         let degraded = await degraded(answered.result.outcomes, sources: sources)
@@ -99,7 +99,9 @@ extension FeedRoutes {
 
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
     func search(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
-        guard let store = store?.reading(as: person) else { return Problem.notFound("search needs the card store").response }
+        guard let index = searchIndex?.searching(as: person), let marks = marks?.marks(of: person) else {
+            return Problem.notFound("search needs the card store").response
+        }
         let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
         let parameters = FormFields(pairs: pairs)
         for (name, _) in pairs where !["q", "source", "page", "per_page"].contains(name) {
@@ -120,7 +122,7 @@ extension FeedRoutes {
         }
         let found: StoredPage
         do {
-            found = try await store.search(search, offset: (page - 1) * perPage, limit: perPage)
+            found = try await index.search(search, offset: (page - 1) * perPage, limit: perPage)
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be read now").response
         }
@@ -137,7 +139,7 @@ extension FeedRoutes {
         let query = FeedQuery(sourceIDs: [], page: page, perPage: perPage)
         let result = FeedRunner.stored(found, query: query, sources: [])
         let session = sessions.session(of: request)
-        var reading = ReadingContext(view: .all, unread: (try? await store.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
+        var reading = ReadingContext(view: .all, unread: (try? await marks.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
                                      returnTo: request.uri.description, marks: kept, renderedAt: Date(), sourceList: sourceViews,
                                      signedIn: signedIn)
         reading.highlight = search.required
@@ -151,11 +153,12 @@ extension FeedRoutes {
     /// marks); opening it reads it. Nil when the store keeps no such card.
     func keptPage(_ request: Request, card: Card, hasDetail: Bool, degraded: [String: SourceHealth.Status], person: Int,
                   signedIn: String? = nil) async -> Response? {
-        guard let store = store?.reading(as: person), let kept = try? await store.card(id: card.id) else { return nil }
+        guard let store = store?.reading(as: person), let personal = marks?.marks(of: person),
+              let kept = try? await store.card(id: card.id) else { return nil }
         let session = sessions.session(of: request)
         let now = Date()
         let neighbours = await neighbours(of: card.id, request: request, wasUnread: kept.dates.readAt == nil, person: person)
-        _ = try? await store.mark([card.id], .read, at: now)
+        _ = try? await personal.mark([card.id], .read, at: now)
         let history = (try? await store.history(of: card.id)) ?? []
         let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id),
                                          returnTo: request.uri.description, back: neighbours.back, signedIn: signedIn)
@@ -212,21 +215,21 @@ extension FeedRoutes {
     /// `POST /cards/{id}/read` (and `unread`, `star`, `unstar`).
     func markOne(_ request: Request, id: String, mark: ReadingMark, person: Int) async -> Response {
         let form = await FormGuard.form(of: request)
-        guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
+        guard let marks = marks?.marks(of: person) else { return Problem.notFound("no card store").response }
         do {
-            guard try await store.mark([id], mark, at: Date()).count == 1 else {
+            guard try await marks.mark([id], mark, at: Date()).count == 1 else {
                 return Problem.notFound("no card \(id) in the card store").response
             }
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
-        return await back(request, form: form, marked: 1, store: store)
+        return await back(request, form: form, marked: 1, marks: marks)
     }
 
     /// `POST /read` with `ids=` (repeated) or `before=` (RFC 3339, with `source=` to narrow).
     func markMany(_ request: Request, person: Int) async -> Response {
         let form = await FormGuard.form(of: request)
-        guard let store = store?.reading(as: person) else { return Problem.notFound("no card store").response }
+        guard let marks = marks?.marks(of: person) else { return Problem.notFound("no card store").response }
         let ids = form.getAll("ids")
         let marked: Int
         do {
@@ -235,25 +238,25 @@ extension FeedRoutes {
                     return Problem.badParameter("before", "must be an RFC 3339 time such as 2026-11-27T08:00:00Z, got \"\(before)\"").response
                 }
                 let sources = form.getAll("source")
-                marked = try await store.markRead(seenBy: seenBy, sources: sources.isEmpty ? nil : sources, at: Date())
-                    + (ids.isEmpty ? 0 : try await store.mark(ids, .read, at: Date()).count)
+                marked = try await marks.markRead(seenBy: seenBy, sources: sources.isEmpty ? nil : sources, at: Date())
+                    + (ids.isEmpty ? 0 : try await marks.mark(ids, .read, at: Date()).count)
             } else if !ids.isEmpty {
                 guard ids.count <= 100_000 else { return Problem.badParameter("ids", "at most 100000 ids at once").response }
-                marked = try await store.mark(ids, .read, at: Date()).count
+                marked = try await marks.mark(ids, .read, at: Date()).count
             } else {
                 return Problem.badParameter("ids", "give the cards to mark read as ids=, or before= to mark everything up to a time").response
             }
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
-        return await back(request, form: form, marked: marked, store: store)
+        return await back(request, form: form, marked: marked, marks: marks)
     }
 
     /// After a mark: back to the page the form came from (a path of this server only), or
     /// for the reader's script, JSON with what changed and the unread count.
-    private func back(_ request: Request, form: FormFields, marked: Int, store: any CardStore) async -> Response {
+    private func back(_ request: Request, form: FormFields, marked: Int, marks: any ReadingMarkStore) async -> Response {
         if let accept = request.headers[.accept], accept.contains("application/json") {
-            let unread = (try? await store.unreadCounts())?.values.reduce(0, +) ?? 0
+            let unread = (try? await marks.unreadCounts())?.values.reduce(0, +) ?? 0
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"marked":\#(marked),"unread":\#(unread)}"# + "\n")))
         }

@@ -59,6 +59,8 @@ struct SourceRefresher: Service {
     let leases: (any RefreshLeases)?
     /// Where the lease holder records what each refresh answered live, and readers read.
     let store: (any CardStore)?
+    /// The search index over the store, brought up to date in the background.
+    let searchIndex: (any CardSearchIndex)?
     /// Where readers learn what to read of each source (nil without a store).
     let refreshed: RefreshedSources?
     /// A line for stderr (a failure to record).
@@ -158,9 +160,9 @@ struct SourceRefresher: Service {
     /// indexed for search here within a second, in the background, not by the first reader's
     /// search after it. When nothing was recorded, a look at one small table.
     private func indexRecorded() async {
-        guard let store else { return }
+        guard let searchIndex else { return }
         while !Task.isCancelled {
-            _ = try? await store.updateSearch()
+            _ = try? await searchIndex.updateSearch()
             try? await Task.sleep(for: Self.storeFollowInterval)
         }
     }

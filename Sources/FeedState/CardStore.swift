@@ -7,7 +7,9 @@ import Foundation
 
 /// The memory of every card seen: per card, the latest card, when it was first and last
 /// seen, and since when its source no longer lists it; a history of changes of what users
-/// track; a change counter per source. Refreshes write it, readers read it.
+/// track; a change counter per source. Refreshes write it, readers read it. One of three
+/// seams over the kept cards, with ``ReadingMarkStore`` (each person's marks) and
+/// ``CardSearchIndex`` (search); a backend may keep all three in one database.
 /// Implementations: ``InMemoryCardStore`` (tests), SQLite in the state directory,
 /// PostgreSQL on a shared state.
 public protocol CardStore: Sendable {
@@ -48,51 +50,14 @@ public protocol CardStore: Sendable {
     /// Per source, the ``LiveListing/tag`` of the complete listing it last merged, while
     /// nothing else changed the source's cards since (a purge that removes one forgets it).
     func listingTags() async throws -> [String: String]
-    /// Sets `mark` on the kept cards of `ids` for the person, at `at` (a card read or
-    /// starred before keeps its first time); ids the store keeps no card of are skipped.
-    /// The ids it kept, in `ids`' order.
-    func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String]
-    /// Marks read, at `at`, every unread kept card of `sources` (every source when nil)
-    /// first seen at or before `seenBy`: "everything up to now", so that what a refresh adds
-    /// meanwhile stays unread. How many it marked.
-    func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
-    /// Per source, how many of its kept cards are unread (a source with none is absent).
-    func unreadCounts() async throws -> [String: Int]
-    /// The person's marks' change counter: moved by every ``mark(_:_:at:)`` and
-    /// ``markRead(seenBy:sources:at:)`` that changed something, by whichever process wrote
-    /// it (another replica, `aggregate mark`). 0 before the first. `serve` keeps a
-    /// person's reader page while it and every source's counter stand.
-    func marksVersion() async throws -> Int
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
     /// The ids of the kept cards of `numbers` (``CardNumber``); a number no kept card has
     /// is absent.
     func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String]
-    /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):
-    /// `offset` of them skipped, at most `limit` given, with how many it found.
-    func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage
-    /// Indexes for search the cards recorded since it last ran, for a store that indexes
-    /// apart from recording (``search(_:offset:limit:)`` does it first, so a search finds
-    /// every card recorded before it; `serve` does it after each refresh, so its searches do
-    /// not wait). How many cards it indexed.
-    func updateSearch() async throws -> Int
 }
 
 extension CardStore {
-    /// Nothing to do: this store indexes as it records (or searches every card).
-    public func updateSearch() async throws -> Int { 0 }
-
-    /// Every kept card, searched and ranked here: the in-memory store's way, and the
-    /// specification of the stores' indexes.
-    public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
-        let kept = try await cards(of: search.sources.isEmpty ? nil : search.sources)
-        let byID = Dictionary(kept.map { ($0.card.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let found = search.ranked(kept.map { ($0.card, $0.dates.firstSeen) })
-        let start = min(max(offset, 0), found.count)
-        let page = found[start...].prefix(max(limit, 0)).compactMap { byID[$0.id] }
-        return StoredPage(cards: page, total: found.count)
-    }
-
     public func version(of source: String) async throws -> Int? {
         try await versions()[source]
     }
@@ -446,5 +411,57 @@ public enum StoredCardForm {
 
     public static func value(fromJSON text: String) -> JSONValue {
         (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null
+    }
+}
+
+/// Each person's reading marks on the kept cards (read, starred), beside the cards and
+/// never in them: a refresh that changes a card leaves its marks.
+public protocol ReadingMarkStore: Sendable {
+    /// The same marks, `person`'s (``StoreUser``).
+    func marks(of person: Int) -> any ReadingMarkStore
+    /// Sets `mark` on the kept cards of `ids` for the person, at `at` (a card read or
+    /// starred before keeps its first time); ids the store keeps no card of are skipped.
+    /// The ids it kept, in `ids`' order.
+    func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String]
+    /// Marks read, at `at`, every unread kept card of `sources` (every source when nil)
+    /// first seen at or before `seenBy`: "everything up to now", so that what a refresh adds
+    /// meanwhile stays unread. How many it marked.
+    func markRead(seenBy: Date, sources: [String]?, at: Date) async throws -> Int
+    /// Per source, how many of its kept cards are unread (a source with none is absent).
+    func unreadCounts() async throws -> [String: Int]
+    /// The person's marks' change counter: moved by every ``mark(_:_:at:)`` and
+    /// ``markRead(seenBy:sources:at:)`` that changed something, by whichever process wrote
+    /// it (another replica, `aggregate mark`). 0 before the first. `serve` keeps a
+    /// person's reader page while it and every source's counter stand.
+    func marksVersion() async throws -> Int
+}
+
+/// The search index over the kept cards.
+public protocol CardSearchIndex: Sendable {
+    /// The same index, its answers carrying `person`'s marks.
+    func searching(as person: Int) -> any CardSearchIndex
+    /// The kept cards `search` finds, gone ones too, ranked (``CardSearch/ranked(_:)``):
+    /// `offset` of them skipped, at most `limit` given, with how many it found.
+    func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage
+    /// Indexes for search the cards recorded since it last ran, for a store that indexes
+    /// apart from recording (``search(_:offset:limit:)`` does it first, so a search finds
+    /// every card recorded before it; `serve` does it after each refresh, so its searches do
+    /// not wait). How many cards it indexed.
+    func updateSearch() async throws -> Int
+}
+
+extension CardSearchIndex where Self: CardStore {
+    /// Nothing to do: this store indexes as it records (or searches every card).
+    public func updateSearch() async throws -> Int { 0 }
+
+    /// Every kept card, searched and ranked here: the in-memory store's way, and the
+    /// specification of the stores' indexes.
+    public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
+        let kept = try await cards(of: search.sources.isEmpty ? nil : search.sources)
+        let byID = Dictionary(kept.map { ($0.card.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let found = search.ranked(kept.map { ($0.card, $0.dates.firstSeen) })
+        let start = min(max(offset, 0), found.count)
+        let page = found[start...].prefix(max(limit, 0)).compactMap { byID[$0.id] }
+        return StoredPage(cards: page, total: found.count)
     }
 }

@@ -13,6 +13,10 @@ public protocol StateBackend: Sendable {
     var pageMemo: any PageMemoStore { get }
     /// Every card seen, with its history.
     var cards: any CardStore { get }
+    /// Each person's marks on the kept cards.
+    var marks: any ReadingMarkStore { get }
+    /// The search index over the kept cards.
+    var search: any CardSearchIndex { get }
     /// The people who can sign in to `serve`, and their tokens.
     var accounts: any AccountStore { get }
     /// Leases between processes sharing this state, so one of them refreshes a source at a
@@ -51,6 +55,8 @@ public struct EngineState: Sendable {
     public var cache: any ResponseCache { backend.cache }
     public var pageMemo: any PageMemoStore { backend.pageMemo }
     public var cards: any CardStore { backend.cards }
+    public var marks: any ReadingMarkStore { backend.marks }
+    public var search: any CardSearchIndex { backend.search }
     public var accounts: any AccountStore { backend.accounts }
     public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }
 

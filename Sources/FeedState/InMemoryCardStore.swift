@@ -5,7 +5,7 @@ import Foundation
 
 /// A ``CardStore`` in memory, for tests and runs that keep nothing: the same rules
 /// (``ListingMerge``) as the stores on disk.
-public actor InMemoryCardStore: CardStore {
+public actor InMemoryCardStore: CardStore, ReadingMarkStore, CardSearchIndex {
     private struct Row {
         var kept: KeptCard
         var tracked: [TrackedField: String]
@@ -26,6 +26,14 @@ public actor InMemoryCardStore: CardStore {
 
     /// The same store with `person`'s marks.
     public nonisolated func reading(as person: Int) -> any CardStore {
+        person == StoreUser.default ? self : InMemoryPersonView(store: self, person: person)
+    }
+
+    public nonisolated func marks(of person: Int) -> any ReadingMarkStore {
+        person == StoreUser.default ? self : InMemoryPersonView(store: self, person: person)
+    }
+
+    public nonisolated func searching(as person: Int) -> any CardSearchIndex {
         person == StoreUser.default ? self : InMemoryPersonView(store: self, person: person)
     }
 
@@ -210,11 +218,13 @@ public actor InMemoryCardStore: CardStore {
 }
 
 /// ``InMemoryCardStore`` with another person's marks (``CardStore/reading(as:)``).
-struct InMemoryPersonView: CardStore {
+struct InMemoryPersonView: CardStore, ReadingMarkStore, CardSearchIndex {
     let store: InMemoryCardStore
     let person: Int
 
     func reading(as person: Int) -> any CardStore { store.reading(as: person) }
+    func marks(of person: Int) -> any ReadingMarkStore { store.marks(of: person) }
+    func searching(as person: Int) -> any CardSearchIndex { store.searching(as: person) }
     func record(_ listings: [LiveListing]) async throws { await store.record(listings) }
     func cards(of sources: [String]?) async throws -> [KeptCard] { await store.cards(of: sources, for: person) }
     func page(_ query: StoredPageQuery) async throws -> StoredPage { query.page(of: await store.cards(of: query.sources, for: person)) }

@@ -53,7 +53,10 @@ public actor InMemoryPageMemoStore: PageMemoStore {
 public struct InMemoryState: StateBackend {
     public let cache: any ResponseCache = InMemoryResponseCache()
     public let pageMemo: any PageMemoStore = InMemoryPageMemoStore()
-    public let cards: any CardStore = InMemoryCardStore()
+    private let kept = InMemoryCardStore()
+    public var cards: any CardStore { kept }
+    public var marks: any ReadingMarkStore { kept }
+    public var search: any CardSearchIndex { kept }
     public let accounts: any AccountStore = InMemoryAccounts()
     /// One process's state: nobody to share a refresh with.
     public var refreshLeases: (any RefreshLeases)? { nil }

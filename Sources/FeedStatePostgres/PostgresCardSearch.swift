@@ -7,7 +7,11 @@ import PostgresNIO
 /// so that no phrase spans the two) and its title as `tsvector`s of ``SearchText`` tokens
 /// written with their positions, so that PostgreSQL's parser decides nothing and a search
 /// finds what SQLite's finds.
-extension PostgresCardStore {
+extension PostgresCardStore: CardSearchIndex {
+    public func searching(as person: Int) -> any CardSearchIndex {
+        PostgresCardStore(database, person: person)
+    }
+
     /// A `tsvector` literal of `columns`' tokens, each column's positions after the last
     /// one's plus a gap. Tokens are letters and digits: quoting them needs no escape.
     static func vector(_ columns: [[String]]) -> String {

@@ -3,7 +3,11 @@ import Foundation
 import PostgresNIO
 
 /// Each person's marks in `card_reading` (as ``SQLiteCardStore`` keeps them).
-extension PostgresCardStore {
+extension PostgresCardStore: ReadingMarkStore {
+    public func marks(of person: Int) -> any ReadingMarkStore {
+        PostgresCardStore(database, person: person)
+    }
+
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         let (user, person) = (StoreUser.default, person)

@@ -10,6 +10,8 @@ public struct PostgresState: StateBackend {
     public var cache: any ResponseCache { store }
     public var pageMemo: any PageMemoStore { store }
     public var cards: any CardStore { PostgresCardStore(database) }
+    public var marks: any ReadingMarkStore { PostgresCardStore(database) }
+    public var search: any CardSearchIndex { PostgresCardStore(database) }
     public var accounts: any AccountStore { PostgresAccounts(database) }
     /// Replicas on one database take turns refreshing a source.
     public var refreshLeases: (any RefreshLeases)? { PostgresRefreshLeases(database) }

@@ -17,7 +17,11 @@ import GRDB
 /// `serve` in the background, within a second of any recording. FTS5 costs 30–40 µs a card, and a cold refresh of 500 feeds
 /// (25,000 new cards) spent 0.9 s of its 1.8 s of recording on it, on the store's one
 /// writer; lemon24's `reader` and NetNewsWire index apart from fetching the same way.
-extension SQLiteCardStore {
+extension SQLiteCardStore: CardSearchIndex {
+    public func searching(as person: Int) -> any CardSearchIndex {
+        SQLiteCardStore(directory, person: person)
+    }
+
     /// The row ids of one second: `second << keyShift` up to the next second's.
     static let keyShift: Int64 = 22
 

@@ -4,7 +4,11 @@ import GRDB
 
 /// Each person's marks in `card_reading`: one row per person and card read or starred,
 /// none for a card that is neither. Cards are the default user's (``StoreUser``).
-extension SQLiteCardStore {
+extension SQLiteCardStore: ReadingMarkStore {
+    public func marks(of person: Int) -> any ReadingMarkStore {
+        SQLiteCardStore(directory, person: person)
+    }
+
     public func mark(_ ids: [String], _ mark: ReadingMark, at: Date) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         let (user, person) = (StoreUser.default, person)

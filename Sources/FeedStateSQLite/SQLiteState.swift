@@ -8,7 +8,11 @@ public struct SQLiteState: StateBackend {
     public let directory: SQLiteStateDirectory
     public let cache: any ResponseCache
     public let pageMemo: any PageMemoStore
-    public let cards: any CardStore
+    /// The card store, its marks and its search index, all in `cards.sqlite`.
+    let kept: SQLiteCardStore
+    public var cards: any CardStore { kept }
+    public var marks: any ReadingMarkStore { kept }
+    public var search: any CardSearchIndex { kept }
     public let accounts: any AccountStore
     /// Every process on the machine refreshes for itself (no leases).
     public var refreshLeases: (any RefreshLeases)? { nil }
@@ -23,7 +27,7 @@ public struct SQLiteState: StateBackend {
         }
         cache = SQLiteResponseCache(directory)
         pageMemo = SQLitePageMemoStore(directory)
-        cards = SQLiteCardStore(directory)
+        kept = SQLiteCardStore(directory)
         accounts = SQLiteAccounts(directory)
     }
 

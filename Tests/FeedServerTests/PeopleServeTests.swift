@@ -93,9 +93,9 @@ import Testing
                 #expect(try await served.get(path).status == .unauthorized, "GET \(path)")
                 #expect(try await served.get(path, headers: Self.html).status == .seeOther, "GET \(path) from a browser")
             }
-            #expect(try await state.cards.reading(as: 1).unreadCounts() == ["cabify": 3])
-            #expect(try await state.cards.reading(as: 2).unreadCounts() == ["cabify": 3])
-            #expect(try await state.cards.unreadCounts() == ["cabify": 3])
+            #expect(try await state.marks.marks(of: 1).unreadCounts() == ["cabify": 3])
+            #expect(try await state.marks.marks(of: 2).unreadCounts() == ["cabify": 3])
+            #expect(try await state.marks.unreadCounts() == ["cabify": 3])
             // Nothing was fetched to subscribe to, nothing unsubscribed.
             #expect(served.fixture.control.requests(to: "feed").isEmpty)
             #expect(try await served.get("/sources", headers: [.authorization: Self.basic("ann", "ann's password")]).text.contains(#""id":"cabify""#))
@@ -123,9 +123,9 @@ import Testing
             let bob = try await served.get("/", headers: [.authorization: Self.basic("bob", "bob's password"), .accept: "text/html"])
             #expect(bob.status == .ok)
             #expect(ReadingServeTests.unread(bob.text) == 3)
-            #expect(try await state.cards.reading(as: 1).unreadCounts() == ["cabify": 2])
-            #expect(try await state.cards.reading(as: 2).unreadCounts() == ["cabify": 3])
-            #expect(try await state.cards.unreadCounts() == ["cabify": 3])
+            #expect(try await state.marks.marks(of: 1).unreadCounts() == ["cabify": 2])
+            #expect(try await state.marks.marks(of: 2).unreadCounts() == ["cabify": 3])
+            #expect(try await state.marks.unreadCounts() == ["cabify": 3])
         }
     }
 

@@ -158,7 +158,7 @@ import Testing
             }
 
             // Marked read by another process: the page is rendered again, without the card.
-            #expect(try await state.cards.mark(["cabify:MUG"], .read, at: Date()) == ["cabify:MUG"])
+            #expect(try await state.marks.mark(["cabify:MUG"], .read, at: Date()) == ["cabify:MUG"])
             let after = try await served.get("/", headers: [.cookie: bob.cookie, .accept: "text/html"])
             #expect(Self.ids(after.text).sorted() == ["cabify:TSHIRT", "cabify:VOUCHER"])
             #expect(Self.unread(after.text) == 2)

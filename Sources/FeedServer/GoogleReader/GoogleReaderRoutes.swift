@@ -177,13 +177,20 @@ extension FeedRoutes {
     }
 
     private func personStore(_ person: Int) throws(APIError) -> any CardStore {
-        guard let store else { throw APIError(status: .notFound, text: "the Google Reader API needs the card store (serve with a state and the background refresh)") }
+        guard let store else { throw Self.noStore }
         return store.reading(as: person)
     }
 
+    private func personMarks(_ person: Int) throws(APIError) -> any ReadingMarkStore {
+        guard let marks else { throw Self.noStore }
+        return marks.marks(of: person)
+    }
+
+    private static let noStore = APIError(status: .notFound, text: "the Google Reader API needs the card store (serve with a state and the background refresh)")
+
     /// Each source's unread cards, each label's, and the reading list's.
     private func unreadCount(person: Int) async throws -> Response {
-        let counts = try await personStore(person).unreadCounts()
+        let counts = try await personMarks(person).unreadCounts()
         var rows: [GoogleReader.UnreadCount] = []
         var labels: [String: Int] = [:]
         for entry in catalog.entries {
@@ -338,8 +345,8 @@ extension FeedRoutes {
     /// `edit-tag`: `a=` adds and `r=` removes `…/read`, `…/starred` (and `…/kept-unread`,
     /// unread) on the `i=` items.
     private func editTag(_ form: FormFields, person: Int) async throws -> Response {
-        let store = try personStore(person)
-        let ids = try await cardIDs(form, store: store)
+        let ids = try await cardIDs(form, store: try personStore(person))
+        let personal = try personMarks(person)
         var marks: [ReadingMark] = []
         for tag in form.getAll("a") {
             switch tag {
@@ -356,13 +363,14 @@ extension FeedRoutes {
             default: continue
             }
         }
-        for mark in marks where !ids.isEmpty { _ = try await store.mark(ids, mark, at: Date()) }
+        for mark in marks where !ids.isEmpty { _ = try await personal.mark(ids, mark, at: Date()) }
         return Self.text("OK")
     }
 
     /// `mark-all-as-read`: the stream `s`'s cards seen up to `ts` (microseconds; now without it).
     private func markAllAsRead(_ form: FormFields, person: Int) async throws -> Response {
         let store = try personStore(person)
+        let personal = try personMarks(person)
         guard let text = form.get("s"), let stream = GoogleReader.Stream(text) else {
             throw APIError(status: .badRequest, text: "s= names the stream to mark read")
         }
@@ -375,10 +383,10 @@ extension FeedRoutes {
             let sources = catalog.entries.map(\.source.id)
             let query = StoredPageQuery(sources: sources, order: .feed, descending: false, offset: 0, limit: 100_000, reading: .starred)
             let starred = try await store.page(query).cards
-            _ = try await store.mark(starred.filter { $0.dates.firstSeen <= upTo }.map(\.card.id), .read, at: Date())
+            _ = try await personal.mark(starred.filter { $0.dates.firstSeen <= upTo }.map(\.card.id), .read, at: Date())
         case .readingList, .feed, .label:
             let sources = try sources(of: stream)
-            if !sources.isEmpty { _ = try await store.markRead(seenBy: upTo, sources: sources, at: Date()) }
+            if !sources.isEmpty { _ = try await personal.markRead(seenBy: upTo, sources: sources, at: Date()) }
         }
         return Self.text("OK")
     }

@@ -208,6 +208,7 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func aPageFromTheIndexesIsThePageOfEveryCardOrdered(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             func item(_ source: String, _ id: String, _ price: String?, day: Double?) -> Card {
                 Card(source: source, upstreamID: id, kind: .item, title: "\(source) \(id)",
                      price: price.flatMap { Decimal(string: $0) }.map { Price(amount: $0, currency: "EUR") },
@@ -273,8 +274,8 @@ extension StoreContractTests {
             let dates = try await store.page(StoredPageQuery(sources: ["a"], order: .feed, descending: false, offset: 4, limit: 1)).cards.first?.dates
             #expect(dates == KeptDates(firstSeen: at(0), lastSeen: at(0), goneSince: at(1)))
             // The views of marks: each source's list filtered first, then interleaved.
-            _ = try await store.mark(["a:1", "a:3", "b:3", "c:2", "c:3"], .read, at: at(2))
-            _ = try await store.mark(["a:4", "b:1", "c:3", "c:4", "a:2"], .star, at: at(2))
+            _ = try await marks.mark(["a:1", "a:3", "b:3", "c:2", "c:3"], .read, at: at(2))
+            _ = try await marks.mark(["a:4", "b:1", "c:3", "c:4", "a:2"], .star, at: at(2))
             made = 0
             for reading in [ReadingFilter.unread, .starred] {
                 for sources in [["a", "b", "c"], ["c", "a"]] {

@@ -31,9 +31,10 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func searchFindsAndRanksTheSameOnEveryStore(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let index = state.search
             try await store.record(Self.searchCorpus(at: t1))
             func ids(_ text: String) async throws -> [String] {
-                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+                try await index.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
             }
             // Title matches first (newest first among them), then the rest.
             // Whole words: "shirts" is not "shirt".
@@ -58,7 +59,7 @@ extension StoreContractTests {
             #expect(try await ids("source:shop source:blog gift") == ["shop:voucher", "blog:p2"])
 
             // Paged: a slice of the ranking, and how many it found.
-            let page = try await store.search(try CardSearch(parsing: "red shirt"), offset: 1, limit: 2)
+            let page = try await index.search(try CardSearch(parsing: "red shirt"), offset: 1, limit: 2)
             #expect(page.cards.map(\.card.id) == ["shop:tee", "shop:mug"])
             #expect(page.total == 3)
 
@@ -81,6 +82,7 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func aCardWrittenTwiceInOneRecordingIsFoundOnceByItsLastWords(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let index = state.search
             try await store.record(Self.searchCorpus(at: t1))
             // New dates too: each write's search row has a place of its own.
             var first = Self.searchCorpus(at: t1)[1]
@@ -93,13 +95,13 @@ extension StoreContractTests {
             second.at = t2.addingTimeInterval(1)
             try await store.record([first, second])
             func ids(_ text: String) async throws -> [String] {
-                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+                try await index.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
             }
             #expect(try await ids("culture") == ["blog:p2"])
             #expect(try await ids("coffee") == ["blog:p2"])
             #expect(try await ids("tea") == [])
             #expect(try await ids("cafe") == ["shop:mug"])
-            #expect(try await store.search(try CardSearch(parsing: "source:blog"), offset: 0, limit: 100).total == 2)
+            #expect(try await index.search(try CardSearch(parsing: "source:blog"), offset: 0, limit: 100).total == 2)
         }
     }
 
@@ -109,12 +111,13 @@ extension StoreContractTests {
     @Test(arguments: [Backend.sqlite, .sqlitePool]) func searchRowsAreWrittenOnceForWhatWasRecordedSince(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let index = state.search
             let corpus = Self.searchCorpus(at: t1)
             try await store.record(corpus)
-            #expect(try await store.updateSearch() == 6)
-            #expect(try await store.updateSearch() == 0)
+            #expect(try await index.updateSearch() == 6)
+            #expect(try await index.updateSearch() == 0)
             func ids(_ text: String) async throws -> [String] {
-                try await store.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
+                try await index.search(try CardSearch(parsing: text), offset: 0, limit: 100).cards.map(\.card.id)
             }
             // Changed twice, then listed again unchanged: one search row, by its last words.
             var blog = corpus[1]
@@ -126,7 +129,7 @@ extension StoreContractTests {
             try await store.record([blog])
             blog.at = t2.addingTimeInterval(2)
             try await store.record([blog])
-            #expect(try await store.updateSearch() == 1)
+            #expect(try await index.updateSearch() == 1)
             #expect(try await ids("coffee") == ["blog:p2"])
             #expect(try await ids("tea") == [])
             // Changed, then gone and removed before a search: nothing to write, found by nothing.
@@ -139,7 +142,7 @@ extension StoreContractTests {
             shop.at = t2.addingTimeInterval(1)
             try await store.record([shop])
             #expect(try await store.purge({ _ in KeepPolicy(goneFor: 0, maxCards: 100) }, now: t2.addingTimeInterval(2), limit: 100) == 1)
-            #expect(try await store.updateSearch() == 0)
+            #expect(try await index.updateSearch() == 0)
             #expect(try await ids("stone") == [])
             #expect(try await ids("mug") == [])
         }
@@ -171,7 +174,7 @@ extension StoreContractTests {
                 for size in [1, 7, 60] {
                     var pages: [String] = []
                     for offset in stride(from: 0, to: 61, by: size) {
-                        let page = try await state.cards.search(search, offset: offset, limit: size)
+                        let page = try await state.search.search(search, offset: offset, limit: size)
                         #expect(page.total == expected.count, "\(text)")
                         pages += page.cards.map(\.card.id)
                     }
@@ -191,15 +194,15 @@ extension StoreContractTests {
             }
             try await state.cards.record([LiveListing(source: "many", cards: cards, complete: true, at: t1)])
             let search = try CardSearch(parsing: "common words")
-            let first = try await state.cards.search(search, offset: 0, limit: 3)
+            let first = try await state.search.search(search, offset: 0, limit: 3)
             #expect(first.cards.map(\.card.id) == ["many:10049", "many:10048", "many:10047"])
             let counts = backend == .sqlite || backend == .sqlitePool
             #expect(first.total == (counts ? 10_000 : 10_050))
             #expect(first.totalIsAtLeast == counts)
-            let deep = try await state.cards.search(search, offset: 10_020, limit: 20)
+            let deep = try await state.search.search(search, offset: 10_020, limit: 20)
             #expect(deep.cards.map(\.card.id) == (10...29).reversed().map { "many:" + String(format: "%05d", $0) })
             #expect(deep.total == (counts ? 10_040 : 10_050))
-            let last = try await state.cards.search(search, offset: 10_040, limit: 20)
+            let last = try await state.search.search(search, offset: 10_040, limit: 20)
             #expect(last.cards.map(\.card.id) == (0...9).reversed().map { "many:" + String(format: "%05d", $0) })
             #expect(last.total == 10_050)
             #expect(!last.totalIsAtLeast)

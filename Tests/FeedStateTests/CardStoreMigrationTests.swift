@@ -41,8 +41,8 @@ import Testing
         #expect(byPrice.cards.map(\.card) == [dear, cheap])
         #expect(try await store.versions() == ["shop": 1])
         // The search index is built from the cards kept.
-        #expect(try await store.search(try CardSearch(parsing: "cheap"), offset: 0, limit: 10).cards.map(\.card) == [cheap])
-        #expect(try await store.search(try CardSearch(parsing: "dear"), offset: 0, limit: 10).cards.map(\.card) == [dear])
-        #expect(try await store.search(try CardSearch(parsing: "kind:item"), offset: 0, limit: 10).total == 2)
+        #expect(try await state.search.search(try CardSearch(parsing: "cheap"), offset: 0, limit: 10).cards.map(\.card) == [cheap])
+        #expect(try await state.search.search(try CardSearch(parsing: "dear"), offset: 0, limit: 10).cards.map(\.card) == [dear])
+        #expect(try await state.search.search(try CardSearch(parsing: "kind:item"), offset: 0, limit: 10).total == 2)
     }
 }

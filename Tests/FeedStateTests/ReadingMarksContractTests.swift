@@ -12,15 +12,16 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func aRepeatedIdIsMarkedOnce(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             try await store.record([listing([card("a", "10"), card("b", "5")], at: at(0))])
             for mark in [ReadingMark.read, .star, .unread, .unstar] {
-                let marked = try await store.mark(["shop:a", "shop:a", "shop:nope", "shop:b", "shop:a"], mark, at: at(1))
+                let marked = try await marks.mark(["shop:a", "shop:a", "shop:nope", "shop:b", "shop:a"], mark, at: at(1))
                 #expect(marked == ["shop:a", "shop:a", "shop:b", "shop:a"], "\(mark)")
             }
-            #expect(try await store.mark(["shop:b", "shop:b"], .read, at: at(2)) == ["shop:b", "shop:b"])
+            #expect(try await marks.mark(["shop:b", "shop:b"], .read, at: at(2)) == ["shop:b", "shop:b"])
             let dates = try await store.card(id: "shop:b")?.dates
             #expect(dates?.readAt == at(2))
-            #expect(try await store.unreadCounts() == ["shop": 1])
+            #expect(try await marks.unreadCounts() == ["shop": 1])
         }
     }
 
@@ -30,7 +31,9 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func unreadCountsFollowMarksCardsAndPurges(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             let ann = store.reading(as: 1)
+            let annMarks = state.marks.marks(of: 1)
             func counted(_ store: any CardStore) async throws -> [String: Int] {
                 var counts: [String: Int] = [:]
                 for card in try await store.cards(of: nil) where card.dates.readAt == nil { counts[card.card.source, default: 0] += 1 }
@@ -39,47 +42,48 @@ extension StoreContractTests {
             let cards = (0..<5).map { card("\($0)", "1") }
             let others = (0..<3).map { Card(source: "other", upstreamID: "\($0)", kind: .item, title: "Other \($0)") }
             try await store.record([listing(cards, at: at(0)), listing(others, at: at(0), source: "other")])
-            #expect(try await store.unreadCounts() == ["shop": 5, "other": 3])
-            _ = try await store.mark(["shop:0", "shop:1", "other:2", "shop:1"], .read, at: at(1))
-            _ = try await ann.mark(["shop:4"], .read, at: at(1))
-            _ = try await store.mark(["shop:3"], .star, at: at(1))
-            _ = try await store.mark(["shop:1"], .unread, at: at(2))
-            #expect(try await store.unreadCounts() == ["shop": 4, "other": 2])
-            #expect(try await ann.unreadCounts() == ["shop": 4, "other": 3])
+            #expect(try await marks.unreadCounts() == ["shop": 5, "other": 3])
+            _ = try await marks.mark(["shop:0", "shop:1", "other:2", "shop:1"], .read, at: at(1))
+            _ = try await annMarks.mark(["shop:4"], .read, at: at(1))
+            _ = try await marks.mark(["shop:3"], .star, at: at(1))
+            _ = try await marks.mark(["shop:1"], .unread, at: at(2))
+            #expect(try await marks.unreadCounts() == ["shop": 4, "other": 2])
+            #expect(try await annMarks.unreadCounts() == ["shop": 4, "other": 3])
             // shop:0 (read) and shop:2 go, and are purged; a new card comes.
             try await store.record([listing([cards[1], cards[3], cards[4], card("5", "1")], at: at(3))])
             #expect(try await store.purge({ _ in KeepPolicy(goneFor: 60, maxCards: 100) }, now: at(10), limit: 10) == 2)
-            #expect(try await store.unreadCounts() == ["shop": 4, "other": 2])
-            #expect(try await store.unreadCounts() == (try await counted(store)))
-            #expect(try await ann.unreadCounts() == (try await counted(ann)))
-            #expect(try await ann.markRead(seenBy: at(5), sources: ["other"], at: at(6)) == 3)
-            #expect(try await ann.unreadCounts() == ["shop": 3])
-            #expect(try await ann.unreadCounts() == (try await counted(ann)))
+            #expect(try await marks.unreadCounts() == ["shop": 4, "other": 2])
+            #expect(try await marks.unreadCounts() == (try await counted(store)))
+            #expect(try await annMarks.unreadCounts() == (try await counted(ann)))
+            #expect(try await annMarks.markRead(seenBy: at(5), sources: ["other"], at: at(6)) == 3)
+            #expect(try await annMarks.unreadCounts() == ["shop": 3])
+            #expect(try await annMarks.unreadCounts() == (try await counted(ann)))
         }
     }
 
     @Test(arguments: Backend.all) func marksAreKeptBesideTheCardsAndSurviveARefresh(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             let a = card("a", "10"), b = card("b", "5"), c = card("c", "7")
             try await store.record([listing([a, b, c], at: at(0))])
             #expect(try await store.cards(of: nil).map(\.dates.readAt) == [nil, nil, nil])
 
             // Unknown ids are skipped; the kept ones are marked, in the order asked.
-            #expect(try await store.mark(["shop:c", "shop:nope", "shop:a"], .read, at: at(1)) == ["shop:c", "shop:a"])
-            #expect(try await store.mark(["shop:a"], .star, at: at(2)) == ["shop:a"])
+            #expect(try await marks.mark(["shop:c", "shop:nope", "shop:a"], .read, at: at(1)) == ["shop:c", "shop:a"])
+            #expect(try await marks.mark(["shop:a"], .star, at: at(2)) == ["shop:a"])
             // Read again later: the first reading's time stays.
-            #expect(try await store.mark(["shop:a"], .read, at: at(3)) == ["shop:a"])
-            #expect(try await store.unreadCounts() == ["shop": 1])
+            #expect(try await marks.mark(["shop:a"], .read, at: at(3)) == ["shop:a"])
+            #expect(try await marks.unreadCounts() == ["shop": 1])
             #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(1), starredAt: at(2)))
 
             // A refresh that changes a card leaves its marks.
             try await store.record([listing([card("a", "9"), b, c], at: at(4))])
             #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4), readAt: at(1), starredAt: at(2)))
 
-            #expect(try await store.mark(["shop:a", "shop:c"], .unread, at: at(5)) == ["shop:a", "shop:c"])
-            #expect(try await store.mark(["shop:a"], .unstar, at: at(5)) == ["shop:a"])
-            #expect(try await store.unreadCounts() == ["shop": 3])
+            #expect(try await marks.mark(["shop:a", "shop:c"], .unread, at: at(5)) == ["shop:a", "shop:c"])
+            #expect(try await marks.mark(["shop:a"], .unstar, at: at(5)) == ["shop:a"])
+            #expect(try await marks.unreadCounts() == ["shop": 3])
             #expect(try await store.cards(of: ["shop"]).map(\.dates) == [
                 KeptDates(firstSeen: at(0), lastSeen: at(4)), KeptDates(firstSeen: at(0), lastSeen: at(4)),
                 KeptDates(firstSeen: at(0), lastSeen: at(4)),
@@ -95,16 +99,18 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func eachPersonHasTheirOwnMarks(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let ann = state.cards.reading(as: 1), bob = state.cards.reading(as: 2)
+            let bobMarks = state.marks.marks(of: 2), bobSearch = state.search.searching(as: 2)
+            let annMarks = state.marks.marks(of: 1)
             let cards = (0..<4).map { card("\($0)", "1") }
             try await ann.record([listing(cards, at: at(0))])
-            #expect(try await ann.mark(["shop:0", "shop:1"], .read, at: at(1)) == ["shop:0", "shop:1"])
-            #expect(try await bob.mark(["shop:3"], .star, at: at(2)) == ["shop:3"])
-            #expect(try await bob.markRead(seenBy: at(0), sources: nil, at: at(3)) == 4)
-            #expect(try await bob.mark(["shop:2"], .unread, at: at(4)) == ["shop:2"])
+            #expect(try await annMarks.mark(["shop:0", "shop:1"], .read, at: at(1)) == ["shop:0", "shop:1"])
+            #expect(try await bobMarks.mark(["shop:3"], .star, at: at(2)) == ["shop:3"])
+            #expect(try await bobMarks.markRead(seenBy: at(0), sources: nil, at: at(3)) == 4)
+            #expect(try await bobMarks.mark(["shop:2"], .unread, at: at(4)) == ["shop:2"])
 
-            #expect(try await ann.unreadCounts() == ["shop": 2])
-            #expect(try await bob.unreadCounts() == ["shop": 1])
-            #expect(try await state.cards.unreadCounts() == ["shop": 4])
+            #expect(try await annMarks.unreadCounts() == ["shop": 2])
+            #expect(try await bobMarks.unreadCounts() == ["shop": 1])
+            #expect(try await state.marks.unreadCounts() == ["shop": 4])
             #expect(try await ann.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0)))
             #expect(try await bob.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(3), starredAt: at(2)))
             #expect(try await ann.cards(of: nil).map(\.dates.readAt) == [at(1), at(1), nil, nil])
@@ -116,15 +122,15 @@ extension StoreContractTests {
             #expect(try await page(bob, .unread) == ["shop:2"])
             #expect(try await page(ann, .starred) == [])
             #expect(try await page(bob, .starred) == ["shop:3"])
-            #expect(try await bob.search(try CardSearch(parsing: "item"), offset: 0, limit: 10).cards.map(\.dates.starredAt).compactMap { $0 } == [at(2)])
+            #expect(try await bobSearch.search(try CardSearch(parsing: "item"), offset: 0, limit: 10).cards.map(\.dates.starredAt).compactMap { $0 } == [at(2)])
 
             // Everything gone: retention keeps Bob's star; removing the rest takes Ann's marks.
             try await ann.record([listing([], at: at(10))])
             let policy: @Sendable (String) -> KeepPolicy = { _ in KeepPolicy(goneFor: 60, maxCards: 10) }
             #expect(try await ann.purge(policy, now: at(30), limit: 100) == 3)
             #expect(try await ann.cards(of: nil).map(\.card.id) == ["shop:3"])
-            #expect(try await ann.unreadCounts() == ["shop": 1])
-            #expect(try await bob.unreadCounts() == [:])
+            #expect(try await annMarks.unreadCounts() == ["shop": 1])
+            #expect(try await bobMarks.unreadCounts() == [:])
         }
     }
 
@@ -133,25 +139,27 @@ extension StoreContractTests {
     /// it, and with nothing else: serve keeps their pages while it stands.
     @Test(arguments: Backend.all) func marksMoveTheirPersonsCounterOnly(_ backend: Backend) async throws {
         try await withState(backend) { state in
-            let ann = state.cards.reading(as: 1), bob = state.cards.reading(as: 2)
+            let ann = state.cards.reading(as: 1)
+            let bobMarks = state.marks.marks(of: 2)
+            let annMarks = state.marks.marks(of: 1)
             try await ann.record([listing([card("a", "1"), card("b", "2")], at: at(0))])
-            #expect(try await ann.marksVersion() == 0)
-            #expect(try await ann.mark(["shop:a"], .read, at: at(1)) == ["shop:a"])
-            #expect(try await ann.marksVersion() == 1)
+            #expect(try await annMarks.marksVersion() == 0)
+            #expect(try await annMarks.mark(["shop:a"], .read, at: at(1)) == ["shop:a"])
+            #expect(try await annMarks.marksVersion() == 1)
             // Nothing kept is marked: nothing moves; a refresh moves nothing either.
-            #expect(try await ann.mark(["shop:nope"], .star, at: at(2)) == [])
+            #expect(try await annMarks.mark(["shop:nope"], .star, at: at(2)) == [])
             try await ann.record([listing([card("a", "3"), card("b", "2")], at: at(3))])
-            #expect(try await ann.marksVersion() == 1)
-            #expect(try await ann.markRead(seenBy: at(5), sources: nil, at: at(5)) == 1)
-            #expect(try await ann.marksVersion() == 2)
-            #expect(try await ann.markRead(seenBy: at(5), sources: nil, at: at(6)) == 0)
-            #expect(try await ann.marksVersion() == 2)
+            #expect(try await annMarks.marksVersion() == 1)
+            #expect(try await annMarks.markRead(seenBy: at(5), sources: nil, at: at(5)) == 1)
+            #expect(try await annMarks.marksVersion() == 2)
+            #expect(try await annMarks.markRead(seenBy: at(5), sources: nil, at: at(6)) == 0)
+            #expect(try await annMarks.marksVersion() == 2)
             // Another person's marks are theirs: Ann's counter stays.
-            #expect(try await bob.mark(["shop:b"], .star, at: at(7)) == ["shop:b"])
-            #expect(try await bob.marksVersion() == 1)
-            #expect(try await ann.marksVersion() == 2)
-            #expect(try await ann.mark(["shop:a"], .unread, at: at(8)) == ["shop:a"])
-            #expect(try await ann.marksVersion() == 3)
+            #expect(try await bobMarks.mark(["shop:b"], .star, at: at(7)) == ["shop:b"])
+            #expect(try await bobMarks.marksVersion() == 1)
+            #expect(try await annMarks.marksVersion() == 2)
+            #expect(try await annMarks.mark(["shop:a"], .unread, at: at(8)) == ["shop:a"])
+            #expect(try await annMarks.marksVersion() == 3)
         }
     }
 
@@ -171,24 +179,25 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func markingReadUpToATimeLeavesLaterCardsUnread(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             let a = card("a", "1"), b = card("b", "2")
             try await store.record([listing([a, b], at: at(0))])
-            #expect(try await store.mark(["shop:b"], .read, at: at(1)) == ["shop:b"])
+            #expect(try await marks.mark(["shop:b"], .read, at: at(1)) == ["shop:b"])
             let other = Card(source: "other", upstreamID: "x", kind: .item, title: "X")
             try await store.record([listing([other], at: at(1), source: "other")])
             // The page was shown at minute 2; a card arrives at minute 3.
             try await store.record([listing([a, b, card("late", "3")], at: at(3))])
 
-            #expect(try await store.unreadCounts() == ["shop": 2, "other": 1])
-            #expect(try await store.markRead(seenBy: at(2), sources: ["shop"], at: at(4)) == 1)
-            #expect(try await store.unreadCounts() == ["shop": 1, "other": 1])
+            #expect(try await marks.unreadCounts() == ["shop": 2, "other": 1])
+            #expect(try await marks.markRead(seenBy: at(2), sources: ["shop"], at: at(4)) == 1)
+            #expect(try await marks.unreadCounts() == ["shop": 1, "other": 1])
             #expect(try await store.card(id: "shop:a")?.dates.readAt == at(4))
             #expect(try await store.card(id: "shop:b")?.dates.readAt == at(1))
             #expect(try await store.card(id: "shop:late")?.dates.readAt == nil)
             #expect(try await store.card(id: "other:x")?.dates.readAt == nil)
-            #expect(try await store.markRead(seenBy: at(3), sources: nil, at: at(5)) == 2)
+            #expect(try await marks.markRead(seenBy: at(3), sources: nil, at: at(5)) == 2)
             #expect(try await store.cards(of: nil).allSatisfy { $0.dates.readAt != nil })
-            #expect(try await store.unreadCounts() == [:])
+            #expect(try await marks.unreadCounts() == [:])
         }
     }
 
@@ -196,29 +205,30 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func retentionKeepsStarredCards(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             let cards = (0..<4).map { card("\($0)", "1") }
             try await store.record([listing(cards, at: at(0))])
             try await store.record([listing(Array(cards[2...]), at: at(10))])   // 0 and 1 gone at 10
-            #expect(try await store.mark(["shop:0", "shop:3"], .star, at: at(11)) == ["shop:0", "shop:3"])
+            #expect(try await marks.mark(["shop:0", "shop:3"], .star, at: at(11)) == ["shop:0", "shop:3"])
             // Gone for 15 minutes at minute 30 removes 1, not the starred 0; one card per
             // source: of 2 and 3, the starred 3 does not count, so 2 stays.
             let policy: @Sendable (String) -> KeepPolicy = { _ in KeepPolicy(goneFor: 15 * 60, maxCards: 1) }
-            #expect(try await store.mark(["shop:1", "shop:2"], .read, at: at(12)) == ["shop:1", "shop:2"])
-            #expect(try await store.unreadCounts() == ["shop": 2])
+            #expect(try await marks.mark(["shop:1", "shop:2"], .read, at: at(12)) == ["shop:1", "shop:2"])
+            #expect(try await marks.unreadCounts() == ["shop": 2])
             #expect(try await store.purge(policy, now: at(30), limit: 100) == 1)
             #expect(try await store.cards(of: ["shop"]).map(\.card.id).sorted() == ["shop:0", "shop:2", "shop:3"])
             // The read card removed took its mark with it: the counts say the same.
-            #expect(try await store.unreadCounts() == ["shop": 2])
+            #expect(try await marks.unreadCounts() == ["shop": 2])
             // Unstarred, it goes with the next purge, marks and all.
-            #expect(try await store.mark(["shop:0"], .unstar, at: at(31)) == ["shop:0"])
-            #expect(try await store.mark(["shop:0"], .read, at: at(31)) == ["shop:0"])
+            #expect(try await marks.mark(["shop:0"], .unstar, at: at(31)) == ["shop:0"])
+            #expect(try await marks.mark(["shop:0"], .read, at: at(31)) == ["shop:0"])
             #expect(try await store.purge(policy, now: at(32), limit: 100) == 1)
             #expect(try await store.card(id: "shop:0") == nil)
-            #expect(try await store.unreadCounts() == ["shop": 1])
+            #expect(try await marks.unreadCounts() == ["shop": 1])
             // Back upstream, it is a new card: unread.
             try await store.record([listing([cards[0], cards[2], cards[3]], at: at(33))])
             #expect(try await store.card(id: "shop:0")?.dates.readAt == nil)
-            #expect(try await store.unreadCounts() == ["shop": 2])
+            #expect(try await marks.unreadCounts() == ["shop": 2])
         }
     }
 
@@ -228,6 +238,7 @@ extension StoreContractTests {
     @Test(arguments: Backend.all) func theNewestUnreadCardsInEverySlice(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
+            let marks = state.marks
             func item(_ source: String, _ n: Int, hours: Double?) -> Card {
                 Card(source: source, upstreamID: "\(n)", kind: .post, title: "\(source) \(n)",
                      published: hours.map { at(0).addingTimeInterval($0 * 3600) })
@@ -235,7 +246,7 @@ extension StoreContractTests {
             let a = (0..<12).map { item("a", $0, hours: Double($0 * 2)) }
             let b = (0..<12).map { item("b", $0, hours: $0 == 11 ? nil : Double($0 * 2 + 1)) }
             try await store.record([listing(a, at: at(0), source: "a"), listing(b, at: at(0), source: "b")])
-            _ = try await store.mark(["a:11", "b:10", "a:7", "b:3", "a:0"], .read, at: at(1))
+            _ = try await marks.mark(["a:11", "b:10", "a:7", "b:3", "a:0"], .read, at: at(1))
             let unread = (a + b).filter { !["a:11", "b:10", "a:7", "b:3", "a:0"].contains($0.id) }
             let newestFirst = unread.sorted { x, y in
                 switch (x.published, y.published) {
