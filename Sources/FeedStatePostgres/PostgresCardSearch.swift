@@ -72,7 +72,44 @@ extension PostgresCardStore: CardSearchIndex {
         try await indexForSearch(cards, firstSeen: firstSeen, on: connection)
     }
 
+    /// Writes the search rows of the cards recorded since it last ran, 5,000 a transaction,
+    /// each card read back and decoded at its turn. Two processes at once each take rows the
+    /// other has not locked (`SKIP LOCKED`).
+    public func updateSearch() async throws -> Int {
+        var indexed = 0
+        while true {
+            let done = try await migrated().withTransaction { connection in
+                let rows = try await PostgresStateDatabase.rows("""
+                    SELECT card.id, card.card, card.first_seen FROM card_unsearched pending
+                    JOIN card ON card.user_id = \(StoreUser.default) AND card.id = pending.id
+                    ORDER BY pending.id LIMIT 5000 FOR UPDATE OF pending SKIP LOCKED
+                    """, on: connection)
+                var ids: [String] = []
+                var cards: [Card] = []
+                var firstSeen: [Date] = []
+                for row in rows {
+                    let (id, json, seen) = try row.decode((String, Data, Double).self)
+                    ids.append(id)
+                    guard let card = StoredCardForm.card(json) else { continue }
+                    cards.append(card)
+                    firstSeen.append(Date(timeIntervalSince1970: seen))
+                }
+                try await Self.indexForSearch(cards, firstSeen: firstSeen, on: connection)
+                // Ids whose card is gone (a purge between) are dropped too.
+                _ = try await PostgresStateDatabase.rows("""
+                    DELETE FROM card_unsearched WHERE id = ANY(\(ids)::text[])
+                       OR NOT EXISTS (SELECT 1 FROM card WHERE card.user_id = \(StoreUser.default) AND card.id = card_unsearched.id)
+                    """, on: connection)
+                return ids.count
+            }
+            indexed += done
+            if done < 5000 { return indexed }
+        }
+    }
+
     public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
+        // Every card recorded before the search is found.
+        _ = try await updateSearch()
         var conditions = ["card.user_id = $1"]
         var bindings = PostgresBindings()
         bindings.append(StoreUser.default)

@@ -141,6 +141,10 @@ public struct PostgresCardStore: CardStore {
         ]),
         // When each source was last listed whole (see lastSeen).
         .init("10: listing times", ["ALTER TABLE card_source_version ADD COLUMN listed_at double precision"]),
+        // Cards recorded whose search rows are not written yet (``updateSearch()``): a
+        // recording lists them, and the first search after it, or `serve` in the background,
+        // writes their rows (as SQLite's "v11").
+        .init("11: search rows written apart from recording", ["CREATE TABLE card_unsearched (id text PRIMARY KEY)"]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -253,7 +257,10 @@ public struct PostgresCardStore: CardStore {
                       last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
                       price_inexact = excluded.price_inexact, published = excluded.published
                     """, on: connection)
-                try await Self.indexForSearch(cardsChanged, firstSeen: changed.map(\.firstSeen), on: connection)
+                // Their search rows are written apart (``updateSearch()``), off the run's path.
+                _ = try await PostgresStateDatabase.rows("""
+                    INSERT INTO card_unsearched (id) SELECT unnest(\(ids)::text[]) ON CONFLICT DO NOTHING
+                    """, on: connection)
                 written += changed.count
             }
             // A complete listing moves its source's listed_at for every card it still has
@@ -459,6 +466,7 @@ public struct PostgresCardStore: CardStore {
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_search WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_unsearched WHERE id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
                     ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL

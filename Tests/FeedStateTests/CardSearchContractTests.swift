@@ -105,10 +105,10 @@ extension StoreContractTests {
         }
     }
 
-    /// SQLite writes search rows apart from recording (``CardStore/updateSearch()``, the
-    /// first thing a search does): once per card recorded since, as last written; none for a
-    /// card seen again unchanged, or removed before its turn.
-    @Test(arguments: [Backend.sqlite, .sqlitePool]) func searchRowsAreWrittenOnceForWhatWasRecordedSince(_ backend: Backend) async throws {
+    /// SQLite and PostgreSQL write search rows apart from recording (``CardSearchIndex/updateSearch()``,
+    /// the first thing a search does): once per card recorded since, as last written; none
+    /// for a card seen again unchanged, or removed before its turn.
+    @Test(arguments: Backend.all.filter { $0 != .memory }) func searchRowsAreWrittenOnceForWhatWasRecordedSince(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
             let index = state.search
