@@ -88,6 +88,32 @@ import Testing
         }
     }
 
+    /// A store that cannot be read (here its table of cards is gone) is an answer of its own:
+    /// a 503 problem that says so, and `/healthz` degraded with the reason, never a page of
+    /// another shape (the Google Reader API once answered no card at all); once the store
+    /// reads again, so do the answers.
+    @Test func aStoreThatCannotBeReadIsAnErrorAnswerNotAnotherShape() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-unreadable-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = try await EngineState.open(.directory(directory), connections: .pool)
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 86400\n"], state: state) { served in
+            await served.clock.untilSleeping(1)
+            #expect(try await served.get("/feed.jsonl?per_page=2").status == .ok)
+            let file = try DatabaseQueue(path: directory.appendingPathComponent("cards.sqlite").path)
+            try await file.write { db in try db.execute(sql: "ALTER TABLE card RENAME TO card_aside") }
+            let answer = try await served.get("/feed.jsonl?per_page=3")
+            #expect(answer.status == .serviceUnavailable)
+            #expect(answer.text.contains("the card store cannot be read now"), "\(answer.text)")
+            let page = try await served.get("/?per_page=3", headers: [.accept: "text/html"])
+            #expect(page.status == .serviceUnavailable)
+            let health = try await served.get("/healthz").text
+            #expect(health.contains(#""status":"degraded""#), "\(health)")
+            try await file.write { db in try db.execute(sql: "ALTER TABLE card_aside RENAME TO card") }
+            #expect(try await served.get("/feed.jsonl?per_page=4").status == .ok)
+            #expect(try await served.get("/healthz").text.contains(#""status":"ok""#))
+        }
+    }
+
     /// Another process writes the store (`aggregate refresh` from cron, a purge): serve
     /// retires what it built from that source within a second or so, though its own
     /// refresh of it is a day away, and fetches nothing for it.
