@@ -308,6 +308,12 @@ public struct ListingMerge: Sendable {
     public var gone: [String] = []
     /// Whether readers of the source see something new: a card added, changed, gone or back.
     public var movesVersion = false
+    /// A source's first complete listing (the store kept none of its cards): each written
+    /// card's rank, by its position, is its place in the listing, written with it
+    /// (renumbering every new row cost a cold refresh of 500 feeds as much as recording
+    /// them); nil for any other listing, after which a store reranks the source when a
+    /// card moved.
+    public var firstRanks: [Int: Int]?
 
     /// What a store knows of a card before the listing: enough to merge without decoding it.
     public struct Known: Sendable {
@@ -361,6 +367,9 @@ public struct ListingMerge: Sendable {
                                 fingerprint: print, onlySeen: !changed && before.goneSince == nil && before.position == position))
         }
         guard listing.complete else { return }
+        if known.isEmpty {
+            firstRanks = Dictionary(uniqueKeysWithValues: writes.enumerated().map { ($1.position, $0) })
+        }
         for (id, before) in known where before.goneSince == nil && !listed.contains(id) {
             gone.append(id)
         }

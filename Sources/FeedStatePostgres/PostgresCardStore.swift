@@ -230,11 +230,7 @@ public struct PostgresCardStore: CardStore {
             }
             let merge = ListingMerge(listing: listing, known: known)
             let at = listing.at.timeIntervalSince1970
-            // A source's first complete listing: its cards' ranks are their places in it,
-            // written with them; any other listing that moves a card reranks the source.
-            let fresh = listing.complete && known.isEmpty
-            var ranks: [Int: Int] = [:]
-            if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
+            let fresh = merge.firstRanks != nil
             let changed = merge.writes.filter(\.changed)
             if !changed.isEmpty {
                 let cardsChanged = changed.map { listing.cards[$0.position] }
@@ -248,7 +244,7 @@ public struct PostgresCardStore: CardStore {
                     FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
                                 \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
                                 \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
-                                \(changed.map { ranks[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
+                                \(changed.map { merge.firstRanks?[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
                                 \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
                                 \(keys.map { $0.published ?? 0 })::double precision[], \(keys.map { $0.published != nil })::boolean[])
                          AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date, dated)

@@ -253,12 +253,7 @@ public struct SQLiteCardStore: CardStore {
                 }
                 let merge = ListingMerge(listing: listing, known: known)
                 let at = listing.at.timeIntervalSince1970
-                // A source's first complete listing: its cards' ranks are their places in it,
-                // written with them (renumbering every new row cost a cold refresh of 500
-                // feeds as much as recording them).
-                let fresh = listing.complete && known.isEmpty
-                var ranks: [Int: Int] = [:]
-                if fresh { for (rank, write) in merge.writes.enumerated() { ranks[write.position] = rank } }
+                let fresh = merge.firstRanks != nil
                 let changed = merge.writes.filter(\.changed)
                 var start = 0
                 while start < changed.count {
@@ -270,7 +265,7 @@ public struct SQLiteCardStore: CardStore {
                         let keys = CardSortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(of: card), write.firstSeen.timeIntervalSince1970, at,
-                                   keys.price, keys.priceInexact, keys.published, ranks[write.position] ?? write.position, CardNumber.of(card.id)]
+                                   keys.price, keys.priceInexact, keys.published, merge.firstRanks?[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
                     unsearched += try Int64.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
                     start += chunk.count
