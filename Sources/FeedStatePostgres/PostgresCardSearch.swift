@@ -76,6 +76,9 @@ extension PostgresCardStore: CardSearchIndex {
     /// each card read back and decoded at its turn. Two processes at once each take rows the
     /// other has not locked (`SKIP LOCKED`).
     public func updateSearch() async throws -> Int {
+        // Most calls find nothing to do (every search asks first, `serve` each second): one
+        // small read on the shared connection, not a transaction on a connection of its own.
+        guard try await migrated().query("SELECT EXISTS (SELECT 1 FROM card_unsearched)").first?.decode(Bool.self) == true else { return 0 }
         var indexed = 0
         while true {
             let done = try await migrated().withTransaction { connection in
@@ -103,7 +106,11 @@ extension PostgresCardStore: CardSearchIndex {
                 return ids.count
             }
             indexed += done
-            if done < 5000 { return indexed }
+            guard done == 5000 else {
+                // As after a large recording (``PostgresCardStore/analyzeAfter``).
+                if indexed >= Self.analyzeAfter { _ = try await database.query("ANALYZE card_search") }
+                return indexed
+            }
         }
     }
 

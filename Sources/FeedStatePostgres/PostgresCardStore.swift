@@ -186,7 +186,7 @@ public struct PostgresCardStore: CardStore {
         let written = try await migrated().withTransaction { connection in
             try await Self.record(listings, on: connection)
         }
-        if written >= Self.analyzeAfter { _ = try await database.query("ANALYZE card, card_search") }
+        if written >= Self.analyzeAfter { _ = try await database.query("ANALYZE card") }
     }
 
     /// Records `listings` in the transaction on `connection`; the number of cards written.
