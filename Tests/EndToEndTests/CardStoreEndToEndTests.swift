@@ -104,6 +104,41 @@ import Testing
         }
     }
 
+    /// `--stored` on PostgreSQL gives the same ids in the same order as on SQLite, through
+    /// the built binary, for every sort, direction, view and page: the same recording and
+    /// the same marks on each.
+    @Test(.enabled(if: PostgresTestServer.isAvailable, "\(PostgresTestServer.skipReason)"))
+    func postgresAndSQLiteGiveTheSamePages() async throws {
+        func pages(_ state: StateKind) async throws -> [String] {
+            try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify", "target", "dishwashers"), state: state) { session in
+                #expect(try await session.run("refresh").status == 0)
+                let all = objects(try await session.run("--stored", "--all", "--format", "jsonl")).compactMap { $0["id"]?.stringValue }
+                #expect(all.count > 20, "\(all)")
+                #expect(try await session.workspace.run(arguments: ["mark", "read"] + stride(from: 1, to: all.count, by: 3).map { all[$0] }).status == 0)
+                #expect(try await session.workspace.run(arguments: ["mark", "star"] + stride(from: 2, to: all.count, by: 5).map { all[$0] }).status == 0)
+                var seen: [String] = []
+                for view in [["--stored"], ["--unread"], ["--starred"]] {
+                    for sort in ["feed", "price", "date", "title"] {
+                        for order in ["asc", "desc"] {
+                            for paging in [["--all"], ["--page", "2", "--per-page", "7"]] {
+                                let arguments = view + ["--sort", sort, "--order", order] + paging + ["--format", "jsonl"]
+                                let run = try await session.workspace.run(arguments: arguments)
+                                let ids = objects(run).compactMap { $0["id"]?.stringValue }
+                                seen.append("\(arguments.joined(separator: " ")): \(ids.joined(separator: " "))")
+                            }
+                        }
+                    }
+                }
+                return seen
+            }
+        }
+        let sqlite = try await pages(.sqlite)
+        let postgres = try await pages(.postgres)
+        #expect(sqlite.count == 48 && postgres.count == 48)
+        for (onSQLite, onPostgres) in zip(sqlite, postgres) { #expect(onSQLite == onPostgres) }
+        #expect(sqlite.contains { $0.hasPrefix("--unread --sort date --order desc --all") && $0.split(separator: " ").count > 12 })
+    }
+
     /// A refresh whose upstream answers 304 to what the store merged last reads no card:
     /// the cards are seen again, nothing else moves; a new body is merged as ever.
     @Test func aConfirmedListingIsSeenAgainWithoutReadingIt() async throws {
