@@ -68,7 +68,6 @@ extension FeedRoutes {
     /// problem to answer. Built from every source (the side list counts each one's unread).
     private func readingListPage(_ request: Request, person: Int, signedIn: String?, token: String) async -> RenderedResponse {
         let built = versions.snapshot(config.sources.map(\.id))
-        let store = store?.reading(as: person)
         let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
         let query: FeedQuery

@@ -258,7 +258,8 @@ struct SourceRefresher: Service {
         let held = leased && store != nil ? (try? await store?.version(of: source.id)) != nil : false
         // The tag of the listing the store merged last: a listing the upstream confirms
         // whole (304) is then neither read nor written again, only seen.
-        let storedTags = held ? ((try? await store?.listingTags()) ?? [:]).filter { $0.key == source.id } : [:]
+        let storedTag = held ? (try? await store?.listingTag(of: source.id)) ?? nil : nil
+        let storedTags = storedTag.map { [source.id: $0] } ?? [:]
         let collected = try? await (leased ? (held ? plan.liveRunner : plan.runner) : plan.reader).collect([source.id], storedTags: storedTags, eachRead: nil)
         await plan.runner.finishWrites()
         let outcome = collected?.outcomes.first ?? unknown

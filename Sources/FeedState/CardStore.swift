@@ -50,6 +50,8 @@ public protocol CardStore: Sendable {
     /// Per source, the ``LiveListing/tag`` of the complete listing it last merged, while
     /// nothing else changed the source's cards since (a purge that removes one forgets it).
     func listingTags() async throws -> [String: String]
+    /// One source's ``listingTags()`` entry (`serve` asks before every refresh of every source).
+    func listingTag(of source: String) async throws -> String?
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
     /// The ids of the kept cards of `numbers` (``CardNumber``); a number no kept card has
@@ -60,6 +62,10 @@ public protocol CardStore: Sendable {
 extension CardStore {
     public func version(of source: String) async throws -> Int? {
         try await versions()[source]
+    }
+
+    public func listingTag(of source: String) async throws -> String? {
+        try await listingTags()[source]
     }
 }
 

@@ -416,6 +416,10 @@ public struct PostgresCardStore: CardStore {
         return values
     }
 
+    public func listingTag(of source: String) async throws -> String? {
+        try await migrated().query("SELECT listing_tag FROM card_source_version WHERE source = \(source)").first?.decode(String?.self) ?? nil
+    }
+
     public func version(of source: String) async throws -> Int? {
         try await migrated().query("SELECT version FROM card_source_version WHERE source = \(source)").first?.decode(Int.self)
     }

@@ -391,6 +391,13 @@ public struct SQLiteCardStore: CardStore {
         }
     }
 
+    /// One row, as ``version(of:)``.
+    public func listingTag(of source: String) async throws -> String? {
+        try await database.read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT listing_tag FROM card_source_version WHERE source = ?"), arguments: [source])
+        }
+    }
+
     public func versions() async throws -> [String: Int] {
         try await database.read { db in
             var versions: [String: Int] = [:]

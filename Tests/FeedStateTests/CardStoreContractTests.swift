@@ -61,6 +61,8 @@ extension StoreContractTests {
             first.tag = "t1"
             try await store.record([first])
             #expect(try await store.listingTags() == ["shop": "t1"])
+            #expect(try await store.listingTag(of: "shop") == "t1")
+            #expect(try await store.listingTag(of: "nowhere") == nil)
 
             // The upstream confirmed that listing: its cards are seen again, nothing else moves.
             try await store.record([.unchanged(source: "shop", tag: "t1", at: at(1))])
@@ -86,6 +88,7 @@ extension StoreContractTests {
             partial.tag = "t3"
             try await store.record([partial])
             #expect(try await store.listingTags().isEmpty)
+            #expect(try await store.listingTag(of: "shop") == nil)
             try await store.record([.unchanged(source: "shop", tag: "t2", at: at(6))])
             #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(5)))
 
