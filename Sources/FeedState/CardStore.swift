@@ -187,6 +187,12 @@ public struct CardSortKeys: Sendable {
         priceInexact = card.price != nil && price == nil
         published = card.published?.timeIntervalSince1970
     }
+
+    /// What a store keeps as the card's date, which the date index orders: when it was
+    /// published, else when it was first seen.
+    public func date(firstSeen: Date) -> Double {
+        published ?? firstSeen.timeIntervalSince1970
+    }
 }
 
 /// A card's number: the first 63 bits of the SHA-256 of its id. Apps that sync through the

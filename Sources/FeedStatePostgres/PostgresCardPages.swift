@@ -56,25 +56,15 @@ extension PostgresCardStore {
     /// then interleaved (``StoredPageQuery/reading``), so feed order numbers each source's
     /// marked cards (`n`): the sources' marked rows are numbered in the database, and only
     /// the page's ids leave it. The Unread view newest first — the reader's first page —
-    /// reads from the date index from the newest instead, when no two of its rows up to the
-    /// page share a date (feed order would break such a tie).
+    /// reads from the date index from the newest instead (``newestUnread``).
     private func markedPage(_ query: StoredPageQuery, sources: [String], reading: ReadingFilter,
                             in database: PostgresStateDatabase) async throws -> StoredPage {
         let person = person
         let unread = "NOT EXISTS (SELECT 1 FROM card_reading r WHERE r.user_id = \(person) AND r.id = card.id AND r.read_at IS NOT NULL)"
-        if reading == .unread, query.order == .published, query.descending {
-            let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
-            if !overflow, end <= 10_000 {
-                let rows = try await database.query(PostgresQuery(unsafeSQL: """
-                    SELECT card.id, card.published FROM card
-                    WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.published IS NOT NULL AND \(unread)
-                    ORDER BY card.published DESC LIMIT $2
-                    """, binds: Self.binds(sources, end + 1))).map { try $0.decode((String, Double).self) }
-                if rows.count == end + 1, zip(rows, rows.dropFirst()).allSatisfy({ $0.1 != $1.1 }) {
-                    let total = try await unreadCount(of: sources, in: database)
-                    return StoredPage(cards: try await kept(rows[query.offset..<end].map(\.0), in: database), total: total)
-                }
-            }
+        if reading == .unread, query.order == .published, query.descending,
+           let ids = try await newestUnread(query, sources: sources, unread: unread, in: database) {
+            let total = try await unreadCount(of: sources, in: database)
+            return StoredPage(cards: try await kept(ids, in: database), total: total)
         }
         let marked = switch reading {
         case .unread: unread
@@ -89,11 +79,12 @@ extension PostgresCardStore {
         }
         let order = switch query.order {
         case .feed: "n \(direction), place \(direction)"
-        case .price, .published: "key IS NULL, key \(direction), n, place"
+        // By price or date, ties keep their place in the unfiltered feed order (rank).
+        case .price, .published: "key IS NULL, key \(direction), rank, place"
         }
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             SELECT id, count(*) OVER ()::bigint FROM (
-              SELECT card.id, \(key) AS key, array_position($1::text[], card.source) AS place,
+              SELECT card.id, \(key) AS key, array_position($1::text[], card.source) AS place, card.rank,
                      row_number() OVER (PARTITION BY card.source ORDER BY card.rank) AS n
               FROM card WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND \(marked)) AS marked
             ORDER BY \(order) OFFSET $2 LIMIT $3
@@ -105,6 +96,34 @@ extension PostgresCardStore {
             return StoredPage(cards: [], total: count)
         }
         return StoredPage(cards: try await kept(rows.map(\.0), in: database), total: total)
+    }
+
+    /// The ids of the Unread view's page newest first, read from the date index from the
+    /// newest (as SQLite's): rows of one date and rank are read whole and ordered by their
+    /// source's place; nil when the rows up to the page pass 10,000.
+    private func newestUnread(_ query: StoredPageQuery, sources: [String], unread: String,
+                              in database: PostgresStateDatabase) async throws -> [String]? {
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        guard !overflow, end <= 10_000 else { return nil }
+        let place = Dictionary(sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var rows: [(id: String, date: Double, rank: Int, place: Int)] = []
+        var limit = end + 1
+        while true {
+            rows = try await database.query(PostgresQuery(unsafeSQL: """
+                SELECT card.id, card.published, card.rank, card.source FROM card
+                WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.published IS NOT NULL AND \(unread)
+                ORDER BY card.published DESC, card.rank LIMIT $2
+                """, binds: Self.binds(sources, limit))).map {
+                let (id, date, rank, source) = try $0.decode((String, Double, Int, String).self)
+                return (id, date, rank, place[source] ?? Int.max)
+            }
+            // Every unread card read, or the round at the page's end read whole.
+            if rows.count < limit || (rows[end - 1].date, rows[end - 1].rank) != (rows[limit - 1].date, rows[limit - 1].rank) { break }
+            guard limit < 10_000 else { return nil }
+            limit = min(limit * 4, 10_000)
+        }
+        rows.sort { a, b in a.date != b.date ? a.date > b.date : (a.rank, a.place) < (b.rank, b.place) }
+        return rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.id)
     }
 
     /// The unread cards of `sources` for this person: their cards less the ones read.

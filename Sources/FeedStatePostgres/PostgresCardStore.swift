@@ -145,6 +145,9 @@ public struct PostgresCardStore: CardStore {
         // recording lists them, and the first search after it, or `serve` in the background,
         // writes their rows (as SQLite's "v11").
         .init("11: search rows written apart from recording", ["CREATE TABLE card_unsearched (id text PRIMARY KEY)"]),
+        // `published` is the card's date as pages order it: when it was published, else
+        // when it was first seen (CardSortKeys.date; as SQLite's "v12").
+        .init("12: undated cards by first seen", ["UPDATE card SET published = first_seen WHERE published IS NULL"]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -240,14 +243,14 @@ public struct PostgresCardStore: CardStore {
                     INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
                                       rank, price_key, price_inexact, published)
                     SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number,
-                           rank, CASE WHEN priced THEN price END, price_inexact, CASE WHEN dated THEN date END
+                           rank, CASE WHEN priced THEN price END, price_inexact, date
                     FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
                                 \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
                                 \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
                                 \(changed.map { merge.firstRanks?[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
                                 \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
-                                \(keys.map { $0.published ?? 0 })::double precision[], \(keys.map { $0.published != nil })::boolean[])
-                         AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date, dated)
+                                \(zip(keys, changed).map { $0.date(firstSeen: $1.firstSeen) })::double precision[])
+                         AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date)
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                       card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                       last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,

@@ -95,10 +95,10 @@ extension SQLiteCardStore {
             // The source's place in the query breaks ties after the filtered rank.
             let place = "CASE card.source " + query.sources.indices.map { "WHEN ? THEN \($0) " }.joined() + "END"
             let direction = query.descending ? "DESC" : "ASC"
+            // By price or date, ties keep their place in the unfiltered feed order (rank).
             let order = switch query.order {
             case .feed: "n \(direction), place \(direction)"
-            case .price: "key IS NULL, key \(direction), n, place"
-            case .published: "key IS NULL, key \(direction), n, place"
+            case .price, .published: "key IS NULL, key \(direction), rank, place"
             }
             let key = switch query.order {
             case .feed: "NULL"
@@ -107,7 +107,7 @@ extension SQLiteCardStore {
             }
             let rows = try Int64.fetchAll(db.cachedStatement(sql: """
                 SELECT rid FROM (
-                  SELECT card.rowid AS rid, \(key) AS key, \(place) AS place,
+                  SELECT card.rowid AS rid, \(key) AS key, \(place) AS place, card.rank AS rank,
                          row_number() OVER (PARTITION BY card.source ORDER BY card.rank) AS n
                   FROM \(from) WHERE card.user_id = ? AND \(inSources) AND \(marked))
                 ORDER BY \(order)
@@ -119,27 +119,35 @@ extension SQLiteCardStore {
 
     /// The Unread view newest first — the reader's first page — read from the date index
     /// from the newest: the page's unread cards are among the first rows, however many
-    /// cards are kept; the total is the sources' unread counts. Nil (the caller numbers
-    /// every unread card instead) when two of the rows up to the page share a date, which
-    /// feed order would have to break, or when the page reaches the cards without one.
+    /// cards are kept; the total is the sources' unread counts. Rows of one date and rank
+    /// (a round of cards recorded together) are read whole and ordered by their source's
+    /// place; nil (the caller numbers every unread card instead) when the rows up to the
+    /// page pass 10,000.
     private static func newestUnread(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
         let sources = StatementArguments(query.sources)
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT card.rowid, card.published FROM card INDEXED BY card_by_date
-            LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
-            WHERE card.user_id = ? AND card.published IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
-            ORDER BY card.published DESC LIMIT ?
-            """), arguments: [StoreUser.default] + sources + [end + 1])
-        guard rows.count == end + 1 else { return nil }
-        let dates: [Double] = try rows.map { try SQLiteCardStore.column($0, "published", path: path) }
-        guard zip(dates, dates.dropFirst()).allSatisfy({ $0 != $1 }) else { return nil }
+        let place = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var rows: [Placed] = []
+        var limit = end + 1
+        while true {
+            rows = try placed(db, sql: """
+                SELECT card.rowid, card.source, card.rank, card.published FROM card INDEXED BY card_by_date
+                LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
+                WHERE card.user_id = ? AND card.published IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
+                ORDER BY card.published DESC, card.rank LIMIT ?
+                """, arguments: [StoreUser.default] + sources + [limit], order: place)
+            // Every unread card read, or the round at the page's end read whole.
+            if rows.count < limit || (rows[end - 1].key, rows[end - 1].rank) != (rows[limit - 1].key, rows[limit - 1].rank) { break }
+            guard limit < 10_000 else { return nil }
+            limit = min(limit * 4, 10_000)
+        }
+        rows.sort { a, b in a.key != b.key ? (a.key ?? 0) > (b.key ?? 0) : (a.rank, a.source) < (b.rank, b.source) }
         let total = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
             """), arguments: [person] + sources) ?? 0
-        let rowids: [Int64] = try rows[query.offset..<end].map { try SQLiteCardStore.column($0, "rowid", path: path) }
-        return StoredPage(cards: try cards(db, rowids: rowids, path: path, person: person), total: total)
+        let page = rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.rowid)
+        return StoredPage(cards: try cards(db, rowids: page, path: path, person: person), total: total)
     }
 
     /// A card's place: its row, source's place in the query, rank, and sort key.

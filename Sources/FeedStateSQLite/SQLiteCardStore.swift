@@ -127,6 +127,12 @@ public struct SQLiteCardStore: CardStore {
         migrator.registerMigration("v11: search rows written apart from recording") { db in
             try createUnsearched(db)
         }
+        migrator.registerMigration("v12: undated cards by first seen") { db in
+            // `published` is the card's date as pages order it: when it was published, else
+            // when it was first seen (CardSortKeys.date), so an undated deal sorts among
+            // the posts of its day instead of after every dated card.
+            try db.execute(sql: "UPDATE card SET published = first_seen WHERE published IS NULL")
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -265,7 +271,7 @@ public struct SQLiteCardStore: CardStore {
                         let keys = CardSortKeys(card)
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(of: card), write.firstSeen.timeIntervalSince1970, at,
-                                   keys.price, keys.priceInexact, keys.published, merge.firstRanks?[write.position] ?? write.position, CardNumber.of(card.id)]
+                                   keys.price, keys.priceInexact, keys.date(firstSeen: write.firstSeen), merge.firstRanks?[write.position] ?? write.position, CardNumber.of(card.id)]
                     }
                     unsearched += try Int64.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
                     start += chunk.count

@@ -85,7 +85,8 @@ package enum ReaderPage {
         // page can offer the previous and next card.
         let viewParameters = reading != nil && path == "/" ? parameters.filter { $0.0 != "page" && $0.0 != "per_page" } : nil
         context["cards"] = cards.enumerated().map { offset, card in
-            var fields = self.card(context: card, sourceName: config.sourceName(card.source), now: now)
+            var fields = self.card(context: card, sourceName: config.sourceName(card.source), now: now,
+                                   firstSeen: reading?.marks[card.id]?.firstSeen)
             if let viewParameters {
                 fields["href"] = cardPath(card.id) + queryString(viewParameters + [("at", String(first + offset))])
             }
@@ -181,7 +182,8 @@ package enum ReaderPage {
     package static func detail(_ card: Card, hasDetail: Bool, config: FeedConfig, degraded: [String: SourceStatus], now: Date,
                        marks: CardMarks? = nil, kept: KeptFacts? = nil, neighbours: Neighbours? = nil) -> String {
         var context = common(config: config, parameters: [("source", card.source)], degraded: degraded)
-        context.merge(self.card(context: card, sourceName: config.sourceName(card.source), now: now)) { _, new in new }
+        context.merge(self.card(context: card, sourceName: config.sourceName(card.source), now: now,
+                                firstSeen: kept?.dates.firstSeen)) { _, new in new }
         if let kept {
             var seen = "First seen \(exact(kept.dates.firstSeen)), last seen \(exact(kept.dates.lastSeen))"
             if let gone = kept.dates.goneSince { seen += "; gone from \(config.sourceName(card.source)) since \(exact(gone))" }
@@ -272,7 +274,9 @@ package enum ReaderPage {
     }
 
     /// A card's fields as the templates use them.
-    package static func card(context card: Card, sourceName: String, now: Date) -> [String: Any] {
+    /// A card without a published date shows when it was `firstSeen` (where the store
+    /// knows it), the date the views sort it by.
+    package static func card(context card: Card, sourceName: String, now: Date, firstSeen: Date? = nil) -> [String: Any] {
         var fields: [String: Any] = [
             "title": card.title, "source": sourceName, "kind": card.kind.rawValue,
             "href": cardPath(card.id), "path": cardPath(card.id),
@@ -293,6 +297,9 @@ package enum ReaderPage {
         }
         if let published = card.published {
             fields["published"] = ["iso": RFC3339.string(from: published), "exact": exact(published), "relative": relative(published, now: now)]
+        } else if let firstSeen {
+            fields["published"] = ["iso": RFC3339.string(from: firstSeen), "exact": "First seen \(exact(firstSeen))",
+                                   "relative": "first seen \(relative(firstSeen, now: now))"]
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
         return fields

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reader of `aggregate serve` in a real browser (headless Chromium through Selenium),
 run by Tests/EndToEndTests/ReaderTests.swift against the built binary and the fixture
-server. Checks, at 375, 768 and 1280 px wide: no horizontal scrolling, the cards with their
+server. Checks, at 390, 768 and 1280 px wide: no horizontal scrolling, the cards with their
 title, price and an image with alt text where they have one; a card's page with its
 gallery, specs or products; the filter form; reading (a card opened is read, a star keeps
 it, the search box, a forged POST refused, the keys j k s ?), with scripts on and off;
@@ -60,7 +60,7 @@ for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "-
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 try:
-    for width in [375, 768, 1280]:
+    for width in [390, 768, 1280]:
         driver.set_window_size(width, 900)
         driver.get(base + "/?per_page=12")
         inner = driver.execute_script("return window.innerWidth")
@@ -80,6 +80,13 @@ try:
         columns = driver.execute_script("return getComputedStyle(document.querySelector('ol.cards')).gridTemplateColumns.split(' ').length")
         check(columns == 1 if width < 640 else columns > 1, f"{width} px: {columns} column(s)")
         driver.save_screenshot(os.path.join(artifacts, f"reader-{width}.png"))
+    # The front page (Unread, newest first): the shops' undated deals and products sort by
+    # when they were first seen, so their prices are on page 1 beside the dated posts.
+    driver.get(base + "/")
+    priced = {card.find_element(By.CSS_SELECTOR, ".source").text for card in driver.find_elements(By.CSS_SELECTOR, "li.card")
+              if card.find_elements(By.CSS_SELECTOR, ".price strong")}
+    for source in ["target", "dishwashers", "cabify"]:
+        check(source in priced, f"the front page shows a price from {source} (priced sources: {sorted(priced)})")
 
     driver.set_window_size(1280, 900)
     # A card's page: the dishwasher with its product page, then an LTK post.
@@ -221,7 +228,7 @@ finally:
 options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
 driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 try:
-    driver.set_window_size(375, 900)
+    driver.set_window_size(390, 900)
     driver.get(base + "/")
     driver.find_element(By.TAG_NAME, "body").send_keys("j")
     check(not driver.find_elements(By.CSS_SELECTOR, "li.card.current"), "scripts off: the keys do nothing (no script ran)")

@@ -206,8 +206,9 @@ extension StoreContractTests {
 
     /// A page the store makes from its indexes is the page ordering every kept card gives:
     /// feed order (each source's cards as ``CardStore/cards(of:)`` lists them, one of each
-    /// source at a time in the query's order), or by price or date with cards lacking one
-    /// last and feed order breaking ties; over gone cards, ties, missing keys and any slice.
+    /// source at a time in the query's order), or by price (cards lacking one last) or date
+    /// (an undated card by when it was first seen), the unfiltered feed order breaking ties;
+    /// over gone cards, ties, missing keys and any slice.
     @Test(arguments: Backend.all) func aPageFromTheIndexesIsThePageOfEveryCardOrdered(_ backend: Backend) async throws {
         try await withState(backend) { state in
             let store = state.cards
@@ -227,22 +228,28 @@ extension StoreContractTests {
                                     listing([c[1], c[2], c[3]], at: at(1), source: "c")])
 
             func expected(_ query: StoredPageQuery) async throws -> [String] {
-                var lists: [[Card]] = []
-                for source in query.sources {
-                    lists.append(try await store.cards(of: [source]).filter { query.reading?.includes($0.dates) ?? true }.map(\.card))
+                var lists: [[KeptCard]] = []
+                // Each card's place in the unfiltered feed order: its rank in its source, then
+                // its source's place in the query.
+                var feedPlace: [String: (rank: Int, place: Int)] = [:]
+                for (place, source) in query.sources.enumerated() {
+                    let all = try await store.cards(of: [source])
+                    for (rank, kept) in all.enumerated() { feedPlace[kept.card.id] = (rank, place) }
+                    lists.append(all.filter { query.reading?.includes($0.dates) ?? true })
                 }
-                var merged: [Card] = []
+                var merged: [KeptCard] = []
                 for round in 0..<(lists.map(\.count).max() ?? 0) {
                     for list in lists where round < list.count { merged.append(list[round]) }
                 }
-                func key(_ card: Card) -> Decimal? {
+                func key(_ kept: KeptCard) -> Decimal? {
                     switch query.order {
                     case .feed: nil
-                    case .price: card.price?.amount
-                    case .published: card.published.map { Decimal($0.timeIntervalSince1970) }
+                    case .price: kept.card.price?.amount
+                    // Undated cards by when they were first seen.
+                    case .published: Decimal((kept.card.published ?? kept.dates.firstSeen).timeIntervalSince1970)
                     }
                 }
-                let ordered: [Card]
+                let ordered: [KeptCard]
                 if query.order == .feed {
                     ordered = query.descending ? merged.reversed() : merged
                 } else {
@@ -251,11 +258,11 @@ extension StoreContractTests {
                         case let (x?, y?) where x != y: query.descending ? x > y : x < y
                         case (_?, nil): true
                         case (nil, _?): false
-                        default: i < j
+                        default: feedPlace[merged[i].card.id, default: (0, 0)] < feedPlace[merged[j].card.id, default: (0, 0)]
                         }
                     }.map { merged[$0] }
                 }
-                return Array(ordered.dropFirst(query.offset).prefix(query.limit)).map(\.id)
+                return Array(ordered.dropFirst(query.offset).prefix(query.limit)).map(\.card.id)
             }
 
             var made = 0

@@ -267,4 +267,38 @@ extension StoreContractTests {
             #expect(page.total == 10)
         }
     }
+
+    /// The reader's front page: deals and products without a date sort by when they were
+    /// first seen, among the posts of that time, not after every dated card; cards recorded
+    /// together (one date) keep the feed order, a round of one card per source at a time,
+    /// also where a page ends inside a round.
+    @Test(arguments: Backend.all) func undatedCardsSortByWhenTheyWereFirstSeen(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            func post(_ n: Int, minutes: Double) -> Card {
+                Card(source: "posts", upstreamID: "\(n)", kind: .post, title: "post \(n)", published: at(minutes))
+            }
+            func deal(_ source: String, _ n: Int) -> Card {
+                Card(source: source, upstreamID: "\(n)", kind: .deal, title: "\(source) \(n)",
+                     price: Price(amount: Decimal(10 + n), currency: "USD"))
+            }
+            try await store.record([listing([post(0, minutes: 9), post(1, minutes: 1)], at: at(5), source: "posts"),
+                                    listing((0..<6).map { deal("deals", $0) }, at: at(5), source: "deals"),
+                                    listing((0..<5).map { deal("shop", $0) }, at: at(5), source: "shop")])
+            _ = try await state.marks.mark(["deals:1"], .read, at: at(6))
+            let newestFirst = ["posts:0", "deals:0", "shop:0", "shop:1", "deals:2", "shop:2", "deals:3", "shop:3",
+                               "deals:4", "shop:4", "deals:5", "posts:1"]
+            for (offset, limit) in [(0, 4), (4, 4), (8, 4), (0, 3), (3, 2), (0, 12), (11, 5)] {
+                let query = StoredPageQuery(sources: ["posts", "deals", "shop"], order: .published, descending: true,
+                                            offset: offset, limit: limit, reading: .unread)
+                let page = try await store.page(query)
+                #expect(page.cards.map(\.card.id) == Array(newestFirst.dropFirst(offset).prefix(limit)), "\(offset), \(limit)")
+                #expect(page.total == 12)
+            }
+            // Every card, oldest first: the undated ones by first seen, the feed order within.
+            let oldest = try await store.page(StoredPageQuery(sources: ["posts", "deals", "shop"], order: .published, descending: false,
+                                                               offset: 0, limit: 4))
+            #expect(oldest.cards.map(\.card.id) == ["posts:1", "deals:0", "shop:0", "deals:1"])
+        }
+    }
 }
