@@ -64,8 +64,13 @@ struct FeedCards {
                 return .object(object)
             })
         }
-        // Kept as HTML a reader can show: only what the allow-list keeps (HTMLSanitizer).
-        if let content = entry.contentHTML.map({ HTMLSanitizer.clean($0, base: link ?? feedURL) }), !content.isEmpty {
+        // The body, kept as HTML a reader can show: only what the allow-list keeps
+        // (HTMLSanitizer). Most feeds put the whole post in the RSS description or the Atom
+        // summary; it is the body unless the card's summary already says all it says (plain
+        // text, not cut).
+        let summaryIsAll = entry.summaryHTML.map { !$0.contains("<") && !HTMLText.isLonger(summaryText, than: summaryLength) } ?? true
+        if let body = entry.contentHTML ?? (summaryIsAll ? nil : entry.summaryHTML),
+           case let content = HTMLSanitizer.clean(body, base: link ?? feedURL), !content.isEmpty {
             details["content"] = .string(content)
         }
         if let comments = entry.comments { details["comments"] = .string(comments.absoluteString) }

@@ -42,8 +42,9 @@ public enum HTMLSanitizer {
     /// `base` (the entry's page), else left out.
     public static func clean(_ html: String, base: URL? = nil) -> String {
         let bytes = Array(html.utf8)
-        var out = ""
-        out.reserveCapacity(bytes.count)
+        // Written as bytes: text is most of a body, and copied a run at a time.
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
         var open: [String] = []
         // Inside a dropped element: its name, until its end tag.
         var skipping: String?
@@ -52,7 +53,7 @@ public enum HTMLSanitizer {
             let byte = bytes[index]
             guard byte == UInt8(ascii: "<") else {
                 let end = bytes[index...].firstIndex(of: UInt8(ascii: "<")) ?? bytes.count
-                if skipping == nil { out += escapeText(decodeEntities(String(decoding: bytes[index..<end], as: UTF8.self))) }
+                if skipping == nil { appendText(bytes[index..<end], to: &out) }
                 index = end
                 continue
             }
@@ -63,7 +64,7 @@ public enum HTMLSanitizer {
             }
             if starts(bytes, at: index, with: "<![CDATA[") {
                 let end = find(bytes, "]]>", from: index + 9) ?? bytes.count
-                if skipping == nil { out += escapeText(String(decoding: bytes[(index + 9)..<end], as: UTF8.self)) }
+                if skipping == nil { appendText(bytes[(index + 9)..<end], decoding: false, to: &out) }
                 index = min(bytes.count, end + 3)
                 continue
             }
@@ -73,7 +74,7 @@ public enum HTMLSanitizer {
             }
             guard let tag = Tag(bytes, at: index) else {
                 // A `<` that starts no tag is text.
-                if skipping == nil { out += "&lt;" }
+                if skipping == nil { out += "&lt;".utf8 }
                 index += 1
                 continue
             }
@@ -90,7 +91,7 @@ public enum HTMLSanitizer {
             if tag.closing {
                 // Closes it and whatever was left open inside it; a stray end tag is dropped.
                 if let position = open.lastIndex(of: tag.name) {
-                    for name in open[position...].reversed() { out += "</\(name)>" }
+                    for name in open[position...].reversed() { out += "</\(name)>".utf8 }
                     open.removeSubrange(position...)
                 }
                 continue
@@ -107,11 +108,60 @@ public enum HTMLSanitizer {
                 guard kept.contains(where: { $0.0 == "href" }) else { continue }
                 kept.append(("rel", "noopener noreferrer nofollow"))
             }
-            out += "<\(tag.name)" + kept.map { " \($0.0)=\"\(escapeAttribute($0.1))\"" }.joined() + ">"
+            out += ("<\(tag.name)" + kept.map { " \($0.0)=\"\(escapeAttribute($0.1))\"" }.joined() + ">").utf8
             if !void.contains(tag.name) { open.append(tag.name) }
         }
-        for name in open.reversed() { out += "</\(name)>" }
-        return out
+        for name in open.reversed() { out += "</\(name)>".utf8 }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text` written escaped to `out`, its character references decoded first (as
+    /// ``decodeEntities(_:)`` then ``escapeText(_:)``, in one pass over the bytes: runs
+    /// without `&`, `<`, `>` or NUL are copied whole).
+    static func appendText(_ text: ArraySlice<UInt8>, decoding: Bool = true, to out: inout [UInt8]) {
+        var index = text.startIndex
+        var run = index
+        func escape(_ byte: UInt8) {
+            switch byte {
+            case UInt8(ascii: "&"): out += "&amp;".utf8
+            case UInt8(ascii: "<"): out += "&lt;".utf8
+            case UInt8(ascii: ">"): out += "&gt;".utf8
+            default: break
+            }
+        }
+        while index < text.endIndex {
+            let byte = text[index]
+            guard byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == 0 else {
+                index += 1
+                continue
+            }
+            out += text[run..<index]
+            index += 1
+            run = index
+            guard decoding, byte == UInt8(ascii: "&") else {
+                escape(byte)
+                continue
+            }
+            let window = text[index..<min(text.endIndex, index + 12)]
+            if let semicolon = window.firstIndex(of: UInt8(ascii: ";")),
+               let character = HTMLEntities.character(Substring(String(decoding: text[index..<semicolon], as: UTF8.self))),
+               let scalar = character.unicodeScalars.first, scalar.value != 0 {
+                for byte in String(character).utf8 {
+                    if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") { escape(byte) } else { out.append(byte) }
+                }
+                index = semicolon + 1
+                run = index
+            } else {
+                escape(byte)
+            }
+        }
+        out += text[run..<index]
+    }
+
+    /// Whether `cleanHTML` (what ``clean(_:base:)`` gave) shows the image at `url`: a page
+    /// that shows the body does not show its picture twice.
+    public static func shows(image url: URL, in cleanHTML: String) -> Bool {
+        cleanHTML.contains("src=\"\(escapeAttribute(url.absoluteString))\"")
     }
 
     /// `html` as text for a terminal: one paragraph per block (headings, paragraphs, quotes,
@@ -251,7 +301,7 @@ public enum HTMLSanitizer {
 
     /// Character references decoded (`&amp;`, `&#233;`, `&eacute;`); an unknown one stays.
     static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         var out = ""
         var rest = text[...]
         while let ampersand = rest.firstIndex(of: "&") {

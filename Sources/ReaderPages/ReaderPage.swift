@@ -234,6 +234,8 @@ package enum ReaderPage {
             if key == "content", case .string(let html) = value {
                 let clean = HTMLSanitizer.clean(html)
                 if !clean.isEmpty { context["content_html"] = clean }
+                // The picture is the body's own: shown there, where the post puts it.
+                if let image = WebLink.web(card.image), HTMLSanitizer.shows(image: image, in: clean) { context["has_image"] = false }
                 continue
             }
             if key == "enclosures", let files = enclosures(value), !files.isEmpty {
@@ -302,6 +304,11 @@ package enum ReaderPage {
                                    "relative": "first seen \(relative(firstSeen, now: now))"]
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
+        // A list says which cards hold an episode or a video, before they are opened.
+        if let files = card.details["enclosures"].flatMap(enclosures) {
+            if files.contains(where: { $0["is_video"] as? Bool == true }) { fields["media"] = "video" }
+            else if files.contains(where: { $0["is_audio"] as? Bool == true }) { fields["media"] = "audio" }
+        }
         return fields
     }
 

@@ -294,6 +294,24 @@ extension ReadingServeTests {
             #expect(page.contains(#"<div class="content"><p>Ada Brennan on keeping a 1920s press running, and why she still sets type by hand.</p><p>Links: <a href="https://example.org/press" rel="noopener noreferrer nofollow">the press</a></p></div>"#))
             #expect(page.contains(#"<audio controls preload="none" src="https://cdn.podcast.example.net/episodes/112.mp3"></audio>"#))
             #expect(!page.contains("&lt;p&gt;"))
+            // The list says the episode has audio.
+            let list = try await served.get("/?view=all", headers: Self.html).text
+            #expect(list.contains(#"<span class="media">audio</span>"#))
+        }
+    }
+
+    /// A post whose body holds its picture shows it once, where the post puts it; a post
+    /// whose picture is not in its body shows it above.
+    @Test func aPostsPictureIsShownOnce() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.enabled("feed-blog")) { served in
+            await served.clock.untilSleeping(1)
+            // The id's slashes escaped, as the reader's links have them.
+            let inBody = try await served.get("/cards/feed-blog:tag:blog.example.org,2026:posts%2Fincremental-builds-measured", headers: Self.html).text
+            #expect(inBody.components(separatedBy: "https://blog.example.org/img/incremental-histogram.png").count == 2)
+            #expect(!inBody.contains(#"<img class="hero""#))
+            #expect(inBody.contains(#"<div class="content"><p><img src="https://blog.example.org/img/incremental-histogram.png" alt="Histogram">"#))
+            let enclosed = try await served.get("/cards/feed-blog:tag:blog.example.org,2026:posts%2Fflaky-tests-year", headers: Self.html).text
+            #expect(enclosed.contains(#"<img class="hero" src="https://blog.example.org/img/flaky-year.png""#))
         }
     }
 }

@@ -81,6 +81,35 @@ import Testing
         #expect(page.cards[1].author?.name == "Priya Natarajan and Sol Reyes")
     }
 
+    /// Most feeds put the whole post in the RSS description or the Atom summary: it is the
+    /// card's body (sanitized), unless the summary already says all of it.
+    @Test func aDescriptionWithMarkupOrMoreThanTheSummaryIsTheBody() async throws {
+        let rss = """
+            <rss version="2.0"><channel><title>T</title>
+            <item><guid>rich</guid><title>Rich</title><description>&lt;p&gt;One &lt;strong&gt;bold&lt;/strong&gt; claim.&lt;/p&gt;&lt;ul&gt;&lt;li&gt;a&lt;/li&gt;&lt;/ul&gt;&lt;script&gt;x()&lt;/script&gt;</description></item>
+            <item><guid>plain</guid><title>Plain</title><description>Short and plain &amp; whole.</description></item>
+            <item><guid>long</guid><title>Long</title><description>\(String(repeating: "word ", count: 20))end</description></item>
+            <item><guid>both</guid><title>Both</title><description>&lt;p&gt;Teaser&lt;/p&gt;</description><content:encoded xmlns:content="http://purl.org/rss/1.0/modules/content/">&lt;p&gt;Whole&lt;/p&gt;</content:encoded></item>
+            </channel></rss>
+            """
+        let source = try Self.source("https://blog.example.org/feed.xml", body: Data(rss.utf8), options: "      summary_length: 40\n")
+        let cards = try await source.page(after: nil).cards
+        #expect(cards.map { $0.details["content"]?.stringValue } == [
+            "<p>One <strong>bold</strong> claim.</p><ul><li>a</li></ul>",
+            nil,
+            "\(String(repeating: "word ", count: 20))end",
+            "<p>Whole</p>",
+        ])
+        #expect(cards[1].summary == "Short and plain & whole.")
+        #expect(cards[2].summary == "word word word word word word word word…")
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><id>urn:t</id>
+            <entry><id>urn:e</id><title>E</title><summary type="html">&lt;p&gt;A &lt;em&gt;summary&lt;/em&gt;&lt;/p&gt;</summary></entry></feed>
+            """
+        let entry = try await Self.source("https://blog.example.org/atom.xml", body: Data(atom.utf8)).page(after: nil).cards[0]
+        #expect(entry.details["content"] == "<p>A <em>summary</em></p>")
+    }
+
     @Test func optionsShapeEveryCard() async throws {
         let recorded = WebFeedSource.snapshots[1]
         let source = try Self.source(recorded.url, body: recorded.body, options: "      kind: item\n      summary_length: 40\n      tags: [news, local]\n")
