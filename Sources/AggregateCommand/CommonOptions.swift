@@ -181,6 +181,11 @@ struct CommonOptions: ParsableArguments {
                        stateConnections: StateConnections = .one, recording: Bool = true,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         var config = try loadConfig(registry)
+        guard !config.sources.isEmpty else {
+            // A list started from nothing: say how to fill it, not an empty page.
+            Terminal.writeError("aggregate: \(config.file) lists no sources yet: add a feed with `aggregate add URL` or `aggregate import FILE.opml`")
+            throw ExitStatus.usage.code
+        }
         if !recording { config.sources = config.sources.map { var source = $0; source.record = false; return source } }
         if verbose && !JSONBody(environment: ProcessInfo.processInfo.environment).usesTape {
             Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")

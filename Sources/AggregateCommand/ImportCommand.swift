@@ -47,7 +47,7 @@ struct ImportCommand: ContextCommand {
                 // Configured but disabled is said as such: the feed is there, and not read.
                 let disabled = sources.config.source(id: existing).map { !$0.enabled } ?? false
                 Terminal.writeError("aggregate: skipped \"\(subscription.title)\": \(subscription.url.redactedString) is already configured as \(existing)"
-                    + (disabled ? ", but disabled: set `enabled: true` on \(existing) in \(sources.config.file) to read it" : ""))
+                    + (disabled ? ", but disabled: `aggregate enable \(existing)` reads it" : ""))
                 continue
             }
             let id = SourcesFileEdit.id(from: subscription.title, taken: taken)
@@ -76,6 +76,7 @@ extension SourcesFile {
     func addReporting(_ entries: [NewSourceEntry]) throws {
         do {
             try add(entries)
+            if template != nil { Terminal.writeError("aggregate: created \(config.file)") }
         } catch {
             Terminal.writeError("aggregate: \(error.description)")
             throw error.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
@@ -92,8 +93,18 @@ extension CommonOptions {
         do {
             path = try loader.locate(explicitPath: config)
         } catch {
-            Terminal.writeError(error.description)
-            throw ExitStatus.usage.code
+            guard case .missing = error, let made = config ?? loader.candidates().last else {
+                Terminal.writeError(error.description)
+                throw ExitStatus.usage.code
+            }
+            // None anywhere: a feed list from nothing, made where it is looked for
+            // (--config, else $XDG_CONFIG_HOME/aggregate/Sources.yml) with the first entries.
+            do {
+                return try SourcesFile(making: made, loader: loader)
+            } catch {
+                Terminal.writeError("aggregate: \(error.description)")
+                throw ExitStatus.usage.code
+            }
         }
         return SourcesFile(path: path, config: try loadConfig(registry), loader: loader)
     }

@@ -45,3 +45,73 @@ struct RemoveCommand: ContextCommand {
         }
     }
 }
+
+/// `aggregate disable ID…` and `aggregate enable ID…`: a source kept in Sources.yml but not
+/// read, or read again, by one line of the file (``SourcesFileEdit/enabling(_:_:in:file:)``).
+struct DisableCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "disable",
+        abstract: "Keep sources in Sources.yml but stop reading them (enabled: false).",
+        discussion: "Every id must be configured, or nothing is changed. `aggregate enable ID` reads them again.")
+
+    @Argument(help: ArgumentHelp("The ids of the sources, as `aggregate sources` lists them.", valueName: "id"))
+    var ids: [String]
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name the sources by their ids (`aggregate sources` lists them)") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        try common.setEnabled(ids, false, registry: context.registry)
+    }
+}
+
+struct EnableCommand: ContextCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enable",
+        abstract: "Read disabled sources of Sources.yml again.",
+        discussion: "Every id must be configured, or nothing is changed.")
+
+    @Argument(help: ArgumentHelp("The ids of the sources, as `aggregate sources` lists them.", valueName: "id"))
+    var ids: [String]
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name the sources by their ids (`aggregate sources` lists them)") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        try common.setEnabled(ids, true, registry: context.registry)
+    }
+}
+
+extension CommonOptions {
+    /// `enable` and `disable`: each source changed through the checked whole-file edit.
+    func setEnabled(_ ids: [String], _ enabled: Bool, registry: SourceRegistry) throws {
+        let word = enabled ? "enabled" : "disabled"
+        let configured = try sourcesFile(registry).config
+        let unknown = ids.filter { configured.source(id: $0) == nil }
+        guard unknown.isEmpty else {
+            throw usage("no source\(unknown.count == 1 ? " has the id" : "s have the ids") \(unknown.joined(separator: ", ")) (`aggregate sources` lists them); nothing was changed")
+        }
+        var done = Set<String>()
+        for id in ids where done.insert(id).inserted {
+            // Read again for each: the next change is checked against the file just written.
+            let sources = try sourcesFile(registry)
+            if sources.config.source(id: id)?.enabled == enabled {
+                Terminal.writeError("aggregate: \(id) is already \(word)")
+                continue
+            }
+            do {
+                try sources.setEnabled(id, enabled)
+            } catch {
+                Terminal.writeError("aggregate: \(id) was not \(word): \(error.description)")
+                throw error.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
+            }
+            Terminal.writeError("aggregate: \(word) \(id) in \(sources.config.file)")
+        }
+    }
+}

@@ -91,17 +91,22 @@ public struct ConfigLoader: Sendable {
     private func load(tree: ConfigNode?, file: String, directory: String) throws(ConfigIssues) -> FeedConfig {
         let log = ConfigIssueLog()
         let start = ConfigLocation(file: file, line: 1, column: 1)
-        guard let root = tree else {
-            throw ConfigIssues([ConfigIssue(location: start, path: "", message: "the file is empty; it needs a sources: list")])
-        }
+        // An empty file is an empty list: a feed list starts from nothing (`aggregate add`).
+        let root = tree ?? ConfigNode(.map([]), at: start)
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
         top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep"])
         let filters = CardFilter.read(in: top)
         let keep = KeepPolicy.read(in: top, over: .default) ?? .default
         var sources: [SourceConfig] = []
         var warnings: [ConfigIssue] = []
-        if let entries = top.mapList("sources") {
-            if entries.isEmpty { top.report("sources", "lists no sources") }
+        // `sources:` with nothing under it, or no `sources:` yet, is a list with nothing in
+        // it: the commands that read cards say so (``FeedConfig/sources`` is empty).
+        let empty: Bool = switch top.node("sources")?.value {
+        case nil: true
+        case .scalar(let scalar)?: scalar.kind == .null
+        default: false
+        }
+        if !empty, let entries = top.mapList("sources") {
             var seen: [String: String] = [:]
             let directoryURL = URL(fileURLWithPath: directory)
             for entry in entries {
@@ -117,8 +122,6 @@ public struct ConfigLoader: Sendable {
                     sources.append(source)
                 }
             }
-        } else if top.node("sources") == nil {
-            top.report("sources", "is required: a list of sources")
         }
         let digests = DigestConfig.read(top.mapList("digests") ?? [], sourceIDs: sources.map(\.id), directory: directory)
         var feed = FeedInfo()

@@ -44,12 +44,37 @@ public struct SourcesFile: Sendable {
     /// The file as loaded now: what the new entries are checked against.
     public let config: FeedConfig
     public let loader: ConfigLoader
+    /// The text a file not made yet starts from: it is written with the first change.
+    public let template: String?
 
     public init(path: String, config: FeedConfig, loader: ConfigLoader) {
         self.path = path
         self.config = config
         self.loader = loader
+        template = nil
     }
+
+    /// A Sources.yml to make at `path` with the first entries added to it: a feed list
+    /// started from nothing (`aggregate add`, `aggregate import`).
+    public init(making path: String, loader: ConfigLoader) throws(Failure) {
+        let text = Self.newFileText
+        do {
+            config = try loader.load(text: text, file: ConfigLoader.displayName(path), directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        } catch {
+            throw .wouldNotLoad(path: path, problems: error.description)
+        }
+        self.path = path
+        self.loader = loader
+        template = text
+    }
+
+    /// What a Sources.yml made by `add` or `import` starts with.
+    public static let newFileText = """
+        # Sources for `aggregate`: the feeds it reads (docs/sources-yml.md).
+        # `aggregate add URL`, `aggregate import FILE.opml` and `aggregate remove ID` change this list.
+        sources:
+
+        """
 
     /// The file with `entries` at the end of its `sources:` list, checked, not written.
     public func text(adding entries: [NewSourceEntry]) throws(Failure) -> String {
@@ -91,7 +116,8 @@ public struct SourcesFile: Sendable {
     }
 
     /// The file as it is on disk now.
-    private func current() throws(Failure) -> String {
+    func current() throws(Failure) -> String {
+        if let template, !FileManager.default.fileExists(atPath: path) { return template }
         guard let text = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
             throw .unreadable(path: path)
         }
@@ -99,7 +125,7 @@ public struct SourcesFile: Sendable {
     }
 
     /// `updated`, when it loads as the old file did: nothing is written otherwise.
-    private func loading(_ updated: String) throws(Failure) -> String {
+    func loading(_ updated: String) throws(Failure) -> String {
         do {
             _ = try loader.load(text: updated, file: config.file, directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         } catch {
@@ -109,12 +135,17 @@ public struct SourcesFile: Sendable {
     }
 
     /// Writes `updated` whole beside the file and renames it over it.
-    private func replace(with updated: String) throws(Failure) {
+    func replace(with updated: String) throws(Failure) {
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         let temporary = target + ".add-\(ProcessInfo.processInfo.processIdentifier).tmp"
         do {
+            if template != nil {
+                try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: target).deletingLastPathComponent().path,
+                                                        withIntermediateDirectories: true)
+            }
             try Data(updated.utf8).write(to: URL(fileURLWithPath: temporary))
-            let mode = (try FileManager.default.attributesOfItem(atPath: target))[.posixPermissions] ?? 0o644
+            // A file made here gets the usual mode; an existing one keeps its own.
+            let mode = (try? FileManager.default.attributesOfItem(atPath: target))?[.posixPermissions] ?? 0o644
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary)
             guard rename(temporary, target) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {

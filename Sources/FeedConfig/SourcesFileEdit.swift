@@ -97,8 +97,9 @@ public enum SourcesFileEdit {
         } catch {
             throw Failure(description: "the result would not read as YAML: \(error.description)")
         }
-        guard let before, let after, let expected = NodeShape(before).appendingSources(entries.map(NodeShape.init)),
-              NodeShape(after) == expected else {
+        // An empty file reads as nothing: a document with no keys yet.
+        let shape = before.map(NodeShape.init) ?? .map([])
+        guard let after, let expected = shape.appendingSources(entries.map(NodeShape.init)), NodeShape(after) == expected else {
             throw Failure(description: "the result would not read back as exactly the entries meant to be added")
         }
         return updated
@@ -121,10 +122,23 @@ public enum SourcesFileEdit {
     /// block list.
     static func appending(_ entries: String, to text: String) throws(Failure) -> String {
         var lines = text.components(separatedBy: "\n")
+        // No list yet: one at the end of the file (before its last line break).
+        if !lines.contains(where: { $0.hasPrefix("sources:") }) {
+            lines.insert("sources:", at: lines.last == "" ? lines.count - 1 : lines.count)
+        }
         guard let start = lines.firstIndex(where: { $0.hasPrefix("sources:") }) else {
             throw Failure(description: "it has no top-level sources: list to add to")
         }
-        let rest = lines[start].dropFirst("sources:".count).trimmingCharacters(in: .whitespaces)
+        var rest = lines[start].dropFirst("sources:".count).trimmingCharacters(in: .whitespaces)
+        if rest.hasPrefix("[]") {
+            // An empty flow list (`sources: []`) becomes a block list; a comment after it stays.
+            rest = rest.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            guard rest.isEmpty || rest.hasPrefix("#") else {
+                throw Failure(description: "its sources: list is written on one line (flow style); write it as one `- id:` entry per line first")
+            }
+            let spacing = lines[start].dropFirst("sources:".count).drop { $0 == " " }.dropFirst(2).prefix { $0 == " " }
+            lines[start] = "sources:" + (rest.isEmpty ? "" : spacing + rest)
+        }
         guard rest.isEmpty || rest.hasPrefix("#") else {
             throw Failure(description: "its sources: list is written on one line (flow style); write it as one `- id:` entry per line first")
         }
@@ -231,7 +245,11 @@ extension NodeShape {
 
     /// This document (a mapping) with `entries` at the end of its `sources` list.
     func appendingSources(_ entries: [NodeShape]) -> NodeShape? {
-        guard case .map(var pairs) = self, let index = pairs.firstIndex(where: { $0.key == "sources" }) else { return nil }
+        guard case .map(var pairs) = self else { return nil }
+        guard let index = pairs.firstIndex(where: { $0.key == "sources" }) else {
+            // No list yet: it is made at the end.
+            return .map(pairs + [Pair(key: "sources", value: .list(entries))])
+        }
         switch pairs[index].value {
         case .list(let items): pairs[index].value = .list(items + entries)
         // `sources:` with nothing under it yet.

@@ -74,6 +74,10 @@ package enum ReaderPage {
             context["search_text"] = reading.search ?? ""
             if let name = reading.signedIn { context["signed_in"] = name }
         }
+        if config.sources.isEmpty {
+            // A reader started from nothing: say how to fill it.
+            context["empty_text"] = "No sources yet: add a feed with aggregate add URL, aggregate import FILE.opml, or an app's subscribe."
+        }
         context["heading"] = heading
         context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
         context["source_options"] = selected.isEmpty ? unselectedSources : sourceOptions(config, selected: selected)

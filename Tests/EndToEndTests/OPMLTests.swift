@@ -107,7 +107,7 @@ import Testing
         try workspace.write("subscriptions.opml", Self.subscriptions)
         let run = try await workspace.aggregate("import", "subscriptions.opml")
         #expect(run.stderrLines.first == #"aggregate: skipped "Harbour City Herald": https://NEWS.example.com/rss.xml/ is already configured as news, "#
-            + "but disabled: set `enabled: true` on news in Sources.yml to read it")
+            + "but disabled: `aggregate enable news` reads it")
         let export = try await workspace.aggregate("sources", "--format", "opml")
         #expect(export.status == 0)
         #expect(!export.stdout.contains("news.example.com") && export.stdout.contains("https://www.swift.org/atom.xml"), "\(export.stdout)")

@@ -43,8 +43,8 @@ public struct FeedRunner: Sendable {
         self.transports = transports
     }
 
-    /// The sources a query names (every enabled one when it names none). Naming a
-    /// disabled source runs it anyway.
+    /// The sources a query names (every enabled one when it names none; none when the
+    /// file lists none). Naming a disabled source runs it anyway.
     public func select(_ ids: [String]) throws(UsageError) -> [SourceConfig] {
         try Self.select(ids, in: config)
     }
@@ -53,7 +53,10 @@ public struct FeedRunner: Sendable {
     public static func select(_ ids: [String], in config: FeedConfig) throws(UsageError) -> [SourceConfig] {
         guard !ids.isEmpty else {
             let enabled = config.sources.filter(\.enabled)
-            if enabled.isEmpty { throw UsageError("every source in \(config.file) is disabled; enable one or pass --source ID") }
+            // A list with nothing in it yet (`serve` from nothing) is an empty feed.
+            if enabled.isEmpty, !config.sources.isEmpty {
+                throw UsageError("every source in \(config.file) is disabled; enable one or pass --source ID")
+            }
             return enabled
         }
         var selected: [SourceConfig] = []
