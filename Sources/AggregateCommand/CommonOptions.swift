@@ -83,7 +83,7 @@ struct CommonOptions: ParsableArguments {
 
     @Option(name: .customLong("state"), help: ArgumentHelp(
         "Where the cache and digest state live: a directory (SQLite) or postgres://user:password@host:5432/database.",
-        discussion: "Default: $AGGREGATE_STATE, else the state: key of Sources.yml, else $XDG_CACHE_HOME/aggregate (~/.cache/aggregate).",
+        discussion: "Default: $AGGREGATE_STATE, else the state: key of Sources.yml, else $XDG_STATE_HOME/aggregate (~/.local/state/aggregate) with the HTTP cache in $XDG_CACHE_HOME/aggregate (~/.cache/aggregate).",
         valueName: "dir-or-url"))
     var state: String?
 
@@ -145,7 +145,7 @@ struct CommonOptions: ParsableArguments {
                 throw ExitStatus.usage.code
             }
         }
-        return config.state ?? .directory(StateLocation.defaultDirectory(environment: environment))
+        return config.state ?? StateLocation.defaultLocation(environment: environment)
     }
 
     /// Opens the state. A directory that cannot be used leaves the run uncached (it says

@@ -4,7 +4,10 @@ import Foundation
 /// PostgreSQL database (shared by every host that names it). Chosen by `--state`,
 /// `AGGREGATE_STATE` or the `state:` key of Sources.yml, in that order.
 public enum StateLocation: Sendable, Equatable, CustomStringConvertible {
-    case directory(URL)
+    /// A directory of SQLite files; with `cache`, the HTTP cache (`cache.sqlite` and its
+    /// bodies) goes there instead: the default keeps what must not be lost under
+    /// `$XDG_STATE_HOME` and the disposable cache under `$XDG_CACHE_HOME`.
+    case directory(URL, cache: URL? = nil)
     case postgres(PostgresLocation)
 
     /// Why a `--state` value is not a location.
@@ -43,7 +46,7 @@ public enum StateLocation: Sendable, Equatable, CustomStringConvertible {
     /// For messages: a path, or the URL with its password replaced by `***`.
     public var description: String {
         switch self {
-        case .directory(let url): url.path
+        case .directory(let url, _): url.path
         case .postgres(let location): location.description
         }
     }
@@ -105,10 +108,25 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension StateLocation {
-    /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset).
+    /// The state without `--state`: accounts, marks, the digests' memory and the card store
+    /// in `$XDG_STATE_HOME/aggregate` (`~/.local/state/aggregate`), where backups look and
+    /// cache cleaners do not; the HTTP cache in `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate`).
+    public static func defaultLocation(environment: [String: String] = ProcessInfo.processInfo.environment) -> StateLocation {
+        .directory(defaultDirectory(environment: environment), cache: defaultCacheDirectory(environment: environment))
+    }
+
+    /// `$XDG_STATE_HOME/aggregate` (`~/.local/state/aggregate` when unset).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let home = environment["HOME"] ?? NSHomeDirectory()
-        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.cache"
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.local/state"
+        return URL(fileURLWithPath: stateHome).appendingPathComponent("aggregate")
+    }
+
+    /// `$XDG_CACHE_HOME/aggregate` (`~/.cache/aggregate` when unset): the HTTP cache, and
+    /// where the state lived before it moved (the first run moves it).
+    public static func defaultCacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.cache"
         return URL(fileURLWithPath: cacheHome).appendingPathComponent("aggregate")
     }
 }

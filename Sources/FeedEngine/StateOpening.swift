@@ -10,7 +10,7 @@ extension EngineState {
     /// backend for its stores.
     public static func open(_ location: StateLocation, connections: StateConnections = .one) async throws(StateOpenError) -> EngineState {
         let backend: any StateBackend = switch location {
-        case .directory(let url): try SQLiteState(directory: url, connections: connections)
+        case .directory(let url, let cache): try SQLiteState(directory: url, cache: cache, connections: connections)
         case .postgres(let postgres): try await PostgresState(postgres)
         }
         return await opened(backend, at: location)
@@ -19,7 +19,7 @@ extension EngineState {
     /// The state at `location` for a command that uses only its card store.
     public static func openForCardStore(_ location: StateLocation) async throws(StateOpenError) -> EngineState {
         let backend: any StateBackend = switch location {
-        case .directory(let url): try SQLiteState(directory: url, connections: .one)
+        case .directory(let url, let cache): try SQLiteState(directory: url, cache: cache, connections: .one)
         case .postgres(let postgres): try await PostgresState(postgres)
         }
         return openedForCardStore(backend, at: location)

@@ -32,7 +32,7 @@ struct BodyFiles: Sendable {
 
     /// `bodies/` beside `cache.sqlite`.
     init(in directory: SQLiteStateDirectory) {
-        folder = directory.directory.appendingPathComponent("bodies")
+        folder = directory.cacheDirectory.appendingPathComponent("bodies")
     }
 
     /// Writes `body` to a new file (0600, in a 0700 folder made if missing) and returns

@@ -19,9 +19,10 @@ public struct SQLiteState: StateBackend {
     public var notices: [String] { directory.notices }
 
     /// Opens (creating on first use) the state in `url`.
-    public init(directory url: URL, connections: StateConnections = .one) throws(StateOpenError) {
+    /// `cache`: the HTTP cache's own directory (else `url`).
+    public init(directory url: URL, cache cacheURL: URL? = nil, connections: StateConnections = .one) throws(StateOpenError) {
         do {
-            directory = try SQLiteStateDirectory(directory: url, connections: connections)
+            directory = try SQLiteStateDirectory(directory: url, cache: cacheURL, connections: connections)
         } catch {
             throw .directory(url.path, PlainWords.describe(error))
         }

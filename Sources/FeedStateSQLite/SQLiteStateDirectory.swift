@@ -13,6 +13,8 @@ import SystemPackage
 /// committed state. Each module migrates its own tables (``SQLiteSchema``).
 public final class SQLiteStateDirectory: Sendable {
     public let directory: URL
+    /// Where `cache.sqlite` and its bodies are: `directory`, or a cache directory of their own.
+    public let cacheDirectory: URL
     /// `state.sqlite`.
     public let statePath: String
     /// How this process connects to each file.
@@ -28,14 +30,23 @@ public final class SQLiteStateDirectory: Sendable {
 
     /// Opens (creating on first use) the cache in `directory`; `state.sqlite` is opened on
     /// first use.
-    public init(directory: URL, connections: StateConnections = .one) throws {
+    /// With `cache`, the HTTP cache goes there; state that an earlier version kept there
+    /// (before the state moved out of the cache directory) is moved into `directory` first,
+    /// once, and a notice says so.
+    public init(directory: URL, cache: URL? = nil, connections: StateConnections = .one) throws {
         self.directory = directory
+        let cacheDirectory = cache ?? directory
+        self.cacheDirectory = cacheDirectory
         self.connections = connections
         let shared = try PrivateFiles.directory(directory)
         statePath = directory.appendingPathComponent("state.sqlite").path
         cardsPath = directory.appendingPathComponent("cards.sqlite").path
-        let cachePath = directory.appendingPathComponent("cache.sqlite").path
         var notices: [String] = shared.map { [$0] } ?? []
+        if cacheDirectory.standardizedFileURL != directory.standardizedFileURL {
+            if let shared = try PrivateFiles.directory(cacheDirectory) { notices.append(shared) }
+            if let moved = try Self.moveState(from: cacheDirectory, to: directory) { notices.append(moved) }
+        }
+        let cachePath = cacheDirectory.appendingPathComponent("cache.sqlite").path
         do {
             cacheDatabase = try Self.openCache(cachePath, connections: connections)
         } catch {

@@ -111,8 +111,8 @@ public final class Workspace: Sendable {
     }
 
     /// ``aggregate(_:environment:)`` with the arguments as a list.
-    public func aggregate(arguments: [String], environment: [String: String] = [:]) async throws -> Binary.Run {
-        try await Binary.aggregate.run(arguments, in: url, environment: environment)
+    public func aggregate(arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async throws -> Binary.Run {
+        try await Binary.aggregate.run(arguments, in: url, environment: environment, stdin: stdin)
     }
 
     /// Runs `aggregate` here with this workspace's state, so runs of one test share a cache
