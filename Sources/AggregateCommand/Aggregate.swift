@@ -47,7 +47,7 @@ public struct Aggregate: AsyncParsableCommand {
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
-                      RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RemoveCommand.self, DisableCommand.self, EnableCommand.self, RefreshCommand.self, HistoryCommand.self,
+                      RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RemoveCommand.self, DisableCommand.self, EnableCommand.self, RefreshCommand.self, BackupCommand.self, RestoreCommand.self, HistoryCommand.self,
                       StoreCommand.self, MarkCommand.self, SearchCommand.self, UserCommand.self],
         defaultSubcommand: FeedCommand.self
     )

@@ -43,4 +43,60 @@ import Testing
             #expect(files.fileExists(atPath: "\(home)/elsewhere/aggregate"))
         }
     }
+
+    static func ids(_ run: Binary.Run) -> [String] {
+        run.stdoutLines.compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String }
+    }
+
+    /// `aggregate backup` while `serve` answers requests and refreshes, then `restore`
+    /// into a fresh state: the same cards and the same marks.
+    @Test func aBackupTakenWhileServeRunsRestoresTheSameCardsAndMarks() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.sources.filter { ["cabify", "users", "dishwashers"].contains($0.id) }) { session in
+            let workspace = session.workspace
+            #expect(try await session.run("refresh").status == 0)
+            #expect(try await session.run("mark", "star", "cabify:MUG").status == 0)
+            #expect(try await session.run("mark", "read", "cabify:TSHIRT", "users:1").status == 0)
+            let served = try await ServeTests.Served.start(session)
+            let backup: Binary.Run
+            do {
+                // Readers and a refresh at the same time as the copy.
+                async let load: Void = {
+                    for _ in 0..<40 { _ = try? await ServeTests.get(served.base + "/feed.jsonl?per_page=100") }
+                }()
+                async let refresh = session.run("refresh")
+                backup = try await workspace.run("backup", "state.tar")
+                _ = try await refresh
+                await load
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+            #expect(backup.status == 0, "\(backup.stderr)")
+            #expect(backup.stderrLines == ["aggregate: backed up state.sqlite, cards.sqlite from \(workspace.url.path)/state to state.tar"])
+
+            let restored = ["--state-dir", "restored"]
+            let restore = try await workspace.aggregate(arguments: ["restore", "state.tar"] + restored)
+            #expect(restore.status == 0, "\(restore.stderr)")
+            #expect(restore.stderrLines == ["aggregate: restored state.sqlite, cards.sqlite from state.tar to \(workspace.url.path)/restored"])
+            for view in [["--all"], ["--starred"], ["--unread", "--all"]] {
+                let before = try await workspace.run(arguments: ["--stored", "--format", "jsonl"] + view)
+                let after = try await workspace.aggregate(arguments: ["--stored", "--format", "jsonl"] + view + restored)
+                #expect(after.status == 0)
+                #expect(Self.ids(after) == Self.ids(before), "\(view)")
+                #expect(!Self.ids(after).isEmpty)
+            }
+            #expect(try await workspace.aggregate(arguments: ["--stored", "--starred", "--format", "jsonl"] + restored).stdoutLines.count == 1)
+
+            // A state already there is never overwritten; a file that is no backup is refused.
+            let again = try await workspace.aggregate(arguments: ["restore", "state.tar"] + restored)
+            #expect(again.status == 2)
+            #expect(again.stderrLines == ["aggregate: restore: \(workspace.url.path)/restored already holds a state; move it away first (or restore into another --state-dir)"])
+            try workspace.write("not-a-backup.tar", String(repeating: "x", count: 2000))
+            let bad = try await workspace.aggregate("restore", "not-a-backup.tar", "--state-dir", "other")
+            #expect(bad.status == 2)
+            #expect(bad.stderrLines == ["aggregate: restore: not-a-backup.tar is not a backup of aggregate's state (no tar header where one should be)"])
+            #expect(!FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("other/cards.sqlite").path))
+        }
+    }
 }
