@@ -68,6 +68,11 @@ struct ImportCommand: ContextCommand {
         }
         try sources.addReporting(entries)
         Terminal.writeError("aggregate: added \(added) feed\(added == 1 ? "" : "s") to \(sources.config.file)\(skipped > 0 ? " (\(skipped) skipped)" : "")")
+        if sources.config.defaultRefresh == nil, sources.template == nil {
+            // Sixty blogs each polled at the cache TTL is not what anyone meant.
+            Terminal.writeError("aggregate: serve refreshes each of them every \(SecondsFormat.text(SourceConfig.defaultCacheTTL)) (the cache TTL); "
+                + "`defaults:` with `refresh: 1h` in \(sources.config.file) refreshes every source without its own hourly")
+        }
     }
 }
 

@@ -94,7 +94,8 @@ public struct ConfigLoader: Sendable {
         // An empty file is an empty list: a feed list starts from nothing (`aggregate add`).
         let root = tree ?? ConfigNode(.map([]), at: start)
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep"])
+        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep", "defaults"])
+        let defaults = SourceDefaults.read(in: top)
         let filters = CardFilter.read(in: top)
         let keep = KeepPolicy.read(in: top, over: .default) ?? .default
         var sources: [SourceConfig] = []
@@ -110,7 +111,7 @@ public struct ConfigLoader: Sendable {
             var seen: [String: String] = [:]
             let directoryURL = URL(fileURLWithPath: directory)
             for entry in entries {
-                let (source, id) = readSource(entry, directory: directoryURL, keep: keep, warnings: &warnings)
+                let (source, id) = readSource(entry, directory: directoryURL, keep: keep, defaults: defaults, warnings: &warnings)
                 if let id, let first = seen[id] {
                     entry.report("id", "duplicate id \"\(id)\" (already used by \(first))")
                     continue
@@ -141,13 +142,14 @@ public struct ConfigLoader: Sendable {
         }
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
         var config = FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
+        config.defaultRefresh = defaults.refresh
         config.keep = keep
         config.warnings = warnings
         return config
     }
 
     /// The source, when valid, and its id, when it has a valid one.
-    private func readSource(_ entry: ConfigMapReader, directory: URL, keep: KeepPolicy,
+    private func readSource(_ entry: ConfigMapReader, directory: URL, keep: KeepPolicy, defaults: SourceDefaults,
                             warnings: inout [ConfigIssue]) -> (SourceConfig?, id: String?) {
         entry.rejectUnknownKeys(Self.sourceKeys)
         let id = entry.string("id", required: true)
@@ -191,18 +193,18 @@ public struct ConfigLoader: Sendable {
             }
         let headers = readHeaders(entry, environment: environment)
         let limits = SourceConfig.Limits.self
-        let timeout = entry.seconds("timeout", in: limits.timeout) ?? SourceConfig.defaultTimeout
+        let timeout = entry.seconds("timeout", in: limits.timeout) ?? defaults.timeout ?? SourceConfig.defaultTimeout
         let maxPages = entry.integer("max_pages", minimum: 1, maximum: limits.maxPages) ?? SourceConfig.defaultMaxPages
         let maxItems = entry.integer("max_items", minimum: 1, maximum: limits.maxItems) ?? SourceConfig.defaultMaxItems
         let fallback = entry.choice("fallback", from: FallbackPolicy.allCases.map(\.rawValue))
-            .flatMap(FallbackPolicy.init(rawValue:)) ?? .cache
+            .flatMap(FallbackPolicy.init(rawValue:)) ?? defaults.fallback ?? .cache
         let retries = entry.integer("retries", minimum: 1, maximum: limits.retries) ?? SourceConfig.defaultRetries
-        let cacheTTL = entry.seconds("cache_ttl", in: limits.cacheTTL) ?? SourceConfig.defaultCacheTTL
+        let cacheTTL = entry.seconds("cache_ttl", in: limits.cacheTTL) ?? defaults.cacheTTL ?? SourceConfig.defaultCacheTTL
         let deadline = entry.seconds("deadline", in: limits.deadline) ?? SourceConfig.defaultDeadline
         let maxBody = byteSize(entry, "max_body", in: limits.maxBody) ?? SourceConfig.defaultMaxBody
         let filters = CardFilter.read(in: entry)
-        let refresh = entry.seconds("refresh", in: 1...86_400)
-        let record = entry.boolean("record") ?? true
+        let refresh = entry.seconds("refresh", in: SourceDefaults.refreshRange) ?? defaults.refresh
+        let record = entry.boolean("record") ?? defaults.record ?? true
         let name = readName(entry)
         let sourceKeep = KeepPolicy.read(in: entry, over: keep) ?? keep
         guard let id, Self.isValidID(id) else { return (nil, nil) }

@@ -26,6 +26,9 @@ public struct FeedConfig: Sendable {
     /// The top-level `keep:`: how long the card store keeps a source's cards unless the
     /// source says otherwise.
     public var keep = KeepPolicy.default
+    /// `defaults: refresh:`: how often `serve` refreshes a source without its own (nil:
+    /// each at its cache TTL).
+    public var defaultRefresh: Double?
     /// What is not wrong yet but will be (a disabled source's unset variable): `validate`
     /// prints these.
     public var warnings: [ConfigIssue] = []

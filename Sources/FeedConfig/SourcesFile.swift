@@ -72,6 +72,8 @@ public struct SourcesFile: Sendable {
     public static let newFileText = """
         # Sources for `aggregate`: the feeds it reads (docs/sources-yml.md).
         # `aggregate add URL`, `aggregate import FILE.opml` and `aggregate remove ID` change this list.
+        defaults:
+          refresh: 1h   # how often `serve` fetches each feed (a source may say its own refresh:)
         sources:
 
         """

@@ -115,10 +115,12 @@ public struct ConfigMapReader {
     }
 
     /// A number of seconds within `range`.
+    /// A number of seconds, or a duration with its unit: `90`, `1.5`, `30s`, `15m`, `1h`, `2d`.
     public func seconds(_ key: String, in range: ClosedRange<Double>) -> Double? {
         guard let (scalar, _) = scalar(key, required: false, expected: "a number of seconds") else { return nil }
-        guard scalar.kind == .integer || scalar.kind == .float, let value = Double(scalar.text), value.isFinite else {
-            report(key, "expected a number of seconds, got \(scalar.kindDescription)")
+        let number = scalar.kind == .integer || scalar.kind == .float ? Double(scalar.text) : Self.duration(scalar)
+        guard let value = number, value.isFinite else {
+            report(key, "expected a number of seconds (or 30s, 15m, 1h, 2d), got \(scalar.kindDescription)")
             return nil
         }
         guard range.contains(value) else {
@@ -126,6 +128,19 @@ public struct ConfigMapReader {
             return nil
         }
         return value
+    }
+
+    /// `15m` as 900 seconds: a number and one of s, m, h, d (nil for anything else).
+    static func duration(_ scalar: ConfigScalar) -> Double? {
+        guard scalar.kind == .text, let unit = scalar.text.last, let number = Double(scalar.text.dropLast()), number >= 0 else { return nil }
+        let scale: Double? = switch unit {
+        case "s": 1
+        case "m": 60
+        case "h": 3600
+        case "d": 86_400
+        default: nil
+        }
+        return scale.map { number * $0 }
     }
 
     /// An ISO 4217 currency code (`EUR`), `fallback` when absent.

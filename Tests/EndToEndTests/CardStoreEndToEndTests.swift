@@ -152,8 +152,12 @@ import Testing
             #expect(confirmed.status == 0 && confirmed.stdout == "")
             #expect(confirmed.stderrLines == [
                 "aggregate: recorded 0 cards of 1 of 1 sources (1 unchanged since the last refresh: their cards seen again)",
-                "cabify: unchanged since the last refresh (the upstream confirmed it); its cards are seen again",
+                "cabify: unchanged since the last refresh (the upstream answered 304 Not Modified); its cards are seen again",
             ], "\(confirmed.stderr)")
+            // Within the cache TTL no request is sent, and the line says so.
+            let cached = try await session.run("refresh", "--verbose")
+            #expect(cached.stderrLines.last == "cabify: answered from the cache within its cache_ttl (no request sent; --refresh asks the upstream): "
+                + "the listing the store holds, its cards seen again", "\(cached.stderr)")
             let after = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
             #expect(after.map { $0["id"] } == before.map { $0["id"] } && after.count == 3)
             for (old, new) in zip(before, after) {

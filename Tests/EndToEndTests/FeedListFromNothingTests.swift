@@ -29,6 +29,8 @@ import Testing
             #expect(try workspace.read("config/aggregate/Sources.yml") == """
                 # Sources for `aggregate`: the feeds it reads (docs/sources-yml.md).
                 # `aggregate add URL`, `aggregate import FILE.opml` and `aggregate remove ID` change this list.
+                defaults:
+                  refresh: 1h   # how often `serve` fetches each feed (a source may say its own refresh:)
                 sources:
 
                   - id: harbour-city-herald-top-stories

@@ -79,6 +79,8 @@ import Testing
         #expect(run.stderrLines == [
             #"aggregate: skipped "Harbour City Herald": https://NEWS.example.com/rss.xml/ is already configured as news"#,
             "aggregate: added 4 feeds to Sources.yml (1 skipped)",
+            // No `defaults: refresh:`: serve would poll every feed at its cache TTL.
+            "aggregate: serve refreshes each of them every 300 s (the cache TTL); `defaults:` with `refresh: 1h` in Sources.yml refreshes every source without its own hourly",
         ])
         // The entries go at the end of the sources list, before the next key and its comment.
         let expected = Self.sourcesYml.replacingOccurrences(

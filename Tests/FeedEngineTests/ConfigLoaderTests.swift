@@ -39,6 +39,41 @@ import Testing
         #expect(source.path == "sources[0]")
     }
 
+    /// `defaults:` gives every source without its own setting one; durations have units.
+    @Test func defaultsApplyToEverySourceWithoutItsOwn() throws {
+        let config = try loader.load(text: """
+            defaults:
+              refresh: 1h
+              cache_ttl: 15m
+              timeout: 20s
+              fallback: none
+              record: false
+            sources:
+              - id: plain
+                plugin: memory
+                url: https://memory.test/a
+              - id: own
+                plugin: memory
+                url: https://memory.test/b
+                refresh: 90
+                cache_ttl: 1.5m
+                timeout: 5
+                fallback: cache
+                record: true
+            """, file: "Sources.yml", directory: "/nowhere")
+        let plain = try #require(config.source(id: "plain"))
+        let own = try #require(config.source(id: "own"))
+        #expect([plain.refresh, plain.cacheTTL, plain.timeout] == [3600, 900, 20])
+        #expect(plain.fallback == .none && plain.record == false)
+        #expect([own.refresh, own.cacheTTL, own.timeout] == [90, 90, 5])
+        #expect(own.fallback == .cache && own.record == true)
+        #expect(config.defaultRefresh == 3600)
+        #expect(problems("defaults:\n  refresh: soon\n  colour: red\nsources: []\n") == [
+            "Sources.yml:2:12: defaults.refresh: expected a number of seconds (or 30s, 15m, 1h, 2d), got text \"soon\"",
+            "Sources.yml:3:3: defaults.colour: unknown key (known: cache_ttl, fallback, record, refresh, timeout)",
+        ])
+    }
+
     @Test func headersExpandEnvironmentVariables() throws {
         let config = try loader.load(text: """
             sources:
@@ -87,7 +122,7 @@ import Testing
         ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    max_items: lots\n",
          "Sources.yml:5:16: sources[0].max_items: expected a whole number, got text \"lots\""),
         ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    timeout: fast\n",
-         "Sources.yml:5:14: sources[0].timeout: expected a number of seconds, got text \"fast\""),
+         "Sources.yml:5:14: sources[0].timeout: expected a number of seconds (or 30s, 15m, 1h, 2d), got text \"fast\""),
         ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    timeout: 0\n",
          "Sources.yml:5:14: sources[0].timeout: must be from 0.1 s to 3600 s, got 0"),
         ("sources:\n  - id: shop\n    plugin: memory\n    url: https://memory.test/a\n    enabled: sometimes\n",
@@ -103,7 +138,7 @@ import Testing
         ("sources: shop\n",
          "Sources.yml:1:10: sources: expected a list, got text \"shop\""),
         ("feeds:\n  - id: shop\n",
-         "Sources.yml:1:1: feeds: unknown key (did you mean \"feed\"? known: digests, feed, filters, keep, sources, state)"),
+         "Sources.yml:1:1: feeds: unknown key (did you mean \"feed\"? known: defaults, digests, feed, filters, keep, sources, state)"),
         ("sources:\n  - just-a-string\n",
          "Sources.yml:2:5: sources[0]: expected a mapping of keys to values, got text \"just-a-string\""),
     ] as [(String, String)])

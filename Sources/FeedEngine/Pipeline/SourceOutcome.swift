@@ -42,6 +42,16 @@ public struct SourceOutcome: Sendable {
     /// The source lists what the card store merged from it last (`refresh`): its upstream
     /// confirmed every body that listing was read from, and its cards were not read again.
     public var unchanged = false
+    /// How the first page was answered: `refresh -v` says so, as a cron log should.
+    public enum Answer: Sendable, Equatable {
+        /// From the cache within the source's `cache_ttl`: no request was sent.
+        case cacheWithinTTL
+        /// The upstream confirmed the cached body (304 Not Modified).
+        case revalidated
+        /// A body was read (from the upstream, or a fallback tier).
+        case read
+    }
+    public var answer: Answer?
     /// Set when max_pages or max_items ended the walk.
     public var budgetNote: String?
     /// Cards the filter rules left out, by why (`dropped by drop rule {…} (Sources.yml:4:9)`).
@@ -133,9 +143,17 @@ public struct SourceOutcome: Sendable {
             var served = ""
             if case .fallback(_, _, let servedBy) = status { served = " (\(servedBy))" }
             let total = upstreamTotal.map { $0 > produced ? " (the upstream has \($0))" : "" } ?? ""
-            if unchanged {
-                lines.append("\(id): unchanged since the last refresh (the upstream confirmed it); its cards are seen again")
-            } else {
+            switch (unchanged, answer) {
+            case (true, .cacheWithinTTL?):
+                lines.append("\(id): answered from the cache within its cache_ttl (no request sent; --refresh asks the upstream): "
+                    + "the listing the store holds, its cards seen again")
+            case (true, _):
+                lines.append("\(id): unchanged since the last refresh (the upstream answered 304 Not Modified); its cards are seen again")
+            case (false, .cacheWithinTTL?):
+                lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s") (from the cache within its cache_ttl, no request sent)\(total)")
+            case (false, .revalidated?):
+                lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s") (the upstream answered 304 Not Modified)\(total)")
+            case (false, _):
                 lines.append("\(id): \(produced) cards from \(pages) page\(pages == 1 ? "" : "s")\(served)\(total)")
             }
         }

@@ -214,6 +214,7 @@ struct SourcePager: Sendable {
             let found = await memo.lookup(cursor: cursor, servesFresh: tiers.first?.cache?.refresh != true, readingPage: !mayBeStored)
             if let found, found.fresh {
                 // The live tier's remembered page while it is fresh.
+                if cursor == nil { outcome.answer = .cacheWithinTTL }
                 return await takeRemembered(found, cursor: cursor)
             }
             if let found, let (key, storedAt) = found.readFrom.first {
@@ -224,11 +225,13 @@ struct SourcePager: Sendable {
         }
         switch await readPage(after: cursor) {
         case .read(let page, let origin, let bodies)?:
+            if cursor == nil { outcome.answer = .read }
             tag(page: cursor, readFrom: bodies, digests: tiers.first?.cache?.takeDigests() ?? [:], origin: origin)
             count(pageWith: page.skipped, notes: page.notes, total: page.total)
             if await accept(page.cards, origin: origin) { advance(to: page.next) }
         case .unchanged?:
             guard let expected else { return fail("the cache confirmed a page it was not asked about") }
+            if cursor == nil { outcome.answer = .revalidated }
             await takeRemembered(expected, cursor: cursor)
         case nil:
             return
