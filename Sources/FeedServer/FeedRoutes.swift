@@ -28,6 +28,7 @@ final class FeedRoutes: Sendable {
     var catalog: GoogleReader.Catalog { current.served.catalog }
     /// The reader's source filter with nothing selected, rendered once per configuration.
     var unselectedSources: String { current.served.unselectedSources }
+    var sourceFolders: [String: String] { current.served.folders }
     /// When each undated card was first seen (feed entries need a date that does not move).
     /// The card store the background refresh records in, which feeds and the reader are
     /// answered from (nil without the refresh or a state: each reader's run fetches).

@@ -43,7 +43,11 @@ extension FeedRoutes {
             }
             view = chosen
         }
-        var query = try FeedRequest.query(pairs: pairs.filter { $0.0 != "view" }, config: config)
+        // The sort menu's "Oldest first" is the date, ascending (one menu, not two).
+        let named = pairs.filter { $0.0 != "view" }.flatMap { pair -> [(String, String)] in
+            pair == ("sort", "oldest") ? [("sort", "date"), ("order", "asc")] : [pair]
+        }
+        var query = try FeedRequest.query(pairs: named, config: config)
         if view != .all, !pairs.contains(where: { $0.0 == "sort" }) { query.sort = .date }
         return (view, query)
     }
@@ -89,7 +93,7 @@ extension FeedRoutes {
         let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
         let reading = ReadingContext(view: view, unread: (try? await marks?.marks(of: person).unreadCounts()) ?? [:], token: token,
                                      returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
-                                     signedIn: signedIn)
+                                     signedIn: signedIn, folders: sourceFolders)
         let degraded = await degraded(answered.result.outcomes, sources: sources)
         let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
                                    now: Date(), reading: reading)
@@ -140,7 +144,7 @@ extension FeedRoutes {
         let session = sessions.session(of: request)
         var reading = ReadingContext(view: .all, unread: (try? await marks.unreadCounts()) ?? [:], token: sessions.token(for: session.id),
                                      returnTo: request.uri.description, marks: kept, renderedAt: Date(), sourceList: sourceViews,
-                                     signedIn: signedIn)
+                                     signedIn: signedIn, folders: sourceFolders)
         reading.highlight = search.required
         reading.search = parameters.get("q")
         let html = ReaderPage.list(result, parameters: pairs, config: config, degraded: [:], unselectedSources: unselectedSources,

@@ -21,12 +21,17 @@ final class ServedSources: Sendable {
     let catalog: GoogleReader.Catalog
     /// The reader's source filter with nothing selected, rendered once (``ReaderPage/sourceOptions(_:selected:)``).
     let unselectedSources: String
+    /// Each source's folder (its first OPML folder, kept as a tag): the reader groups its
+    /// source list by them.
+    let folders: [String: String]
 
     init(config: FeedConfig, runner: FeedRunner) {
         self.config = config
         self.runner = runner
         catalog = GoogleReader.Catalog(config, registry: runner.registry)
         unselectedSources = ReaderPage.sourceOptions(config, selected: [])
+        folders = Dictionary(catalog.entries.compactMap { entry in entry.subscription.categories.first.map { (entry.source.id, $0.label) } },
+                             uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -82,7 +82,12 @@ package enum ReaderPage {
         context["page_title"] = "\(heading)\(query.page > 1 ? ", page \(query.page)" : "") — \(config.feed.title)"
         context["source_options"] = selected.isEmpty ? unselectedSources : sourceOptions(config, selected: selected)
         context["kind_options"] = Card.Kind.allCases.map { ["value": $0.rawValue, "selected": $0 == query.kind] as [String: Any] }
-        context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort] as [String: Any] }
+        let oldest = query.sort == .date && query.order == .ascending
+        context["sort_options"] = sortLabels.map { ["value": $0.0.rawValue, "label": $0.1, "selected": $0.0 == query.sort && !oldest] as [String: Any] }
+            + (reading != nil ? [["value": "oldest", "label": "Oldest first", "selected": oldest]] : [])
+        // One search field: where the header's searches every kept card, the form keeps a
+        // query it came with but offers no second box.
+        context["filter_search"] = reading == nil
         context["q"] = query.text ?? ""
         context["has_cards"] = !cards.isEmpty
         // In a view of the store, a card's link carries the view and its place in it, so its

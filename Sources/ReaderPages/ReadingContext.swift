@@ -49,9 +49,13 @@ package struct ReadingContext {
     package var sourceList: SourceViews
     /// The account signed in, named beside a "Sign out" button (nil without accounts).
     package var signedIn: String?
+    /// Each source's folder: the side list groups sources by them, the ungrouped last.
+    package var folders: [String: String]
 
     package init(view: ReaderView, unread: [String: Int], token: String, returnTo: String, marks: [String: KeptDates], renderedAt: Date,
-                 highlight: [[String]] = [], search: String? = nil, sourceList: SourceViews, signedIn: String? = nil) {
+                 highlight: [[String]] = [], search: String? = nil, sourceList: SourceViews, signedIn: String? = nil,
+                 folders: [String: String] = [:]) {
+        self.folders = folders
         self.view = view
         self.unread = unread
         self.token = token
@@ -93,13 +97,22 @@ package struct ReadingContext {
             if view == .unread { entry["count"] = total }
             return entry
         }
-        // One entry per source with something unread, in Sources.yml's order.
-        let sourceViews = config.sources.filter { (unread[$0.id] ?? 0) > 0 }.map { source in
-            SourceViews.Entry(id: source.id, name: source.displayName, unread: unread[source.id] ?? 0,
-                              current: search == nil && sources == [source.id] && view == .unread)
+        // One entry per source with something unread, in Sources.yml's order, in groups by
+        // folder (in the order each folder first appears), the ungrouped last.
+        var groups: [SourceViews.Group] = []
+        var ungrouped: [SourceViews.Entry] = []
+        for source in config.sources where (unread[source.id] ?? 0) > 0 {
+            let entry = SourceViews.Entry(id: source.id, name: source.displayName, unread: unread[source.id] ?? 0,
+                                          current: search == nil && sources == [source.id] && view == .unread)
+            guard let folder = folders[source.id] else { ungrouped.append(entry); continue }
+            if let index = groups.firstIndex(where: { $0.name == folder }) {
+                groups[index].entries.append(entry)
+            } else {
+                groups.append(SourceViews.Group(name: folder, entries: [entry]))
+            }
         }
         return ["reading": [
-            "view": view.rawValue, "views": views, "source_views": sourceList.html(sourceViews),
+            "view": view.rawValue, "views": views, "source_views": sourceList.html(groups: groups, ungrouped: ungrouped),
             "token": token, "return_to": returnTo, "rendered_at": RFC3339.string(from: renderedAt),
             "page_ids": pageIDs, "view_sources": sources,
         ] as [String: Any]]
@@ -146,14 +159,34 @@ package final class SourceViews: Sendable {
         package var current: Bool
     }
 
-    private let lines = Mutex<[Entry: String]>([:])
+    private let rendered = Mutex<[Entry: String]>([:])
 
     package init() {}
     /// Lines kept at most: old counts are dropped all at once past it.
     package static let keptLines = 8192
 
-    package func html(_ entries: [Entry]) -> String {
-        var found = lines.withLock { kept in entries.map { kept[$0] } }
+    /// Sources of one folder.
+    package struct Group {
+        package var name: String
+        package var entries: [Entry]
+    }
+
+    /// The side list: each group a `<details>` with its unread count (open when it holds
+    /// the source shown), then the ungrouped sources.
+    package func html(groups: [Group], ungrouped: [Entry]) -> String {
+        let rendered: [[String: Any]] = groups.map { group in
+            ["name": group.name, "unread": group.entries.reduce(0) { $0 + $1.unread }, "open": group.entries.contains(where: \.current),
+             "items": lines(group.entries), "href": "/?view=unread" + group.entries.map { "&source=\($0.id)" }.joined()]
+        }
+        let context: [String: Any] = ["has_source_views": !groups.isEmpty || !ungrouped.isEmpty, "groups": rendered,
+                                      "has_ungrouped": !ungrouped.isEmpty, "items": lines(ungrouped)]
+        return ReaderPage.library.render(context, withTemplate: "source-views") ?? ""
+    }
+
+    /// Each entry's `<li>`, kept by its name, count and state: a reader page renders only
+    /// the lines whose count moved.
+    private func lines(_ entries: [Entry]) -> String {
+        var found = rendered.withLock { kept in entries.map { kept[$0] } }
         var made: [Entry: String] = [:]
         for (index, entry) in entries.enumerated() where found[index] == nil {
             let context: [String: Any] = ["name": entry.name, "unread": entry.unread, "href": "/?view=unread&source=\(entry.id)",
@@ -163,12 +196,11 @@ package final class SourceViews: Sendable {
             made[entry] = line
         }
         if !made.isEmpty {
-            lines.withLock { kept in
+            rendered.withLock { kept in
                 if kept.count + made.count > Self.keptLines { kept.removeAll(keepingCapacity: true) }
                 kept.merge(made) { _, new in new }
             }
         }
-        let context: [String: Any] = ["has_source_views": !entries.isEmpty, "items": found.compactMap { $0 }.joined()]
-        return ReaderPage.library.render(context, withTemplate: "source-views") ?? ""
+        return found.compactMap { $0 }.joined()
     }
 }

@@ -80,6 +80,16 @@ try:
         columns = driver.execute_script("return getComputedStyle(document.querySelector('ol.cards')).gridTemplateColumns.split(' ').length")
         check(columns == 1 if width < 640 else columns > 1, f"{width} px: {columns} column(s)")
         driver.save_screenshot(os.path.join(artifacts, f"reader-{width}.png"))
+    # A phone's first screen (390 x 844) shows the first card's title: the controls above
+    # the cards are compact enough.
+    driver.set_window_size(390, 844)
+    driver.get(base + "/")
+    first_title = driver.execute_script(
+        "const h = document.querySelector('li.card h2'); return h ? h.getBoundingClientRect().bottom : 99999;")
+    screen = driver.execute_script("return window.innerHeight")
+    check(first_title <= screen, f"390 px: the first card's title is on the first screen (its bottom at {first_title:.0f} px of {screen})")
+    driver.save_screenshot(os.path.join(artifacts, "reader-390-first-screen.png"))
+    driver.set_window_size(1280, 900)
     # The front page (Unread, newest first): the shops' undated deals and products sort by
     # when they were first seen, so their prices are on page 1 beside the dated posts.
     driver.get(base + "/")
@@ -185,6 +195,15 @@ try:
     driver.find_element(By.TAG_NAME, "body").send_keys("?")
     check(driver.execute_script("return !!document.querySelector('dialog#keys[open]')"), "? shows the keyboard shortcuts")
     check(len(fetch("/reader.js")) <= 5 * 1024, "the reader's script is at most 5 KB")
+    # n: the next source with unread cards, then the one after it.
+    driver.get(base + "/")
+    driver.find_element(By.TAG_NAME, "body").send_keys("n")
+    WebDriverWait(driver, 10).until(lambda d: "source=" in d.current_url)
+    first_source = driver.current_url.split("source=")[1]
+    driver.find_element(By.TAG_NAME, "body").send_keys("n")
+    WebDriverWait(driver, 10).until(lambda d: "source=" in d.current_url and d.current_url.split("source=")[1] != first_source)
+    check((first_source, driver.current_url.split("source=")[1]) == ("target", "ltk"),
+          f"n goes to the next source with unread cards (target, then {driver.current_url.split('source=')[1]})")
 
     # A card's page offers the previous and next card of its list; j and k follow them.
     driver.get(base + "/?view=all&source=cabify")

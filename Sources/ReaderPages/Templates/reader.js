@@ -1,5 +1,6 @@
 // The reader's keyboard: j/k next/previous card (on a card's page: the next/previous
-// page), o or Enter open it, m toggle read, s toggle star, / search, ? the list of keys.
+// page), o or Enter open it, m toggle read, s toggle star, n the next folder (or source)
+// with unread cards, / search, ? the list of keys.
 // Each mark is the card's own form, sent in place; without this script the forms work.
 (() => {
   "use strict";
@@ -37,13 +38,26 @@
     if (count && typeof answer.unread === "number") count.textContent = answer.unread;
   }
 
+  // The side list lists only folders and sources with unread cards: the next one after
+  // the one shown (the first when none is), its folder's "All of" link where there are folders.
+  function nextWithUnread() {
+    const groups = Array.from(document.querySelectorAll(".source-views details.group"));
+    const targets = groups.length
+      ? groups.map((group) => group.querySelector("ul a"))
+      : Array.from(document.querySelectorAll(".source-views li a"));
+    const here = targets.findIndex((link, i) => link && (link.href === location.href
+      || (groups.length ? groups[i].querySelector("[aria-current]") : link.hasAttribute("aria-current"))));
+    const next = targets[(here + 1) % targets.length];
+    if (next) next.click();
+  }
+
   function help() {
     let dialog = document.getElementById("keys");
     if (!dialog) {
       dialog = document.createElement("dialog");
       dialog.id = "keys";
       const rows = [["j / k", "next / previous card"], ["o or Enter", "open the card"], ["m", "mark read or unread"],
-        ["s", "star or unstar"], ["/", "search"], ["?", "these keys"]];
+        ["s", "star or unstar"], ["n", "next folder or source with unread cards"], ["/", "search"], ["?", "these keys"]];
       const list = document.createElement("dl");
       for (const [key, what] of rows) {
         const dt = document.createElement("dt"); dt.textContent = key;
@@ -74,6 +88,7 @@
       case "o": case "Enter": { const link = card && card.querySelector("a.card-link"); if (!link) return; link.click(); break; }
       case "m": toggle(card, "read"); break;
       case "s": toggle(card, "star"); break;
+      case "n": nextWithUnread(); break;
       case "/": { const box = document.querySelector("form.search input[name=q]"); if (!box) return; box.focus(); break; }
       case "?": help(); break;
       default: return;
