@@ -188,7 +188,10 @@ let package = Package(
             resources: [.embedInCode("Templates")]
         ),
         /// The one list of built-in sources: the only target that imports source modules.
-        .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceModules.map { .target(name: $0.name) }),
+        /// Also the demo Sources.yml `aggregate init --demo` writes (the repository's own, which
+        /// a test keeps equal).
+        .target(name: "SourceCatalogue", dependencies: ["FeedCore"] + sourceModules.map { .target(name: $0.name) },
+                resources: [.embedInCode("DemoSources.yml")]),
         /// What the fixture server and tests need to play upstreams: the fixture routes'
         /// vocabulary, and the catalogue's sources with their fixture routes.
         .target(name: "FixtureKit", dependencies: ["FeedCore", "FeedSupport"]),

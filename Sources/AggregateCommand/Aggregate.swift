@@ -47,7 +47,7 @@ public struct Aggregate: AsyncParsableCommand {
             """,
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
-                      RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RemoveCommand.self, DisableCommand.self, EnableCommand.self, RefreshCommand.self, BackupCommand.self, RestoreCommand.self, HistoryCommand.self,
+                      RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RemoveCommand.self, DisableCommand.self, EnableCommand.self, InitCommand.self, RefreshCommand.self, BackupCommand.self, RestoreCommand.self, HistoryCommand.self,
                       StoreCommand.self, MarkCommand.self, SearchCommand.self, UserCommand.self],
         defaultSubcommand: FeedCommand.self
     )
@@ -60,8 +60,9 @@ public struct Aggregate: AsyncParsableCommand {
     /// Parses and runs, mapping every error to the documented exit codes: argument
     /// errors exit 2 (not ArgumentParser's 64), and no error ever prints a stack trace.
     /// A failed output decides the status over what the command found.
-    public static func main(sources: [any FeedSource.Type]) async {
-        let context = CommandContext(registry: SourceRegistry(sources), stdout: StandardOutput())
+    /// `demo`: the Sources.yml `aggregate init --demo` writes, for a build that has one.
+    public static func main(sources: [any FeedSource.Type], demo: String? = nil) async {
+        let context = CommandContext(registry: SourceRegistry(sources), stdout: StandardOutput(), demo: demo)
         do {
             var command = try parseAsRoot(CommonOptionsFirst.reorder(Array(CommandLine.arguments.dropFirst())))
             if let command = command as? any ContextCommand {

@@ -100,6 +100,8 @@ final class StandardOutput: Sendable {
 struct CommandContext: Sendable {
     let registry: SourceRegistry
     let stdout: StandardOutput
+    /// The Sources.yml `init --demo` writes (nil: this build has none).
+    var demo: String?
 }
 
 /// A subcommand run with its ``CommandContext`` (ArgumentParser makes the commands from

@@ -22,4 +22,7 @@ public enum SourceCatalogue {
         ExecSource.self,
         WebFeedSource.self,
     ]
+
+    /// The shops' demo Sources.yml, as the repository ships it: `aggregate init --demo`.
+    public static let demoSourcesYml = String(decoding: PackageResources.DemoSources_yml, as: UTF8.self)
 }

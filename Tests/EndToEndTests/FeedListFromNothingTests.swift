@@ -147,4 +147,29 @@ import Testing
             #expect(!atom.body.contains("<entry>"))
         }
     }
+
+    /// `aggregate init` writes a commented feed list where `add` would make one; `--demo`
+    /// the shipped demo, byte for byte; never over an existing file.
+    @Test func initWritesAFileToStartFrom() async throws {
+        let workspace = try Workspace()
+        let environment = Self.environment(workspace)
+        let made = "\(workspace.url.path)/config/aggregate/Sources.yml"
+        let run = try await workspace.aggregate("init", environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderrLines == ["aggregate: wrote \(made); add feeds with `aggregate add URL` or `aggregate import FILE.opml`"])
+        let text = try workspace.read("config/aggregate/Sources.yml")
+        #expect(text.hasPrefix("# Sources for `aggregate`") && text.contains("#   plugin: feed\n"))
+        #expect(try await workspace.aggregate("validate", environment: environment).status == 0)
+        let again = try await workspace.aggregate("init", "--demo", environment: environment)
+        #expect(again.status == 2)
+        #expect(again.stderrLines == ["aggregate: \(made) already exists; nothing was written (`aggregate add URL` adds to it)"])
+        #expect(try workspace.read("config/aggregate/Sources.yml") == text)
+
+        let demo = try await workspace.aggregate("init", "--demo", "--config", "demo/Sources.yml")
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(try workspace.read("demo/Sources.yml") == (try Workspace.shippedSourcesYml))
+        let offline = try await workspace.run("--config", "demo/Sources.yml", "--offline", "--format", "jsonl")
+        #expect(offline.status == 0)
+        #expect(offline.stdoutLines.count == 20)
+    }
 }
