@@ -178,7 +178,7 @@ struct CommonOptions: ParsableArguments {
     /// `recording: false` (`--no-record`): no source's answer is recorded this run, as if
     /// each said `record: false`.
     func withRunner<T>(_ registry: SourceRegistry, sharedRequests: SharedRequests? = nil, stateRequired: Bool = false,
-                       stateConnections: StateConnections = .one, recording: Bool = true,
+                       stateConnections: StateConnections = .one, recording: Bool = true, maxAge: Double? = nil,
                        _ body: (FeedRunner, FeedConfig, EngineState?) async throws -> T) async throws -> T {
         var config = try loadConfig(registry)
         guard !config.sources.isEmpty else {
@@ -187,6 +187,10 @@ struct CommonOptions: ParsableArguments {
             throw ExitStatus.usage.code
         }
         if !recording { config.sources = config.sources.map { var source = $0; source.record = false; return source } }
+        if let maxAge {
+            // `refresh --max-age`: no cached answer older than this serves as fresh.
+            config.sources = config.sources.map { var source = $0; source.cacheTTL = min(source.cacheTTL, maxAge); return source }
+        }
         if verbose && !JSONBody(environment: ProcessInfo.processInfo.environment).usesTape {
             Terminal.writeError("aggregate: JSON bodies are decoded by Foundation's JSONDecoder alone (AGGREGATE_JSON_DECODER=foundation)")
         }

@@ -23,10 +23,19 @@ struct RefreshCommand: ContextCommand {
     @Option(name: .customLong("source"), help: ArgumentHelp("Only this source id (repeatable).", valueName: "id"))
     var sources: [String] = []
 
+    @Option(name: .customLong("max-age"), help: ArgumentHelp(
+        "Ask the upstream again when its cached answer is older than this many seconds (0: every source; default each source's cache_ttl). A timer's own interval is a good value.",
+        valueName: "seconds"))
+    var maxAge: Double?
+
     @OptionGroup var common: CommonOptions
 
+    func validate() throws {
+        if let maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ValidationError("--max-age is a number of seconds, 0 or more") }
+    }
+
     func run(in context: CommandContext) async throws {
-        let outcomes = try await common.withRunner(context.registry, stateRequired: true) { runner, config, state in
+        let outcomes = try await common.withRunner(context.registry, stateRequired: true, maxAge: maxAge) { runner, config, state in
             // Each source is recorded as soon as it is read, while the others are fetched:
             // recording after the last one made a cold refresh of 500 feeds take 1.7× `--all`.
             let recorder = ListingRecorder(store: state?.cards)

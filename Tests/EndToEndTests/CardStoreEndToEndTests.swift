@@ -158,6 +158,9 @@ import Testing
             let cached = try await session.run("refresh", "--verbose")
             #expect(cached.stderrLines.last == "cabify: answered from the cache within its cache_ttl (no request sent; --refresh asks the upstream): "
                 + "the listing the store holds, its cards seen again", "\(cached.stderr)")
+            // --max-age 0 asks again however fresh the cache is.
+            let asked = try await session.run("refresh", "--max-age", "0", "--verbose")
+            #expect(asked.stderrLines.last == "cabify: unchanged since the last refresh (the upstream answered 304 Not Modified); its cards are seen again")
             let after = objects(try await session.run("--stored", "--all", "--format", "jsonl"))
             #expect(after.map { $0["id"] } == before.map { $0["id"] } && after.count == 3)
             for (old, new) in zip(before, after) {
@@ -176,7 +179,7 @@ import Testing
             #expect(objects(try await session.run("history", "cabify:MUG", "--format", "jsonl")).map { $0["after"] } == [
                 ["amount": 6, "currency": "EUR"],
             ])
-            #expect(session.server.control.requests(to: "cabify").map(\.status) == [200, 304, 200])
+            #expect(session.server.control.requests(to: "cabify").map(\.status) == [200, 304, 304, 200])
         }
     }
 
