@@ -158,6 +158,14 @@ package enum GoogleReader {
             }
         }
 
+        /// A file of the item (a podcast's episode), as FreshRSS gives it: what podcast
+        /// apps and newsboat's FreshRSS mode download.
+        package struct Enclosure: Encodable {
+            package var href: String
+            package var type: String?
+            package var length: Int?
+        }
+
         package struct Content: Encodable {
             package var direction = "ltr"
             package var content: String
@@ -191,6 +199,8 @@ package enum GoogleReader {
         package var author: String?
         package var categories: [String]
         package var origin: Origin
+        /// Left out when the card has none.
+        package var enclosure: [Enclosure]?
 
         /// `pageBase`: where this server's pages are; a card without a link of its own
         /// links to its page here (apps index `canonical[0]` unguarded).
@@ -213,6 +223,19 @@ package enum GoogleReader {
                 + (dates.starredAt != nil ? [GoogleReader.starred] : [])
                 + labels.map { GoogleReader.labelPrefix + $0 } + card.tags
             origin = Origin(streamId: "feed/" + card.source, title: source?.displayName ?? card.source, htmlUrl: "")
+            let files = Self.enclosures(card.details["enclosures"])
+            enclosure = files.isEmpty ? nil : files
+        }
+
+        /// A card's `details.enclosures` (`{url, type, length}`), web addresses only.
+        static func enclosures(_ value: JSONValue?) -> [Enclosure] {
+            guard case .array(let items)? = value else { return [] }
+            return items.compactMap { item in
+                guard case .object(let file) = item, let url = file["url"]?.stringValue.flatMap(WebLink.web) else { return nil }
+                var length: Int?
+                if case .number(let number)? = file["length"], number > 0, number < Decimal(Int64.max) { length = NSDecimalNumber(decimal: number).intValue }
+                return Enclosure(href: url, type: file["type"]?.stringValue, length: length)
+            }
         }
     }
 

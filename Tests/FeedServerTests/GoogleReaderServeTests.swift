@@ -81,6 +81,28 @@ import Testing
         }
     }
 
+    /// A podcast's episodes reach apps with their files (issue 62): `enclosure` in the JSON
+    /// items as FreshRSS gives it, `<link rel="enclosure">` in the API's Atom streams
+    /// (newsboat's FeedHQ mode, podboat); a card without one has no `enclosure` key.
+    @Test func enclosuresReachAppsInJSONAndAtom() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.enabled("feed-podcast") + FixtureWorld.only("cabify")) { served in
+            await served.clock.untilSleeping(2)
+            let answer = try await served.get("/api/greader/reader/api/0/stream/contents/feed/feed-podcast?n=1")
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any])
+            let item = try #require((page["items"] as? [[String: Any]])?.first)
+            let files = try #require(item["enclosure"] as? [[String: Any]])
+            #expect(files.count == 1)
+            #expect(files.first?["href"] as? String == "https://cdn.podcast.example.net/episodes/112.mp3")
+            #expect(files.first?["type"] as? String == "audio/mpeg")
+            #expect(files.first?["length"] as? Int == 48_210_934)
+            let shop = try await served.get("/api/greader/reader/api/0/stream/contents/feed/cabify?n=1")
+            #expect(!shop.text.contains("enclosure"))
+            let atom = try await served.get("/api/greader/reader/atom/feed/feed-podcast?n=1")
+            #expect(atom.text.contains(#"<link rel="enclosure" href="https://cdn.podcast.example.net/episodes/112.mp3" type="audio/mpeg" length="48210934"/>"#),
+                    "\(atom.text)")
+        }
+    }
+
     @Test func slashesAfterTheAPIsPrefixAreReadAsOne() {
         #expect(GoogleReaderPaths.normalized("/api/greader//reader/api/0/stream/contents/feed/https://x.org//a?c=1//2")
                 == "/api/greader/reader/api/0/stream/contents/feed/https://x.org/a?c=1//2")

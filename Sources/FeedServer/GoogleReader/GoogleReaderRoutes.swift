@@ -296,6 +296,10 @@ extension FeedRoutes {
             xml += "<entry>\n<id>\(item.id)</id>\n<title>\(XMLText.escape(item.title))</title>\n"
             xml += "<published>\(date(item.published))</published>\n<updated>\(date(item.updated))</updated>\n"
             for link in item.alternate { xml += #"<link rel="alternate" href="\#(XMLText.escape(link.href))" type="text/html"/>"# + "\n" }
+            for file in item.enclosure ?? [] {
+                xml += #"<link rel="enclosure" href="\#(XMLText.escape(file.href))""#
+                    + (file.type.map { #" type="\#(XMLText.escape($0))""# } ?? "") + (file.length.map { #" length="\#($0)""# } ?? "") + "/>\n"
+            }
             for term in item.categories where term.hasPrefix("user/") { xml += category(term) + "\n" }
             for tag in item.categories where !tag.hasPrefix("user/") { xml += #"<category term="\#(XMLText.escape(tag))"/>"# + "\n" }
             if let author = item.author { xml += "<author><name>\(XMLText.escape(author))</name></author>\n" }
