@@ -50,10 +50,11 @@ import Testing
         }
     }
 
-    static func signIn(_ served: ServedInProcess, _ name: String, _ password: String) async throws -> App {
-        let answer = try await served.client.execute(uri: "/api/greader/accounts/ClientLogin", method: .post,
-                                                     headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                     body: ByteBuffer(string: "Email=\(name)&Passwd=\(password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
+    static func signIn(_ served: ServedInProcess, _ name: String, _ password: String, userAgent: String? = nil, form: String = "") async throws -> App {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let userAgent { headers[.userAgent] = userAgent }
+        let answer = try await served.client.execute(uri: "/api/greader/accounts/ClientLogin", method: .post, headers: headers,
+                                                     body: ByteBuffer(string: "Email=\(name)&Passwd=\(password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" + form))
         #expect(answer.status == .ok, "\(answer.text)")
         let lines = answer.text.split(separator: "\n")
         let auth = try #require(lines.first { $0.hasPrefix("Auth=") }).dropFirst(5)
@@ -206,13 +207,26 @@ import Testing
         }
     }
 
-    @Test func clientLoginKeepsAFewTokensAndAcceptsOneAsThePassword() async throws {
+    /// One app's sign-ins replace its own tokens, never another app's (issue 62): a cron
+    /// reload of newsboat every ten minutes leaves the phone signed in.
+    @Test func clientLoginKeepsAFewTokensPerAppAndAcceptsOneAsThePassword() async throws {
         let (state, token) = try await PeopleServeTests.people()
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), state: state, access: PeopleServeTests.accounts()) { served in
-            for _ in 0..<12 { _ = try await Self.signIn(served, "ann", "ann's password") }
-            let tokens = try await state.accounts.tokens(of: 1)
-            #expect(tokens.filter { $0.label == "Google Reader app (ClientLogin)" }.count == 10)
-            #expect(tokens.contains { $0.label == "phone" })
+            let phone = try await Self.signIn(served, "ann", "ann's password", userAgent: "Reeder/5.2 CFNetwork")
+            for _ in 0..<12 { _ = try await Self.signIn(served, "ann", "ann's password", userAgent: "newsboat/2.36.0 (Linux x86_64)") }
+            _ = try await Self.signIn(served, "ann", "ann's password", form: "&client=FeedMe")
+            var labels = try await state.accounts.tokens(of: 1).map(\.label)
+            #expect(labels.filter { $0 == "Google Reader app: newsboat" }.count == 3)
+            #expect(labels.filter { $0 == "Google Reader app: Reeder" }.count == 1)
+            #expect(labels.filter { $0 == "Google Reader app: FeedMe" }.count == 1)
+            #expect(labels.contains("phone"))
+            await #expect(throws: Never.self) { _ = try await phone.json(Self.api + "/tag/list") }
+            // Eleven apps: the one signed in least recently goes.
+            for number in 0..<9 { _ = try await Self.signIn(served, "ann", "ann's password", form: "&source=app\(number)") }
+            labels = try await state.accounts.tokens(of: 1).map(\.label)
+            #expect(!labels.contains("Google Reader app: Reeder"))
+            #expect(Set(labels.filter { $0.hasPrefix("Google Reader app: ") }).count == 10)
+            #expect(try await phone.get(Self.api + "/tag/list").status == .unauthorized)
             let app = try await Self.signIn(served, "ann", token)
             #expect(app.auth == token)
             await #expect(throws: Never.self) { _ = try await app.json(Self.api + "/tag/list") }

@@ -18,10 +18,14 @@ import NIOCore
 /// every other route is (``AccountGate``: `Authorization: GoogleLogin auth=TOKEN`); without
 /// accounts, as the default person.
 extension FeedRoutes {
-    /// The ClientLogin tokens a person keeps: an app signs in again on every start, and
-    /// each sign-in makes one; past these, the oldest are revoked.
-    static let clientLoginTokens = 10
-    static let clientLoginLabel = "Google Reader app (ClientLogin)"
+    /// The ClientLogin tokens a person keeps for one app (newsboat signs in on every
+    /// reload; two phones may run the same app): past these, that app's oldest are revoked.
+    static let clientLoginTokensPerApp = 3
+    /// The apps a person keeps ClientLogin tokens for: past these, the app signed in least
+    /// recently loses its tokens. The limit counts apps, so a cron reload every ten minutes
+    /// never signs a phone out.
+    static let clientLoginApps = 10
+    static let clientLoginLabel = "Google Reader app"
 
     /// ClientLogin, open to anyone: POST only, so a password never travels in a URL
     /// (405 for anything else).
@@ -150,10 +154,18 @@ extension FeedRoutes {
             switch await signIn.check(name: name, password: password, address: context.clientAddress) {
             case .success(let account):
                 let store = signIn.access.store
-                let made = AccountToken.make(user: account.id, label: Self.clientLoginLabel, at: Date())
+                let label = "\(Self.clientLoginLabel): \(Self.appName(form: form, userAgent: request.headers[.userAgent]))"
+                let made = AccountToken.make(user: account.id, label: label, at: Date())
                 try await store.add(made.token, secretHash: made.secretHash)
-                let mine = try await store.tokens(of: account.id).filter { $0.label == Self.clientLoginLabel }
-                for old in mine.dropLast(Self.clientLoginTokens) { _ = try await store.revoke(token: old.id, of: account.id) }
+                let mine = try await store.tokens(of: account.id).filter { $0.label.hasPrefix(Self.clientLoginLabel) }
+                for old in mine.filter({ $0.label == label }).dropLast(Self.clientLoginTokensPerApp) {
+                    _ = try await store.revoke(token: old.id, of: account.id)
+                }
+                // Apps by their newest sign-in, newest first: those past the limit go.
+                var newest: [String: Date] = [:]
+                for token in mine { newest[token.label] = max(newest[token.label] ?? .distantPast, token.created) }
+                let kept = Set(newest.sorted { $0.value > $1.value }.prefix(Self.clientLoginApps).map(\.key))
+                for old in mine where !kept.contains(old.label) { _ = try await store.revoke(token: old.id, of: account.id) }
                 return Self.text("SID=\(made.text)\nLSID=\(made.text)\nAuth=\(made.text)\n")
             case .failure(.throttled(let seconds)):
                 var response = Self.text("Error=BadAuthentication\n", status: .tooManyRequests)
@@ -169,6 +181,16 @@ extension FeedRoutes {
                 return Self.text("Error=ServiceUnavailable\n", status: .serviceUnavailable)
             }
         }
+    }
+
+    /// The app a ClientLogin comes from, for its token's label: the form's `client` or
+    /// `source`, else the User-Agent's first product (`newsboat/2.36` → `newsboat`); one
+    /// line of at most 40 printable characters, `unnamed` when nothing says.
+    static func appName(form: FormFields, userAgent: String?) -> String {
+        let said = form.get("client") ?? form.get("source") ?? userAgent.flatMap { $0.split(separator: " ").first.map { String($0.split(separator: "/").first ?? $0) } }
+        let printable = String((said ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
+            .trimmingCharacters(in: .whitespaces)
+        return printable.isEmpty ? "unnamed" : String(printable.prefix(40))
     }
 
     private func userInfo(_ context: ServeRequestContext) -> Response {
