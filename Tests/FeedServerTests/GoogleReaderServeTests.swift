@@ -104,6 +104,44 @@ import Testing
         }
     }
 
+    /// Stream filters are applied inside the query (issue 62): every page holds `n` items
+    /// until the stream ends, the pages together hold each unread item once, and the last
+    /// page has no continuation; `ot`/`nt` compare when the card was first recorded.
+    @Test func filteredPagesAreFullAndTheLastHasNoContinuation() async throws {
+        let (state, _) = try await PeopleServeTests.people()
+        try await ServedInProcess.with(sources: FixtureWorld.sources.filter { ["cabify", "users", "dishwashers"].contains($0.id) },
+                                       state: state, access: PeopleServeTests.accounts()) { served in
+            await served.clock.untilSleeping(3)
+            let ann = try await Self.signIn(served, "ann", "ann's password")
+            let all = try await ann.stream("user/-/state/com.google/reading-list?n=10000")
+            #expect(all.continuation == nil)
+            #expect(all.ids.count == 35)
+            // Every third item read: the stream of the unread ones has gaps in the store's order.
+            let read = all.ids.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+            #expect(try await ann.post(Self.api + "/edit-tag", "a=user/-/state/com.google/read" + read.map { "&i=\($0)" }.joined()).text == "OK")
+            // And every fourth starred: a second filter, which the store's view does not hold.
+            let starred = all.ids.enumerated().filter { $0.offset % 4 == 1 }.map(\.element)
+            #expect(try await ann.post(Self.api + "/edit-tag", "a=user/-/state/com.google/starred" + starred.map { "&i=\($0)" }.joined()).text == "OK")
+            var pages: [[String]] = []
+            var continuation: String? = ""
+            while let next = continuation, pages.count < 20 {
+                let page = try await ann.stream("user/-/state/com.google/reading-list?n=5&xt=user/-/state/com.google/read&xt=user/-/state/com.google/starred"
+                                                + (next.isEmpty ? "" : "&c=\(next)"))
+                pages.append(page.ids)
+                continuation = page.continuation
+            }
+            let unread = all.ids.filter { !read.contains($0) && !starred.contains($0) }
+            #expect(pages.flatMap { $0 } == unread)
+            #expect(pages.dropLast().allSatisfy { $0.count == 5 })
+            #expect(pages.count == (unread.count + 4) / 5)
+            // Nothing was first recorded after now; everything before.
+            let now = Int(Date().timeIntervalSince1970) + 5
+            let later = try await ann.stream("user/-/state/com.google/reading-list?ot=\(now)")
+            #expect(later.ids.isEmpty && later.continuation == nil)
+            #expect(try await ann.stream("user/-/state/com.google/reading-list?n=100&nt=\(now)").ids == all.ids)
+        }
+    }
+
     @Test func slashesAfterTheAPIsPrefixAreReadAsOne() {
         #expect(GoogleReaderPaths.normalized("/api/greader//reader/api/0/stream/contents/feed/https://x.org//a?c=1//2")
                 == "/api/greader/reader/api/0/stream/contents/feed/https://x.org/a?c=1//2")

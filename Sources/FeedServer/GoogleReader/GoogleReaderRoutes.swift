@@ -243,13 +243,26 @@ extension FeedRoutes {
     /// One page of a stream's items, newest first (`r=o`: oldest first): `n` of them (20,
     /// at most 1,000), from continuation `c`; `xt`/`it` exclude or keep read and starred
     /// items; `ot`/`nt` keep those after or before a time (seconds).
+    /// Items an app asks for at most in one page (`n`).
+    static let mostItems = 10_000
+    /// Kept cards one page looks through at most for its filters: past these a page may be
+    /// short, and its continuation goes on from where it stopped.
+    static let mostScanned = 20_000
+
+    /// A stream's page: `n` items (at most ``mostItems``) that pass the stream and its
+    /// filters (`xt`, `it`, `ot`/`nt` in seconds against when the card was first recorded,
+    /// as FreshRSS compares them), newest first or `r=o` oldest first, from the kept card
+    /// `c` names on. The store's pages are read until the page is full or the stream ends,
+    /// so a page is short only at the end, and the last page has no continuation (apps
+    /// loop while one is there). The continuation is the place in the store's order
+    /// where the next page starts.
     private func page(_ form: FormFields, stream text: String, person: Int) async throws
         -> (cards: [(Card, KeptDates)], continuation: String?) {
         _ = try personStore(person)
         guard let stream = GoogleReader.Stream(text) else { throw APIError(status: .badRequest, text: "unknown stream \(text)") }
         let sources = try sources(of: stream)
-        let count = min(max(Int(form.get("n") ?? "") ?? 20, 1), FeedQuery.maxPerPage)
-        let page = max(Int(form.get("c") ?? "") ?? 1, 1)
+        let count = min(max(Int(form.get("n") ?? "") ?? 20, 1), Self.mostItems)
+        var position = max(Int(form.get("c") ?? "") ?? 0, 0)
         let excluded = form.getAll("xt").compactMap(GoogleReader.Stream.init)
         let included = form.getAll("it").compactMap(GoogleReader.Stream.init)
         // One mark the store filters by; any other is checked on each card.
@@ -258,24 +271,34 @@ extension FeedRoutes {
         let excludesStarred = excluded.contains(.starred)
         let after = form.get("ot").flatMap(Double.init), before = form.get("nt").flatMap(Double.init)
         guard !sources.isEmpty else { return ([], nil) }
-        let query = FeedQuery(sourceIDs: sources, sort: .date, order: form.get("r") == "o" ? .ascending : .descending,
-                              page: page, perPage: count)
-        let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
-        do {
-            answered = try await answer(query, sources: sources, reading: filters.first, person: person)
-        } catch {
-            throw APIError(status: error.problem.status == 503 ? .serviceUnavailable : .badRequest, text: error.description)
-        }
+        let chunk = FeedQuery.maxPerPage
         var cards: [(Card, KeptDates)] = []
-        for card in answered.result.cards {
-            guard let dates = answered.kept[card.id] else { continue }
-            let time = (card.published ?? dates.firstSeen).timeIntervalSince1970
-            guard filters.dropFirst().allSatisfy({ $0.includes(dates) }), !(excludesStarred && dates.starredAt != nil),
-                  after.map({ time > $0 }) ?? true, before.map({ time < $0 }) ?? true else { continue }
-            cards.append((card, dates))
+        var scanned = 0
+        var exhausted = false
+        while cards.count < count, !exhausted, scanned < Self.mostScanned {
+            let query = FeedQuery(sourceIDs: sources, sort: .date, order: form.get("r") == "o" ? .ascending : .descending,
+                                  page: position / chunk + 1, perPage: chunk)
+            let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
+            do {
+                answered = try await answer(query, sources: sources, reading: filters.first, person: person)
+            } catch {
+                throw APIError(status: error.problem.status == 503 ? .serviceUnavailable : .badRequest, text: error.description)
+            }
+            let rows = answered.result.cards
+            let pageStart = (position / chunk) * chunk
+            for card in rows.dropFirst(position - pageStart) where cards.count < count {
+                position += 1
+                scanned += 1
+                guard let dates = answered.kept[card.id] else { continue }
+                let recorded = dates.firstSeen.timeIntervalSince1970
+                guard filters.dropFirst().allSatisfy({ $0.includes(dates) }), !(excludesStarred && dates.starredAt != nil),
+                      after.map({ recorded >= $0 }) ?? true, before.map({ recorded <= $0 }) ?? true else { continue }
+                cards.append((card, dates))
+            }
+            // The stream ends where the store's order does.
+            exhausted = rows.count < chunk ? position >= pageStart + rows.count : answered.result.isComplete && position >= answered.result.matched
         }
-        let more = answered.result.cards.count == count && (answered.result.pageCount.map { page < $0 } ?? true)
-        return (cards, more ? String(page + 1) : nil)
+        return (cards, exhausted ? nil : String(position))
     }
 
     /// Where this server's pages are: `--base-url`, else the address the request came to.
