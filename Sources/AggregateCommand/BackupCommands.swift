@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedConfig
 import FeedEngine
 import Foundation
 
@@ -20,14 +21,9 @@ struct BackupCommand: ContextCommand {
     @OptionGroup var common: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let config = try common.loadConfig(context.registry)
-        let location = try common.stateLocation(config)
-        do {
+        try common.withStateLocation(context.registry, doing: "backup") { location in
             let names = try StateBackups.backUp(location, to: URL(fileURLWithPath: file))
-            Terminal.writeError("aggregate: backed up \(names.joined(separator: ", ")) from \(location) to \(file)")
-        } catch {
-            Terminal.writeError("aggregate: backup: \(error.description)")
-            throw error.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
+            return "backed up \(names.joined(separator: ", ")) from \(location) to \(file)"
         }
     }
 }
@@ -48,14 +44,23 @@ struct RestoreCommand: ContextCommand {
     @OptionGroup var common: CommonOptions
 
     func run(in context: CommandContext) async throws {
-        let config = try common.loadConfig(context.registry)
-        let location = try common.stateLocation(config)
-        do {
+        try common.withStateLocation(context.registry, doing: "restore") { location in
             let names = try StateBackups.restore(location, from: URL(fileURLWithPath: file))
-            Terminal.writeError("aggregate: restored \(names.joined(separator: ", ")) from \(file) to \(location)")
-        } catch {
-            Terminal.writeError("aggregate: restore: \(error.description)")
-            throw error.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
+            return "restored \(names.joined(separator: ", ")) from \(file) to \(location)"
+        }
+    }
+}
+
+extension CommonOptions {
+    /// Runs `body` on where the state is, saying what it did, or why not: exit 2 for the
+    /// request, 1 for the machine.
+    func withStateLocation(_ registry: SourceRegistry, doing what: String, _ body: (StateLocation) throws -> String) throws {
+        let location = try stateLocation(loadConfig(registry))
+        do {
+            Terminal.writeError("aggregate: " + (try body(location)))
+        } catch let failure as StateBackups.Failure {
+            Terminal.writeError("aggregate: \(what): \(failure.description)")
+            throw failure.isUsage ? ExitStatus.usage.code : ExitStatus.failed.code
         }
     }
 }

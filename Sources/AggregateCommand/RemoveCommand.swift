@@ -48,44 +48,47 @@ struct RemoveCommand: ContextCommand {
 
 /// `aggregate disable ID…` and `aggregate enable ID…`: a source kept in Sources.yml but not
 /// read, or read again, by one line of the file (``SourcesFileEdit/enabling(_:_:in:file:)``).
-struct DisableCommand: ContextCommand {
+protocol EnablingCommand: ContextCommand {
+    /// What the command makes of the sources.
+    static var enables: Bool { get }
+    var ids: [String] { get }
+    var common: CommonOptions { get }
+}
+
+extension EnablingCommand {
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name the sources by their ids (`aggregate sources` lists them)") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        try common.setEnabled(ids, Self.enables, registry: context.registry)
+    }
+}
+
+struct DisableCommand: EnablingCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable",
         abstract: "Keep sources in Sources.yml but stop reading them (enabled: false).",
         discussion: "Every id must be configured, or nothing is changed. `aggregate enable ID` reads them again.")
+    static let enables = false
 
     @Argument(help: ArgumentHelp("The ids of the sources, as `aggregate sources` lists them.", valueName: "id"))
     var ids: [String]
 
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard !ids.isEmpty else { throw ValidationError("name the sources by their ids (`aggregate sources` lists them)") }
-    }
-
-    func run(in context: CommandContext) async throws {
-        try common.setEnabled(ids, false, registry: context.registry)
-    }
 }
 
-struct EnableCommand: ContextCommand {
+struct EnableCommand: EnablingCommand {
     static let configuration = CommandConfiguration(
         commandName: "enable",
         abstract: "Read disabled sources of Sources.yml again.",
         discussion: "Every id must be configured, or nothing is changed.")
+    static let enables = true
 
     @Argument(help: ArgumentHelp("The ids of the sources, as `aggregate sources` lists them.", valueName: "id"))
     var ids: [String]
 
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard !ids.isEmpty else { throw ValidationError("name the sources by their ids (`aggregate sources` lists them)") }
-    }
-
-    func run(in context: CommandContext) async throws {
-        try common.setEnabled(ids, true, registry: context.registry)
-    }
 }
 
 extension CommonOptions {

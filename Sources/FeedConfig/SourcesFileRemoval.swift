@@ -16,19 +16,7 @@ extension SourcesFileEdit {
     /// so such an entry is left to be changed by hand; with `onlyWritten`, so is removing.
     public static func replacing(_ id: String, with entry: NewSourceEntry?, in text: String, file: String,
                                  onlyWritten: Bool = true) throws(Failure) -> String {
-        let before: ConfigNode?
-        do {
-            before = try YAMLDocument.parse(text, file: file)
-        } catch {
-            throw Failure(description: "it does not read as YAML: \(error.description)")
-        }
-        guard let before, case .map(let top) = before.value, let sources = top.last(where: { $0.key == "sources" }),
-              case .list(let entries) = sources.value.value else {
-            throw Failure(description: "it has no top-level sources: list")
-        }
-        guard let index = entries.firstIndex(where: { Self.id(of: $0) == id }) else {
-            throw Failure(description: "it has no source with the id \(id)")
-        }
+        let (before, entries, index) = try Self.sourceEntry(id, in: text, file: file)
         if onlyWritten || entry != nil, NodeShape(entries[index]) != Self.written(entries[index]).map(NodeShape.init) {
             throw Failure(description: "the entry \(id) has settings besides id, name, plugin, url and tags; change it in the file")
         }
@@ -58,6 +46,25 @@ extension SourcesFileEdit {
             throw Failure(description: "the result would not read back as exactly the entry \(id) \(entry == nil ? "removed" : "changed")")
         }
         return updated
+    }
+
+    /// The document `text`, its source entries, and the place of the one with `id` among
+    /// them: what every edit of one entry starts from.
+    static func sourceEntry(_ id: String, in text: String, file: String) throws(Failure) -> (document: ConfigNode, entries: [ConfigNode], index: Int) {
+        let parsed: ConfigNode?
+        do {
+            parsed = try YAMLDocument.parse(text, file: file)
+        } catch {
+            throw Failure(description: "it does not read as YAML: \(error.description)")
+        }
+        guard let parsed, case .map(let top) = parsed.value, let sources = top.last(where: { $0.key == "sources" }),
+              case .list(let entries) = sources.value.value else {
+            throw Failure(description: "it has no top-level sources: list")
+        }
+        guard let index = entries.firstIndex(where: { Self.id(of: $0) == id }) else {
+            throw Failure(description: "it has no source with the id \(id)")
+        }
+        return (parsed, entries, index)
     }
 
     /// A source entry as this writer would write it, from its id, name, plugin, url and

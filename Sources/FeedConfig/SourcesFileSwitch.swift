@@ -8,19 +8,8 @@ extension SourcesFileEdit {
     /// line with nothing else on it, else writes `true` there. Checked: the result reads as
     /// the old document with only that entry's `enabled` changed, or this throws.
     public static func enabling(_ id: String, _ enabled: Bool, in text: String, file: String) throws(Failure) -> String {
-        let before: ConfigNode?
-        do {
-            before = try YAMLDocument.parse(text, file: file)
-        } catch {
-            throw Failure(description: "it does not read as YAML: \(error.description)")
-        }
-        guard let before, case .map(let top) = before.value, let sources = top.last(where: { $0.key == "sources" }),
-              case .list(let entries) = sources.value.value else {
-            throw Failure(description: "it has no top-level sources: list")
-        }
-        guard let index = entries.firstIndex(where: { Self.id(of: $0) == id }), case .map(let pairs) = entries[index].value else {
-            throw Failure(description: "it has no source with the id \(id)")
-        }
+        let (before, entries, index) = try Self.sourceEntry(id, in: text, file: file)
+        guard case .map(let pairs) = entries[index].value else { throw Failure(description: "the entry \(id) is not a mapping") }
         var lines = text.components(separatedBy: "\n")
         let start = entries[index].location.line - 1
         guard start < lines.count, lines[start].trimmingCharacters(in: .whitespaces).hasPrefix("-"),

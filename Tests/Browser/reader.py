@@ -7,7 +7,9 @@ gallery, specs or products; the filter form; reading (a card opened is read, a s
 it, the search box, a forged POST refused, the keys j k s ?), with scripts on and off;
 page 2; the Tab order; and that the HTML parses as HTML5 without an error.
 Screenshots go to ARTIFACTS (not committed).
-Usage: reader.py BASE ARTIFACTS"""
+With GROUPED, the base of a server of 60 feeds in three OPML folders: the source list in
+three groups, and the first card's title on a 390 px first screen there too.
+Usage: reader.py BASE ARTIFACTS [GROUPED]"""
 import os, sys, urllib.error, urllib.request
 
 import html5lib
@@ -19,6 +21,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, artifacts = sys.argv[1], sys.argv[2]
+grouped = sys.argv[3] if len(sys.argv) > 3 else None
 os.makedirs(artifacts, exist_ok=True)
 failures = []
 # What a wait ignores while a form's answer replaces the page: an element of the old
@@ -89,6 +92,21 @@ try:
     screen = driver.execute_script("return window.innerHeight")
     check(first_title <= screen, f"390 px: the first card's title is on the first screen (its bottom at {first_title:.0f} px of {screen})")
     driver.save_screenshot(os.path.join(artifacts, "reader-390-first-screen.png"))
+    if grouped:
+        # Sixty feeds in three folders: three groups with their counts, closed, above the cards.
+        driver.get(grouped + "/")
+        groups = driver.find_elements(By.CSS_SELECTOR, ".source-views details.group")
+        names = [g.find_element(By.TAG_NAME, "summary").text for g in groups]
+        check([n.split(" ")[0] for n in names] == ["News", "Tech", "Friends"] and all(n.split(" ")[-1].isdigit() for n in names),
+              f"60 feeds in three folders show three groups with unread counts ({names})")
+        first_title = driver.execute_script(
+            "const h = document.querySelector('li.card h2'); return h ? h.getBoundingClientRect().bottom : 99999;")
+        check(first_title <= driver.execute_script("return window.innerHeight"),
+              f"390 px, 60 feeds: the first card's title is on the first screen (its bottom at {first_title:.0f} px)")
+        groups[1].find_element(By.TAG_NAME, "summary").click()
+        links = groups[1].find_elements(By.CSS_SELECTOR, "li a")
+        check(len(links) == 21 and links[0].text == "All of Tech", f"opening a group lists its feeds ({len(links)} links)")
+        driver.save_screenshot(os.path.join(artifacts, "reader-390-folders.png"))
     driver.set_window_size(1280, 900)
     # The front page (Unread, newest first): the shops' undated deals and products sort by
     # when they were first seen, so their prices are on page 1 beside the dated posts.

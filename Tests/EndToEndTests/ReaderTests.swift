@@ -1,5 +1,6 @@
 import FeedCore
 import FeedSourceTesting
+import FixtureKit
 import Foundation
 import Testing
 
@@ -154,16 +155,24 @@ import Testing
         await browserAvailable()
     })
     func inARealBrowserAtThreeWidths() async throws {
+        // Sixty feeds in three OPML folders (each of the recorded feeds again and again).
+        let paths = ["/feed/blog.atom.xml", "/feed/news.rss.xml", "/feed/podcast.xml"]
+        let folders = (0..<60).map { number in
+            FixtureSourceEntry(id: "feed-\(number)", plugin: "feed", path: paths[number % 3], route: "feed",
+                               extraYAML: "    options:\n      tags: [\"\(["News", "Tech", "Friends"][number / 20])\"]\n")
+        }
         try await ServeTests.withServe(sources: FixtureWorld.sources.filter { ["target", "ltk", "users", "dishwashers", "cabify"].contains($0.id) }) { _, served in
+          try await ServeTests.withServe(sources: folders) { _, grouped in
             let artifacts = ReadmeSections.root.appendingPathComponent(".build/browser-artifacts")
             let script = ReadmeSections.root.appendingPathComponent("Tests/Browser/reader.py")
             // Files, not a pipe: Chromium's helpers may outlive the script, holding its output.
-            let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, served.base, artifacts.path],
+            let run = try await TestProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, served.base, artifacts.path, grouped.base],
                                                  timeLimit: .seconds(600))
             let text = run.stdout + run.stderr
             print(text)
             #expect(run.status == 0, "\(text.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.contains("Error") }.prefix(10).joined(separator: "\n"))")
             #expect(run.stdout.hasSuffix("all passed\n"))
+          }
         }
     }
 }
