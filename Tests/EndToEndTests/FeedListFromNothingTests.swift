@@ -44,6 +44,15 @@ import Testing
             #expect(feed.status == 0, "\(feed.stderr)")
             #expect(feed.stdoutLines.count == 6)
             #expect(feed.stdoutLines.allSatisfy { $0.contains(#""source":"harbour-city-herald-top-stories""#) })
+            // A reader's subscriptions go into the same file; one goes again.
+            try workspace.write("subscriptions.opml", OPMLTests.subscriptions)
+            let imported = try await workspace.aggregate("import", "subscriptions.opml", environment: environment)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stderrLines == ["aggregate: added 5 feeds to \(made)"])
+            #expect(try await workspace.aggregate("remove", "hacker-news-front-page", environment: environment).status == 0)
+            let listed = try await workspace.aggregate("sources", "--format", "jsonl", environment: environment)
+            #expect(listed.stdoutLines.count == 5)
+            #expect(!listed.stdout.contains("hnrss"))
         }
     }
 
