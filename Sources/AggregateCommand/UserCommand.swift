@@ -147,7 +147,10 @@ struct UserCommand: AsyncParsableCommand {
                 guard let account = try await accounts.account(named: name) else { throw UsageError(AccountError.noSuchUser(name).description) }
                 return try await accounts.tokens(of: account.id)
             }
-            context.stdout.write(tokens.map { "\($0.id)\tmade \(RFC3339.string(from: $0.created))\t\(TerminalText.safe($0.label))\n" }.joined())
+            context.stdout.write(tokens.map { token in
+                let used = token.lastUsed.map { "used \(RFC3339.string(from: $0))" } ?? "never used"
+                return "\(token.id)\tmade \(RFC3339.string(from: token.created))\t\(used)\t\(TerminalText.safe(token.label))\n"
+            }.joined())
         }
     }
 

@@ -53,13 +53,21 @@ public struct AccountToken: Sendable, Equatable {
     public var user: Int
     public var label: String
     public var created: Date
+    /// When it last signed a request in (to the minute: ``AccountStore/markUsed(token:at:)``);
+    /// nil when never.
+    public var lastUsed: Date?
 
-    public init(id: String, user: Int, label: String, created: Date) {
+    public init(id: String, user: Int, label: String, created: Date, lastUsed: Date? = nil) {
         self.id = id
         self.user = user
         self.label = label
         self.created = created
+        self.lastUsed = lastUsed
     }
+
+    /// How finely a token's last use is kept: a use within this of the last noted one is
+    /// not written.
+    public static let useResolution: TimeInterval = 60
 
     /// A new token of `user`: the token, the text to show once (`agg_<id>_<secret>`), and
     /// the hash to keep.
@@ -146,6 +154,9 @@ public protocol AccountStore: Sendable {
     func revoke(token id: String, of user: Int) async throws -> Bool
     /// The token `id`, the hash of its secret, and its account.
     func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)?
+    /// Notes that the token `id` signed a request in `at`, unless it was noted less than
+    /// ``AccountToken/useResolution`` before (a token used every second writes once a minute).
+    func markUsed(token id: String, at: Date) async throws
     /// Keeps a signed-in browser's session, `value` (JSON), under `key` (a hash of the
     /// session's id: the id itself is a secret and is never stored) until `expires`; nil
     /// keeps the expiry it had. With `replacing: false` an existing one stays and this
@@ -225,6 +236,11 @@ public actor InMemoryAccounts: AccountStore {
     public func token(id: String) -> (token: AccountToken, secretHash: String, account: Account)? {
         guard let kept = tokens[id], let account = byID[kept.token.user] else { return nil }
         return (kept.token, kept.secretHash, account)
+    }
+
+    public func markUsed(token id: String, at: Date) {
+        guard let kept = tokens[id], kept.token.lastUsed.map({ at.timeIntervalSince($0) >= AccountToken.useResolution }) ?? true else { return }
+        tokens[id]?.token.lastUsed = at
     }
 
     public func keepSession(_ key: String, value: String, expires: Date?, replacing: Bool, now: Date) -> Bool {

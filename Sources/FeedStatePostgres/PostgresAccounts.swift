@@ -36,6 +36,8 @@ public struct PostgresAccounts: AccountStore {
             "CREATE TABLE account_roles_upgrade (name text NOT NULL)",
             "INSERT INTO account_roles_upgrade (name) SELECT name FROM account",
         ]),
+        // When each token last signed a request in (as SQLite's "accounts v4").
+        .init("4: token use", ["ALTER TABLE account_token ADD COLUMN last_used double precision"]),
     ])
 
     func migrated() async throws -> PostgresStateDatabase {
@@ -52,8 +54,9 @@ public struct PostgresAccounts: AccountStore {
     }
 
     static func token(_ row: PostgresRow) throws -> (AccountToken, String) {
-        let (id, user, label, hash, created) = try row.decode((String, Int, String, String, Double).self)
-        return (AccountToken(id: id, user: user, label: label, created: Date(timeIntervalSince1970: created)), hash)
+        let (id, user, label, hash, created, used) = try row.decode((String, Int, String, String, Double, Double?).self)
+        return (AccountToken(id: id, user: user, label: label, created: Date(timeIntervalSince1970: created),
+                             lastUsed: used.map(Date.init(timeIntervalSince1970:))), hash)
     }
 
     public func add(name: String, passwordHash: String, role: AccountRole?, at: Date) async throws -> Account {
@@ -109,7 +112,7 @@ public struct PostgresAccounts: AccountStore {
 
     public func tokens(of user: Int) async throws -> [AccountToken] {
         try await migrated().query("""
-            SELECT id, user_id, label, secret_hash, created FROM account_token WHERE user_id = \(user) ORDER BY created, id
+            SELECT id, user_id, label, secret_hash, created, last_used FROM account_token WHERE user_id = \(user) ORDER BY created, id
             """).map { try Self.token($0).0 }
     }
 
@@ -117,9 +120,15 @@ public struct PostgresAccounts: AccountStore {
         try await !migrated().query("DELETE FROM account_token WHERE id = \(id) AND user_id = \(user) RETURNING id").isEmpty
     }
 
+    public func markUsed(token id: String, at: Date) async throws {
+        let seconds = at.timeIntervalSince1970, since = at.timeIntervalSince1970 - AccountToken.useResolution
+        _ = try await migrated().query(
+            "UPDATE account_token SET last_used = \(seconds) WHERE id = \(id) AND (last_used IS NULL OR last_used <= \(since))")
+    }
+
     public func token(id: String) async throws -> (token: AccountToken, secretHash: String, account: Account)? {
         guard let row = try await migrated().query("""
-            SELECT id, user_id, label, secret_hash, created FROM account_token WHERE id = \(id)
+            SELECT id, user_id, label, secret_hash, created, last_used FROM account_token WHERE id = \(id)
             """).first else { return nil }
         let (token, hash) = try Self.token(row)
         guard let account = try await account(id: token.user) else { return nil }

@@ -43,6 +43,10 @@ public struct SQLiteAccounts: AccountStore {
                 INSERT INTO account_roles_upgrade (name) SELECT name FROM account;
                 """)
         }
+        migrator.registerMigration("accounts v4: token use") { db in
+            // When each token last signed a request in (`aggregate user tokens`).
+            try db.execute(sql: "ALTER TABLE account_token ADD COLUMN last_used REAL")
+        }
         return SQLiteSchema(name: "accounts", migrator: migrator)
     }()
 
@@ -59,7 +63,8 @@ public struct SQLiteAccounts: AccountStore {
     }
 
     static func token(_ row: Row) -> AccountToken {
-        AccountToken(id: row["id"], user: row["user_id"], label: row["label"], created: Date(timeIntervalSince1970: row["created"]))
+        AccountToken(id: row["id"], user: row["user_id"], label: row["label"], created: Date(timeIntervalSince1970: row["created"]),
+                     lastUsed: (row["last_used"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
     public func add(name: String, passwordHash: String, role: AccountRole?, at: Date) async throws -> Account {
@@ -135,6 +140,13 @@ public struct SQLiteAccounts: AccountStore {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM account_token WHERE id = ? AND user_id = ?", arguments: [id, user])
             return db.changesCount > 0
+        }
+    }
+
+    public func markUsed(token id: String, at: Date) async throws {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE account_token SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used <= ?)",
+                           arguments: [at.timeIntervalSince1970, id, at.timeIntervalSince1970 - AccountToken.useResolution])
         }
     }
 

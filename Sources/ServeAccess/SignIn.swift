@@ -151,10 +151,14 @@ package struct SignIn: Sendable {
     }
 
     /// The account of an API token's text (`agg_…`), or nil.
-    package func account(token text: String) async -> Account? {
+    package func account(token text: String, now: Date = Date()) async -> Account? {
         guard let (id, secret) = AccountToken.parse(text),
               let found = try? await access.store.token(id: id),
               AccountToken.secret(secret, matches: found.secretHash) else { return nil }
+        // Its last use, to the minute: the store is written only when that moves.
+        if found.token.lastUsed.map({ now.timeIntervalSince($0) >= AccountToken.useResolution }) ?? true {
+            try? await access.store.markUsed(token: id, at: now)
+        }
         return found.account
     }
 }

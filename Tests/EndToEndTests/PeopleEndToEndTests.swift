@@ -39,7 +39,7 @@ import Testing
             #expect(made.stderr == "aggregate: made token \(id) for ann; it is shown this once (revoke it with `aggregate user revoke ann \(id)`)\n")
             let listed = try await workspace.run(arguments: ["user", "tokens", "ann"])
             #expect(listed.stdout.hasPrefix("\(id)\tmade "))
-            #expect(listed.stdout.hasSuffix("\tphone\n"))
+            #expect(listed.stdout.hasSuffix("\tnever used\tphone\n"))
             let users = try await workspace.run(arguments: ["user", "list"])
             #expect(users.stdout.hasPrefix("ann\tadmin\tadded "))
             #expect(users.stdout.hasSuffix("\t1 token\n"))

@@ -259,6 +259,9 @@ import Testing
             #expect(labels.filter { $0 == "Google Reader app: FeedMe" }.count == 1)
             #expect(labels.contains("phone"))
             await #expect(throws: Never.self) { _ = try await phone.json(Self.api + "/tag/list") }
+            // Each app's token says when it was last used (`aggregate user tokens`).
+            let reeder = try await state.accounts.tokens(of: 1).filter { $0.label == "Google Reader app: Reeder" }
+            #expect(reeder.count == 1 && reeder.allSatisfy { $0.lastUsed.map { abs($0.timeIntervalSinceNow) < 60 } ?? false })
             // Eleven apps: the one signed in least recently goes.
             for number in 0..<9 { _ = try await Self.signIn(served, "ann", "ann's password", form: "&source=app\(number)") }
             labels = try await state.accounts.tokens(of: 1).map(\.label)

@@ -35,7 +35,18 @@ extension StoreContractTests {
             #expect(found.account.name == "ann")
             #expect(AccountToken.secret(parsed.secret, matches: found.secretHash))
             #expect(!AccountToken.secret(String(parsed.secret.reversed()), matches: found.secretHash))
-            #expect(try await accounts.tokens(of: ann.id) == [made.token])
+            // Its last use, to the minute: a use within a minute of the last noted one is not written.
+            #expect(found.token.lastUsed == nil)
+            try await accounts.markUsed(token: made.token.id, at: t2)
+            try await accounts.markUsed(token: made.token.id, at: t2.addingTimeInterval(59))
+            #expect(try await accounts.token(id: made.token.id)?.token.lastUsed == t2)
+            try await accounts.markUsed(token: made.token.id, at: t2.addingTimeInterval(60))
+            #expect(try await accounts.tokens(of: ann.id).map(\.lastUsed) == [t2.addingTimeInterval(60)])
+            #expect(try await accounts.tokens(of: bob.id).map(\.lastUsed) == [nil])
+            try await accounts.markUsed(token: "00000000", at: t2)
+            var used = made.token
+            used.lastUsed = t2.addingTimeInterval(60)
+            #expect(try await accounts.tokens(of: ann.id) == [used])
 
             // Only its own account revokes a token.
             #expect(try await !accounts.revoke(token: made.token.id, of: bob.id))
