@@ -133,9 +133,6 @@ public enum SourcesFileEdit {
         if rest.hasPrefix("[]") {
             // An empty flow list (`sources: []`) becomes a block list; a comment after it stays.
             rest = rest.dropFirst(2).trimmingCharacters(in: .whitespaces)
-            guard rest.isEmpty || rest.hasPrefix("#") else {
-                throw Failure(description: "its sources: list is written on one line (flow style); write it as one `- id:` entry per line first")
-            }
             let spacing = lines[start].dropFirst("sources:".count).drop { $0 == " " }.dropFirst(2).prefix { $0 == " " }
             lines[start] = "sources:" + (rest.isEmpty ? "" : spacing + rest)
         }

@@ -92,7 +92,7 @@ extension SQLiteCardStore {
             let from = reading == .starred
                 ? "card_reading reading INDEXED BY card_starred CROSS JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id AND reading.user_id = \(person)"
                 : Self.keptFrom(person)
-            // The source's place in the query breaks ties after the filtered rank.
+            // The source's place in the query breaks ties after the rank (feed order: the filtered one).
             let place = "CASE card.source " + query.sources.indices.map { "WHEN ? THEN \($0) " }.joined() + "END"
             let direction = query.descending ? "DESC" : "ASC"
             // By price or date, ties keep their place in the unfiltered feed order (rank).
