@@ -250,21 +250,6 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
-    /// Records what the sources answered live in the card store. Recording never changes
-    /// what a run printed or its exit code: a failure is one line on stderr.
-    func record(_ listings: [LiveListing], in state: EngineState?) async {
-        await Self.record(listings, in: state)
-    }
-
-    static func record(_ listings: [LiveListing], in state: EngineState?) async {
-        guard let state, !listings.isEmpty else { return }
-        do {
-            try await state.cards.record(listings)
-        } catch {
-            Terminal.writeError("aggregate: warning: cannot record the cards in the card store (\(PlainWords.describe(error))); what was printed is unchanged")
-        }
-    }
-
     func report(_ outcomes: [SourceOutcome]) {
         for line in outcomes.flatMap({ $0.messages(verbose: verbose) }) {
             Terminal.writeError(line)

@@ -70,14 +70,19 @@ struct FeedCommand: ContextCommand {
         if stored || reading != nil { return try await runStored(query, in: context) }
         // Printed inside: the cache writes and the recording finish behind the output, not before it.
         let result = try await common.withRunner(context.registry, recording: !noRecord) { runner, config, state in
-            let result = try await runner.run(query)
-            // Read before the recording starts, which holds the store's file while it writes.
-            let firstSeen = await output.firstSeen(result.cards, state: state, now: result.listings.first?.at ?? FeedRunner.wholeSecond())
-            // Recorded on another core while this one prints.
-            let listings = result.listings
-            let recording = Task { await CommonOptions.record(listings, in: state) }
+            // Each source is recorded as soon as it is read, on the other core, while the
+            // rest are read, merged and printed (after the run, it was most of a first run).
+            let recorder = ListingRecorder(store: state?.cards) { reason in
+                "aggregate: warning: cannot record the cards in the card store (\(reason)); what was printed is unchanged"
+            }
+            let at = FeedRunner.wholeSecond()
+            let result = try await runner.run(query, at: at) { await recorder.record($0) }
+            // A new card is first seen at the run's time, which is what the recording writes.
+            let firstSeen = await output.firstSeen(result.cards, state: state, now: at)
+            // A paged run's listings: recorded while this core prints.
+            for listing in result.listings { await recorder.record(listing) }
             output.print(result.cards, to: context.stdout, info: config.feed, firstSeen: firstSeen, showsDates: sort == .date)
-            await recording.value
+            await recorder.finish()
             return result
         }
         common.report(result.outcomes)

@@ -82,7 +82,12 @@ public struct FeedRunner: Sendable {
                           filter: { query.matches($0) })
     }
 
-    public func run(_ query: FeedQuery) async throws(UsageError) -> FeedResult {
+    /// `eachRead`: where a run that reads every card hands each source's live listing as
+    /// soon as that source is read, so recording it overlaps reading the others, merging
+    /// and printing (the result's `listings` then hold only what a paged run read). `at`:
+    /// the time of the run's listings, whenever each is handed on.
+    public func run(_ query: FeedQuery, at: Date = FeedRunner.wholeSecond(),
+                    eachRead: (@Sendable (LiveListing) async -> Void)? = nil) async throws(UsageError) -> FeedResult {
         var feeds = try select(query.sourceIDs).map { makePager($0, query: query) }
         // Saturating: a page number past any feed must not trap; it is simply empty.
         let (product, overflow) = query.page.multipliedReportingOverflow(by: query.perPage)
@@ -97,7 +102,14 @@ public struct FeedRunner: Sendable {
                 feeds = await fetch(feeds, only: bottleneck) { await $0.fetchNext() }
             }
         } else {
-            feeds = await fetch(feeds, only: Array(feeds.indices)) { await $0.fetchAll() }
+            var finished: (@Sendable (SourcePager) async -> Void)?
+            if let eachRead {
+                finished = { feed in
+                    guard let listing = Self.listings([feed], filtered: query.filters, at: at).first else { return }
+                    await eachRead(listing)
+                }
+            }
+            feeds = await fetch(feeds, only: Array(feeds.indices), finished: finished) { await $0.fetchAll() }
         }
         let lists = feeds.map(\.cards)
         let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds), in: lists)
@@ -107,7 +119,8 @@ public struct FeedRunner: Sendable {
         let page = FeedCards(lists: lists, positions: Array(sorted[start..<min(start + query.perPage, sorted.count)]))
         return FeedResult(cards: page, query: query, matched: unique.count,
                           isComplete: feeds.allSatisfy(\.exhausted), duplicatesDropped: dropped,
-                          outcomes: feeds.map(\.outcome), listings: Self.listings(feeds, filtered: query.filters, at: Self.wholeSecond()))
+                          outcomes: feeds.map(\.outcome),
+                          listings: eachRead != nil && !query.isLazy ? [] : Self.listings(feeds, filtered: query.filters, at: at))
     }
 
     /// Every card of the chosen sources within their budgets, in feed order and deduped,
