@@ -109,7 +109,7 @@ public struct FeedRunner: Sendable {
                     await eachRead(listing)
                 }
             }
-            feeds = await fetch(feeds, only: Array(feeds.indices), finished: finished) { await $0.fetchAll() }
+            feeds = await fetch(feeds, only: Array(feeds.indices), finished: finished, keepsCards: true) { await $0.fetchAll() }
         }
         let lists = feeds.map(\.cards)
         let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds), in: lists)
@@ -244,10 +244,11 @@ public struct FeedRunner: Sendable {
     }
 
     /// Runs `step` on the chosen feeds concurrently, one child task each; `finished` is
-    /// given each feed as its step ends, which then keeps no cards (``SourcePager/handedOn()``).
+    /// given each feed as its step ends, which then keeps no cards (``SourcePager/handedOn()``)
+    /// unless `keepsCards`.
     private func fetch(
         _ feeds: [SourcePager], only indices: [Int], finished: (@Sendable (SourcePager) async -> Void)? = nil,
-        step: @escaping @Sendable (inout SourcePager) async -> Void
+        keepsCards: Bool = false, step: @escaping @Sendable (inout SourcePager) async -> Void
     ) async -> [SourcePager] {
         var feeds = feeds
         await withTaskGroup(of: (Int, SourcePager).self) { group in
@@ -263,7 +264,8 @@ public struct FeedRunner: Sendable {
                 feeds[index] = feed
                 if let finished {
                     await finished(feed)
-                    feeds[index].handedOn()
+                    // Let go once handed on, unless the run merges them still.
+                    if !keepsCards { feeds[index].handedOn() }
                 }
             }
         }
