@@ -36,12 +36,7 @@ extension SourcesFileEdit {
         if replacement.last == "" { replacement.removeLast() }
         lines.replaceSubrange(start..<end, with: replacement)
         let updated = lines.joined(separator: "\n")
-        let after: ConfigNode?
-        do {
-            after = try YAMLDocument.parse(updated, file: file)
-        } catch {
-            throw Failure(description: "the result would not read as YAML: \(error.description)")
-        }
+        let after = try Self.reread(updated, file: file)
         guard let after, NodeShape(after) == NodeShape(before).replacingSource(at: index, with: entry.map(NodeShape.init)) else {
             throw Failure(description: "the result would not read back as exactly the entry \(id) \(entry == nil ? "removed" : "changed")")
         }
@@ -65,6 +60,15 @@ extension SourcesFileEdit {
             throw Failure(description: "it has no source with the id \(id)")
         }
         return (parsed, entries, index)
+    }
+
+    /// An edit's result read back as YAML, to compare with what was meant (nil: empty).
+    static func reread(_ updated: String, file: String) throws(Failure) -> ConfigNode? {
+        do {
+            return try YAMLDocument.parse(updated, file: file)
+        } catch {
+            throw Failure(description: "the result would not read as YAML: \(error.description)")
+        }
     }
 
     /// A source entry as this writer would write it, from its id, name, plugin, url and

@@ -37,12 +37,7 @@ extension SourcesFileEdit {
             lines.insert(keyIndent + "enabled: false", at: min(place, lines.count))
         }
         let updated = lines.joined(separator: "\n")
-        let after: ConfigNode?
-        do {
-            after = try YAMLDocument.parse(updated, file: file)
-        } catch {
-            throw Failure(description: "the result would not read as YAML: \(error.description)")
-        }
+        let after = try Self.reread(updated, file: file)
         guard let after, NodeShape(after).withoutEnabled(ofSource: index) == NodeShape(before).withoutEnabled(ofSource: index),
               case .map(let newTop) = after.value, case .list(let newEntries)? = newTop.last(where: { $0.key == "sources" })?.value.value,
               newEntries.indices.contains(index), Self.enabled(newEntries[index]) == enabled else {
