@@ -19,14 +19,7 @@ struct FeedEntry {
     /// The body of a post (`details.content`), as the allow-list keeps it.
     let content: String?
     /// Its files (`details.enclosures`), web addresses only.
-    let enclosures: [Enclosure]
-
-    struct Enclosure {
-        var url: URL
-        var type: String
-        /// Bytes, 0 when unknown.
-        var length: Int64
-    }
+    let enclosures: [FeedEnclosure]
 
     init(_ card: Card, in document: FeedDocument, feedDate: Date) {
         self.card = card
@@ -44,7 +37,7 @@ struct FeedEntry {
                     if case .number(let number) = value { return NSDecimalNumber(decimal: number).int64Value }
                     return nil
                 }
-                return Enclosure(url: url, type: fields["type"]?.stringValue ?? "application/octet-stream", length: max(0, length ?? 0))
+                return FeedEnclosure(url: url, type: fields["type"]?.stringValue ?? "application/octet-stream", length: max(0, length ?? 0))
             }
         } else {
             enclosures = []
@@ -160,17 +153,28 @@ package enum XMLText {
 /// A card as a feed entry shows it — its body as HTML (summary or the allow-listed content,
 /// price, tags, image), its web link, its date — for answers shaped like a feed that are
 /// not one of the formats (the Google Reader API's items).
+/// A card's file (`details.enclosures`: a podcast's episode) as every feed gives it.
+public struct FeedEnclosure: Sendable {
+    /// A web address only (``WebLink``).
+    public var url: URL
+    public var type: String
+    /// Bytes, 0 when unknown.
+    public var length: Int64
+}
+
 public struct EntryParts: Sendable {
     public let html: String
     /// A web address only (``WebLink``).
     public let url: URL?
     /// `published`, else when the store first saw the card.
     public let date: Date
+    public let enclosures: [FeedEnclosure]
 
     public init(_ card: Card, firstSeen: Date) {
         let entry = FeedEntry(card, in: FeedDocument(cards: [card], firstSeen: [card.id: firstSeen]), feedDate: firstSeen)
         html = entry.html
         url = entry.url
         date = entry.date
+        enclosures = entry.enclosures
     }
 }

@@ -223,19 +223,8 @@ package enum GoogleReader {
                 + (dates.starredAt != nil ? [GoogleReader.starred] : [])
                 + labels.map { GoogleReader.labelPrefix + $0 } + card.tags
             origin = Origin(streamId: "feed/" + card.source, title: source?.displayName ?? card.source, htmlUrl: "")
-            let files = Self.enclosures(card.details["enclosures"])
+            let files = parts.enclosures.map { Enclosure(href: $0.url.absoluteString, type: $0.type, length: $0.length > 0 ? Int($0.length) : nil) }
             enclosure = files.isEmpty ? nil : files
-        }
-
-        /// A card's `details.enclosures` (`{url, type, length}`), web addresses only.
-        static func enclosures(_ value: JSONValue?) -> [Enclosure] {
-            guard case .array(let items)? = value else { return [] }
-            return items.compactMap { item in
-                guard case .object(let file) = item, let url = file["url"]?.stringValue.flatMap(WebLink.web) else { return nil }
-                var length: Int?
-                if case .number(let number)? = file["length"], number > 0, number < Decimal(Int64.max) { length = NSDecimalNumber(decimal: number).intValue }
-                return Enclosure(href: url, type: file["type"]?.stringValue, length: length)
-            }
         }
     }
 
