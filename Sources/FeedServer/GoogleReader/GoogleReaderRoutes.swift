@@ -271,7 +271,10 @@ extension FeedRoutes {
         let excludesStarred = excluded.contains(.starred)
         let after = form.get("ot").flatMap(Double.init), before = form.get("nt").flatMap(Double.init)
         guard !sources.isEmpty else { return ([], nil) }
-        let chunk = FeedQuery.maxPerPage
+        // The store's own view is the page when no filter is left to each card: ask it for
+        // `n`; else for more at a time, as some will not pass.
+        let checksEachCard = filters.count > 1 || excludesStarred || after != nil || before != nil
+        let chunk = min(checksEachCard ? max(count * 2, 200) : count, FeedQuery.maxPerPage)
         var cards: [(Card, KeptDates)] = []
         var scanned = 0
         var exhausted = false
