@@ -249,12 +249,18 @@ let package = Package(
             name: "GoogleReaderModel",
             dependencies: ["FeedCore", "FeedConfig", "FeedFormats", "FeedState", "ReaderPages"]
         ),
+        /// The Fever API's vocabulary: integer ids for the subscriptions and folders of the
+        /// Google Reader API's catalog, and the JSON members its apps read; no HTTP.
+        .target(
+            name: "FeverModel",
+            dependencies: ["FeedCore", "FeedSupport", "FeedFormats", "FeedState", "ReaderPages", "GoogleReaderModel"]
+        ),
         /// `aggregate serve`: the feeds over HTTP (Hummingbird), gzip through compress-nio.
         .target(
             name: "FeedServer",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates", "ReaderPages",
-                "ServeHTTP", "ServeAccess", "GoogleReaderModel",
+                "ServeHTTP", "ServeAccess", "GoogleReaderModel", "FeverModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.
@@ -342,7 +348,7 @@ let package = Package(
                                                               .product(name: "GRDB", package: "GRDB.swift"),
                                                               .product(name: "PostgresNIO", package: "postgres-nio")]),
         /// `serve` in process (HummingbirdTesting) against the fixture server.
-        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "ServeHTTP", "ServeAccess", "ReaderPages", "GoogleReaderModel", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
+        .testTarget(name: "FeedServerTests", dependencies: ["FeedServer", "ServeHTTP", "ServeAccess", "ReaderPages", "GoogleReaderModel", "FeverModel", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates",
                                                               "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureServer",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -362,6 +368,7 @@ let package = Package(
             dependencies: ["aggregate", "fixture-server", "FixtureServer", "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine",
                            "FeedSourceTesting", "SourceCatalogue", "FixtureKit", "FixtureCatalogue",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
     ] + sourceModules.flatMap(\.targets),

@@ -13,8 +13,9 @@ import Foundation
 import Glibc
 #endif
 
-/// `aggregate user add|list|remove|role|password|token|tokens|revoke`: the people who can
-/// sign in to `serve`, their roles and their API tokens (docs/people-and-apps.md).
+/// `aggregate user add|list|remove|role|password|fever|token|tokens|revoke`: the people who
+/// can sign in to `serve`, their roles, their Fever passwords and their API tokens
+/// (docs/people-and-apps.md).
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
@@ -27,7 +28,7 @@ struct UserCommand: AsyncParsableCommand {
             unless added with --admin. \
             Passwords are asked for on the terminal, or read from stdin with --password-stdin, never from an argument.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Role.self, Password.self, Token.self, Tokens.self, Revoke.self])
+        subcommands: [Add.self, List.self, Remove.self, Role.self, Password.self, Fever.self, Token.self, Tokens.self, Revoke.self])
 
     struct Add: ContextCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user (the password is asked for).")
@@ -114,6 +115,38 @@ struct UserCommand: AsyncParsableCommand {
             let changed = try await common.withAccounts(context.registry) { try await $0.setPassword(named: name, hash: hash) }
             guard changed else { throw common.usage(AccountError.noSuchUser(name).description) }
             Terminal.writeError("aggregate: changed the password of \(name); their sessions have ended")
+        }
+    }
+
+    struct Fever: ContextCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fever", abstract: "Set a user's Fever password, for the apps that sync over the Fever API.",
+            discussion: """
+                Fever apps send the MD5 of NAME:PASSWORD with every request, so Fever gets a password of its own, never \
+                the account's: read from stdin, or asked for on a terminal. A new one replaces the old. In the app, type \
+                the server as https://HOST/api/fever/, the user name NAME and this password (docs/clients/fever.md). \
+                `aggregate user tokens NAME` lists it as "Fever API"; `aggregate user revoke NAME ID` ends it.
+                """)
+        @Argument var name: String
+        @Flag(help: "Read the password from the first line of stdin (the default when stdin is not a terminal).") var passwordStdin = false
+        @OptionGroup var common: CommonOptions
+
+        func run(in context: CommandContext) async throws {
+            guard let account = try await common.withAccounts(context.registry, { try await $0.account(named: name) }) else {
+                throw common.usage(AccountError.noSuchUser(name).description)
+            }
+            let password = try PasswordInput.read(fromStdin: passwordStdin || isatty(STDIN_FILENO) != 1, confirm: true)
+            if await Passwords.matches(password, hash: account.passwordHash) {
+                throw common.usage("the Fever password must not be \(name)'s own: Fever sends it as an MD5 with every request; choose another")
+            }
+            let made = AccountToken.fever(user: account.id, key: AccountToken.feverKey(name: name, password: password), at: Date())
+            try await common.withAccounts(context.registry) { accounts in
+                for old in try await accounts.tokens(of: account.id) where old.label == AccountToken.feverLabel {
+                    _ = try await accounts.revoke(token: old.id, of: account.id)
+                }
+                try await accounts.add(made.token, secretHash: made.secretHash)
+            }
+            Terminal.writeError("aggregate: set the Fever password of \(name) (token \(made.token.id)); in a Fever app type the server https://HOST/api/fever/, the user \(name) and this password")
         }
     }
 

@@ -22,6 +22,7 @@ import HummingbirdAuth
 /// | marks: `POST /cards/{id}/{mark}`, `POST /read` | a reader, with the form's token | the reading group's and ``FormGuard`` |
 /// | Google Reader API | a reader, by header or token (never a cookie) | ``Authenticate`` without sessions, reader role |
 /// | subscriptions (`subscription/quickadd`, `subscription/edit`) | an admin | the API's and the admin role |
+/// | Fever API: `/api/fever/` | a reader, by the form's `api_key` | ``FeverAuthenticate`` (a wrong key: `auth: 0`) |
 ///
 /// The operator is this machine (``ClientAddress/isLocal``), an admin, or a client with
 /// the `--metrics-token`. Without accounts, whoever reaches the server is its owner (an
@@ -49,6 +50,7 @@ extension FeedRoutes {
         if readsMarks { registerMarks(on: reading.group().add(middleware: FormGuard(sessions: sessions))) }
         let api = apiGroup(router, requiring: .reader)
         registerGoogleReader(on: api)
+        registerFever(on: router.group().add(middleware: FeverAuthenticate(signIn: signIn, owner: owner)))
         registerSubscribing(on: api.group().add(middleware: AuthorizationPolicyMiddleware(RolePolicy<SignedIn>(.admin), deniedError: RoleRefusal.admin,
                                                                                            context: ServeRequestContext.self)))
     }

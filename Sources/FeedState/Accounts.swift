@@ -103,6 +103,31 @@ public struct AccountToken: Sendable, Equatable {
     }
 }
 
+/// A person's Fever password, kept as one of their tokens. Fever's apps send
+/// `api_key`, the MD5 of `name:password`, with every request and name no token, so the
+/// token's id is made from the key and its secret is the key; only a SHA-256 of the key is
+/// kept. The password is Fever's own (`aggregate user fever NAME`), never the account's:
+/// an MD5 sent on every request protects it far less than bcrypt and a session.
+extension AccountToken {
+    /// The label of a Fever password among a person's tokens.
+    public static let feverLabel = "Fever API"
+
+    /// Fever's `api_key` for `name` and `password`: MD5 of `name:password` in lowercase hex.
+    public static func feverKey(name: String, password: String) -> String {
+        Insecure.MD5.hash(data: Data("\(name):\(password)".utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The id of the token a Fever key is kept as (8 hex digits, as every token's).
+    public static func feverID(key: String) -> String {
+        String(hash(secret: "fever:" + key.lowercased()).prefix(8))
+    }
+
+    /// The token that keeps `user`'s Fever `key`, and the hash to keep.
+    public static func fever(user: Int, key: String, at: Date) -> (token: AccountToken, secretHash: String) {
+        (AccountToken(id: feverID(key: key), user: user, label: feverLabel, created: at), hash(secret: key.lowercased()))
+    }
+}
+
 /// Comparisons whose time does not depend on where two secrets differ.
 public enum ConstantTime {
     public static func equal(_ a: String, _ b: String) -> Bool {

@@ -1,7 +1,6 @@
 import FeedConfig
 import FeedCore
 import FeedFormats
-import Crypto
 import FeedSupport
 import Foundation
 
@@ -54,9 +53,12 @@ public protocol CardStore: Sendable {
     func listingTag(of source: String) async throws -> String?
     /// The ids of the cards kept of `source`, in no order (a shortened id is looked up in them).
     func ids(of source: String) async throws -> [String]
-    /// The ids of the kept cards of `numbers` (``CardNumber``); a number no kept card has
-    /// is absent.
+    /// The ids of the kept cards of `numbers` (``KeptDates/number``); a number no kept card
+    /// has is absent.
     func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String]
+    /// At most `limit` kept cards of `sources` whose numbers `span` names, in its order,
+    /// read from the number index (a page of a large store costs a page).
+    func cards(numbered span: CardNumbers, of sources: [String], limit: Int) async throws -> [KeptCard]
 }
 
 extension CardStore {
@@ -195,18 +197,15 @@ public struct CardSortKeys: Sendable {
     }
 }
 
-/// A card's number: the first 63 bits of the SHA-256 of its id. Apps that sync through the
-/// Google Reader API know an item by a 64-bit integer; the stores keep this number beside
-/// each card (indexed) to find the card an app names. Two of a million cards share one
-/// with a chance of about one in 10^7.
-public enum CardNumber {
-    public static func of(_ id: String) -> Int64 {
-        // Hashed in place, read in place: every card recorded is numbered.
-        var id = id
-        let digest = id.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-        let bits = digest.withUnsafeBytes { $0.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-        return Int64(bitPattern: bits & 0x7fff_ffff_ffff_ffff)
-    }
+/// Which of the kept cards' numbers (``KeptDates/number``) a read wants: what an app that
+/// syncs by item id asks for (the Fever API's `since_id`, `max_id` and `with_ids`).
+public enum CardNumbers: Sendable, Equatable {
+    /// Numbers past this one, lowest first: what is new since an app's last sync.
+    case after(Int64)
+    /// Numbers below this one, highest first: further back in what an app has.
+    case before(Int64)
+    /// These numbers, lowest first (unknown ones left out).
+    case among([Int64])
 }
 
 /// What users track on a card: a change of one of these is a history row.
@@ -455,6 +454,9 @@ public protocol ReadingMarkStore: Sendable {
     /// it (another replica, `aggregate mark`). 0 before the first. `serve` keeps a
     /// person's reader page while it and every source's counter stand.
     func marksVersion() async throws -> Int
+    /// The numbers (``KeptDates/number``) of the person's kept cards of `sources` that
+    /// `filter` keeps, lowest first: an app's list of unread or starred items.
+    func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64]
 }
 
 /// The search index over the kept cards.

@@ -21,6 +21,8 @@ public actor InMemoryCardStore: CardStore, ReadingMarkStore, CardSearchIndex {
     private var marks: [Int: [String: (read: Date?, starred: Date?)]] = [:]
     /// Each person's ``CardStore/marksVersion()``.
     private var marksVersions: [Int: Int] = [:]
+    /// The last number given to a card (``KeptDates/number``).
+    private var lastNumber: Int64 = 0
 
     public init() {}
 
@@ -74,7 +76,13 @@ public actor InMemoryCardStore: CardStore, ReadingMarkStore, CardSearchIndex {
             let merge = ListingMerge(listing: listing, known: known)
             for write in merge.writes {
                 let card = listing.cards[write.position]
-                let dates = KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at)
+                var dates = KeptDates(firstSeen: write.firstSeen, lastSeen: listing.at)
+                if let number = rows[card.id]?.kept.dates.number {
+                    dates.number = number
+                } else {
+                    lastNumber += 1
+                    dates.number = lastNumber
+                }
                 if write.changed {
                     rows[card.id] = Row(kept: KeptCard(card: card, dates: dates, position: write.position), tracked: ListingMerge.tracked(card),
                                         fingerprint: write.fingerprint, bytes: write.json.count)
@@ -197,11 +205,33 @@ public actor InMemoryCardStore: CardStore, ReadingMarkStore, CardSearchIndex {
     public func ids(ofNumbers numbers: [Int64]) -> [Int64: String] {
         let wanted = Set(numbers)
         var found: [Int64: String] = [:]
-        for id in rows.keys {
-            let number = CardNumber.of(id)
-            if wanted.contains(number) { found[number] = id }
-        }
+        for (id, row) in rows where wanted.contains(row.kept.dates.number) { found[row.kept.dates.number] = id }
         return found
+    }
+
+    public func cards(numbered span: CardNumbers, of sources: [String], limit: Int) -> [KeptCard] {
+        cards(numbered: span, of: sources, limit: limit, for: StoreUser.default)
+    }
+
+    func cards(numbered span: CardNumbers, of sources: [String], limit: Int, for person: Int) -> [KeptCard] {
+        let kept = cards(of: sources, for: person).sorted { $0.dates.number < $1.dates.number }
+        let chosen: [KeptCard]
+        switch span {
+        case .after(let number): chosen = kept.filter { $0.dates.number > number }
+        case .before(let number): chosen = kept.filter { $0.dates.number < number }.reversed()
+        case .among(let numbers):
+            let wanted = Set(numbers)
+            chosen = kept.filter { wanted.contains($0.dates.number) }
+        }
+        return Array(chosen.prefix(max(limit, 0)))
+    }
+
+    public func numbers(_ filter: ReadingFilter, of sources: [String]) -> [Int64] {
+        numbers(filter, of: sources, for: StoreUser.default)
+    }
+
+    func numbers(_ filter: ReadingFilter, of sources: [String], for person: Int) -> [Int64] {
+        cards(of: sources, for: person).filter { filter.includes($0.dates) }.map(\.dates.number).sorted()
     }
 
     public func ids(of source: String) -> [String] {
@@ -245,6 +275,12 @@ struct InMemoryPersonView: CardStore, ReadingMarkStore, CardSearchIndex {
     func marksVersion() async throws -> Int { await store.marksVersion(for: person) }
     func ids(of source: String) async throws -> [String] { await store.ids(of: source) }
     func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] { await store.ids(ofNumbers: numbers) }
+    func cards(numbered span: CardNumbers, of sources: [String], limit: Int) async throws -> [KeptCard] {
+        await store.cards(numbered: span, of: sources, limit: limit, for: person)
+    }
+    func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64] {
+        await store.numbers(filter, of: sources, for: person)
+    }
 }
 
 /// Which cards retention removes: gone longer than `goneFor`, and past `maxCards` of a

@@ -148,13 +148,26 @@ public struct PostgresCardStore: CardStore {
         // `published` is the card's date as pages order it: when it was published, else
         // when it was first seen (CardSortKeys.date; as SQLite's "v12").
         .init("12: undated cards by first seen", ["UPDATE card SET published = first_seen WHERE published IS NULL"]),
+        // Cards numbered 1, 2, 3… in the order first seen, from a sequence (see SQLite's
+        // "v13"): the hash of migration 6 could not tell an app what is new.
+        .init("13: cards numbered in the order first seen", [
+            "CREATE SEQUENCE card_number",
+            """
+            UPDATE card SET number = numbered.n FROM (
+              SELECT user_id, id, row_number() OVER (ORDER BY first_seen, source, rank, id) AS n FROM card) AS numbered
+            WHERE card.user_id = numbered.user_id AND card.id = numbered.id
+            """,
+            "SELECT setval('card_number', coalesce((SELECT max(number) FROM card), 0) + 1, false)",
+            "DROP INDEX card_by_number",
+            "CREATE UNIQUE INDEX card_by_number ON card (number)",
+        ]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
     /// text from outside).
     static func selectKept(_ person: Int) -> String {
         """
-        SELECT card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at
+        SELECT card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at, card.number
         FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
         """
     }
@@ -242,15 +255,16 @@ public struct PostgresCardStore: CardStore {
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
                                       rank, price_key, price_inexact, published)
-                    SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL, number,
+                    SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL,
+                           CASE WHEN is_new THEN nextval('card_number') END,
                            rank, CASE WHEN priced THEN price END, price_inexact, date
                     FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
                                 \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
-                                \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map(CardNumber.of))::bigint[],
+                                \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map { known[$0] == nil })::boolean[],
                                 \(changed.map { merge.firstRanks?[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
                                 \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
                                 \(zip(keys, changed).map { $0.date(firstSeen: $1.firstSeen) })::double precision[])
-                         AS t(id, position, card, fingerprint, tracked, first_seen, number, rank, price, priced, price_inexact, date)
+                         AS t(id, position, card, fingerprint, tracked, first_seen, is_new, rank, price, priced, price_inexact, date)
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                       card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                       last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
@@ -386,12 +400,13 @@ public struct PostgresCardStore: CardStore {
     }
 
     static func kept(_ row: PostgresRow) throws -> KeptCard {
-        let (json, position, firstSeen, lastSeen, goneSince, readAt, starredAt) = try row.decode((Data, Int, Double, Double, Double?, Double?, Double?).self)
+        let (json, position, firstSeen, lastSeen, goneSince, readAt, starredAt, number) = try row.decode((Data, Int, Double, Double, Double?, Double?, Double?, Int64?).self)
         guard let card = StoredCardForm.card(json) else { throw PostgresStateError.failed("a stored card cannot be read") }
         return KeptCard(card: card, dates: KeptDates(firstSeen: Date(timeIntervalSince1970: firstSeen), lastSeen: Date(timeIntervalSince1970: lastSeen),
                                                      goneSince: goneSince.map(Date.init(timeIntervalSince1970:)),
                                                      readAt: readAt.map(Date.init(timeIntervalSince1970:)),
-                                                     starredAt: starredAt.map(Date.init(timeIntervalSince1970:))), position: position)
+                                                     starredAt: starredAt.map(Date.init(timeIntervalSince1970:)), number: number ?? 0),
+                        position: position)
     }
 
     public func history(of id: String) async throws -> [CardChange] {

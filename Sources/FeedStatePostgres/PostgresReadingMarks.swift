@@ -94,6 +94,45 @@ extension PostgresCardStore: ReadingMarkStore {
         return found
     }
 
+    public func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64] {
+        guard !sources.isEmpty else { return [] }
+        let query: PostgresQuery = switch filter {
+        case .unread: """
+            SELECT card.number FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
+            WHERE card.user_id = \(StoreUser.default) AND reading.read_at IS NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
+            """
+        case .read: """
+            SELECT card.number FROM card_reading reading JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id
+            WHERE reading.user_id = \(person) AND reading.read_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
+            """
+        case .starred: """
+            SELECT card.number FROM card_reading reading JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id
+            WHERE reading.user_id = \(person) AND reading.starred_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
+            """
+        }
+        return try await migrated().query(query).map { try $0.decode(Int64.self) }
+    }
+
+    public func cards(numbered span: CardNumbers, of sources: [String], limit: Int) async throws -> [KeptCard] {
+        guard !sources.isEmpty, limit > 0 else { return [] }
+        let select = Self.selectKept(person)
+        let query: PostgresQuery = switch span {
+        case .after(let number): """
+            \(unescaped: select) WHERE card.user_id = \(StoreUser.default) AND card.number > \(number) AND card.source = ANY(\(sources)::text[])
+            ORDER BY card.number LIMIT \(limit)
+            """
+        case .before(let number): """
+            \(unescaped: select) WHERE card.user_id = \(StoreUser.default) AND card.number < \(number) AND card.source = ANY(\(sources)::text[])
+            ORDER BY card.number DESC LIMIT \(limit)
+            """
+        case .among(let numbers): """
+            \(unescaped: select) WHERE card.user_id = \(StoreUser.default) AND card.number = ANY(\(numbers)::bigint[]) AND card.source = ANY(\(sources)::text[])
+            ORDER BY card.number LIMIT \(limit)
+            """
+        }
+        return try await migrated().query(query).map(Self.kept)
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await migrated().query("SELECT id FROM card WHERE user_id = \(StoreUser.default) AND source = \(source)")
             .map { try $0.decode(String.self) }

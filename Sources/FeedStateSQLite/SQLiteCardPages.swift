@@ -211,6 +211,26 @@ extension SQLiteCardStore {
         return try placed(db, sql: sql, arguments: arguments, order: order)
     }
 
+    public func cards(numbered span: CardNumbers, of sources: [String], limit: Int) async throws -> [KeptCard] {
+        guard !sources.isEmpty, limit > 0 else { return [] }
+        let (path, person) = (directory.cardsPath, person)
+        // Walks the number index from the span's edge, keeping the sources' cards.
+        let (filter, value, order): (String, DatabaseValue, String) = switch span {
+        case .after(let number): ("card.number > ?", number.databaseValue, "ASC")
+        case .before(let number): ("card.number < ?", number.databaseValue, "DESC")
+        case .among(let numbers):
+            ("card.number IN (SELECT value FROM json_each(?))", String(decoding: try JSONEncoder().encode(numbers), as: UTF8.self).databaseValue, "ASC")
+        }
+        return try await database.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom(person))
+                WHERE card.user_id = ? AND \(filter) AND card.source IN (SELECT value FROM json_each(?))
+                ORDER BY card.number \(order) LIMIT ?
+                """), arguments: [StoreUser.default, value, String(decoding: try JSONEncoder().encode(sources), as: UTF8.self), limit])
+                .map { try Self.kept($0, path: path) }
+        }
+    }
+
     /// The kept cards of `rowids`, in that order.
     static func cards(_ db: Database, rowids: [Int64], path: String, person: Int) throws -> [KeptCard] {
         guard !rowids.isEmpty else { return [] }

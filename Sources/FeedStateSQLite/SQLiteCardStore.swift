@@ -109,13 +109,9 @@ public struct SQLiteCardStore: CardStore {
             try createReadCountTriggers(db)
         }
         migrator.registerMigration("v9: card numbers") { db in
-            // Each card's number (CardNumber), for the Google Reader API's item ids.
-            db.add(function: DatabaseFunction("aggregate_card_number", argumentCount: 1, pure: true) { values in
-                String.fromDatabaseValue(values[0]).map(CardNumber.of)
-            })
+            // Each card's number, for the Google Reader API's item ids (filled by v13).
             try db.execute(sql: """
                 ALTER TABLE card ADD COLUMN number INTEGER;
-                UPDATE card SET number = aggregate_card_number(id);
                 CREATE INDEX card_by_number ON card (number);
                 """)
         }
@@ -133,6 +129,21 @@ public struct SQLiteCardStore: CardStore {
             // the posts of its day instead of after every dated card.
             try db.execute(sql: "UPDATE card SET published = first_seen WHERE published IS NULL")
         }
+        migrator.registerMigration("v13: cards numbered in the order first seen") { db in
+            // KeptDates.number: 1, 2, 3… as cards are first seen, never reused (the last one
+            // given is kept apart from the cards, so a purge cannot hand it out again). A
+            // hash of the id numbered cards before: Fever's apps fetch what is new as the
+            // numbers past the last they have, which only a sequence can answer.
+            try db.execute(sql: """
+                UPDATE card SET number = numbered.n FROM (
+                  SELECT rowid AS row, row_number() OVER (ORDER BY first_seen, source, rank, id) AS n FROM card) AS numbered
+                WHERE card.rowid = numbered.row;
+                CREATE TABLE card_number_last (last INTEGER NOT NULL);
+                INSERT INTO card_number_last (last) SELECT coalesce(max(number), 0) FROM card;
+                DROP INDEX card_by_number;
+                CREATE UNIQUE INDEX card_by_number ON card (number);
+                """)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -149,7 +160,7 @@ public struct SQLiteCardStore: CardStore {
     static let lastSeen = "\(lastSeenValue) AS last_seen"
 
     /// The columns ``kept(_:path:)`` reads, over ``keptFrom``.
-    static let keptColumns = "card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at"
+    static let keptColumns = "card.card, card.position, card.first_seen, \(lastSeen), card.gone_since, reading.read_at, reading.starred_at, card.number"
     /// The cards with `person`'s marks (an integer, never text from outside).
     static func keptFrom(_ person: Int) -> String {
         "card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id"
@@ -228,6 +239,13 @@ public struct SQLiteCardStore: CardStore {
                 """)
             // Every card written: its search row is written later (``updateSearch()``).
             var unsearched: [Int64] = []
+            // The last number given (KeptDates.number), read when a new card needs one.
+            var lastNumber: Int64?
+            func nextNumber() throws -> Int64 {
+                let next = try (lastNumber ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT last FROM card_number_last")) ?? 0) + 1
+                lastNumber = next
+                return next
+            }
             for listing in listings {
                 if listing.unchanged || listing.complete && listing.tag != nil {
                     // The listing the store merged last (confirmed by its upstream, or read
@@ -269,9 +287,11 @@ public struct SQLiteCardStore: CardStore {
                     for write in chunk {
                         let card = listing.cards[write.position]
                         let keys = CardSortKeys(card)
+                        // A card kept already keeps its number (the upsert leaves it).
+                        let number: Int64? = known[card.id] == nil ? try nextNumber() : nil
                         values += [user, card.id, card.source, write.position, Data(write.json), write.fingerprint,
                                    StoredCardForm.trackedText(of: card), write.firstSeen.timeIntervalSince1970, at,
-                                   keys.price, keys.priceInexact, keys.date(firstSeen: write.firstSeen), merge.firstRanks?[write.position] ?? write.position, CardNumber.of(card.id)]
+                                   keys.price, keys.priceInexact, keys.date(firstSeen: write.firstSeen), merge.firstRanks?[write.position] ?? write.position, number]
                     }
                     unsearched += try Int64.fetchAll(insert(rows: chunk.count), arguments: StatementArguments(values))
                     start += chunk.count
@@ -304,6 +324,7 @@ public struct SQLiteCardStore: CardStore {
                     try db.cachedStatement(sql: "UPDATE card_source_version SET listing_tag = NULL WHERE source = ?").execute(arguments: [listing.source])
                 }
             }
+            if let lastNumber { try db.cachedStatement(sql: "UPDATE card_number_last SET last = ?").execute(arguments: [lastNumber]) }
             try Self.awaitSearch(db, rows: unsearched)
         }
     }
@@ -360,7 +381,8 @@ public struct SQLiteCardStore: CardStore {
         return KeptCard(card: card, dates: KeptDates(
             firstSeen: Date(timeIntervalSince1970: try column(row, "first_seen", path: path)),
             lastSeen: Date(timeIntervalSince1970: try column(row, "last_seen", path: path)),
-            goneSince: try date("gone_since"), readAt: try date("read_at"), starredAt: try date("starred_at")),
+            goneSince: try date("gone_since"), readAt: try date("read_at"), starredAt: try date("starred_at"),
+            number: try column(row, "number", path: path)),
                         position: try column(row, "position", path: path))
     }
 

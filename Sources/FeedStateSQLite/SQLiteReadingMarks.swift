@@ -153,6 +153,27 @@ extension SQLiteCardStore: ReadingMarkStore {
         }
     }
 
+    public func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64] {
+        guard !sources.isEmpty else { return [] }
+        let inSources = String(decoding: try JSONEncoder().encode(sources), as: UTF8.self)
+        let person = person
+        // Unread is every card without a read mark; read and starred start from the marks.
+        let sql = switch filter {
+        case .unread: """
+            SELECT card.number FROM \(Self.keptFrom(person)) WHERE card.user_id = ? AND reading.read_at IS NULL
+              AND card.source IN (SELECT value FROM json_each(?)) ORDER BY card.number
+            """
+        case .read, .starred: """
+            SELECT card.number FROM card_reading reading JOIN card ON card.user_id = ? AND card.id = reading.id
+            WHERE reading.user_id = \(person) AND reading.\(filter == .read ? "read_at" : "starred_at") IS NOT NULL
+              AND card.source IN (SELECT value FROM json_each(?)) ORDER BY card.number
+            """
+        }
+        return try await database.read { db in
+            try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: [StoreUser.default, inSources])
+        }
+    }
+
     public func ids(of source: String) async throws -> [String] {
         try await database.read { db in
             try String.fetchAll(db, sql: "SELECT id FROM card WHERE user_id = ? AND source = ?", arguments: [StoreUser.default, source])

@@ -206,13 +206,13 @@ package enum GoogleReader {
         /// links to its page here (apps index `canonical[0]` unguarded).
         package init(_ card: Card, dates: KeptDates, source: SourceConfig?, labels: [String], pageBase: String) {
             let parts = EntryParts(card, firstSeen: dates.firstSeen)
-            id = GoogleReader.longID(CardNumber.of(card.id))
+            id = GoogleReader.longID(dates.number)
             crawlTimeMsec = String(Int64(dates.firstSeen.timeIntervalSince1970 * 1000))
             timestampUsec = String(Int64(parts.date.timeIntervalSince1970 * 1_000_000))
             published = Int64(parts.date.timeIntervalSince1970)
             updated = published
             title = card.title
-            let link = parts.url?.absoluteString ?? pageBase + ReaderPage.cardPath(card.id)
+            let link = ReaderPage.appLink(parts.url, card: card.id, pageBase: pageBase)
             let links = [Link(href: link, type: "text/html")]
             canonical = links.map { Link(href: $0.href) }
             alternate = links

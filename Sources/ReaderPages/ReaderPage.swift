@@ -175,6 +175,12 @@ package enum ReaderPage {
         "/cards/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? id)
     }
 
+    /// A card's link for an app that syncs: its own (`url`), else its page on this server,
+    /// `pageBase` being where this server's pages are (apps index an item's link unguarded).
+    package static func appLink(_ url: URL?, card id: String, pageBase: String) -> String {
+        url?.absoluteString ?? pageBase + cardPath(id)
+    }
+
     /// What the card store keeps of a card, on its page.
     package struct KeptFacts {
         package var dates: KeptDates

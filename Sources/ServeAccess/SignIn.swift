@@ -85,6 +85,11 @@ public enum Passwords {
     public static func hash(_ password: String) async throws -> String {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
+
+    /// Whether `password` is the one `hash` was made of.
+    public static func matches(_ password: String, hash: String) async -> Bool {
+        (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }) ?? false
+    }
 }
 
 /// Signing in with a name and a password (the login form, Basic, ClientLogin) or a
@@ -152,8 +157,13 @@ package struct SignIn: Sendable {
 
     /// The account of an API token's text (`agg_…`), or nil.
     package func account(token text: String, now: Date = Date()) async -> Account? {
-        guard let (id, secret) = AccountToken.parse(text),
-              let found = try? await access.store.token(id: id),
+        guard let (id, secret) = AccountToken.parse(text) else { return nil }
+        return await account(tokenID: id, secret: secret, now: now)
+    }
+
+    /// The account whose token `id` has `secret` (with `label`, when given), noting its use.
+    private func account(tokenID id: String, secret: String, label: String? = nil, now: Date) async -> Account? {
+        guard let found = try? await access.store.token(id: id), label.map({ found.token.label == $0 }) ?? true,
               AccountToken.secret(secret, matches: found.secretHash) else { return nil }
         // Its last use, to the minute: the store is written only when that moves.
         if found.token.lastUsed.map({ now.timeIntervalSince($0) >= AccountToken.useResolution }) ?? true {
@@ -161,6 +171,23 @@ package struct SignIn: Sendable {
         }
         return found.account
     }
+
+    /// The account of a Fever `api_key` (``AccountToken/feverKey(name:password:)``), from
+    /// `address`. A key is looked up, not checked as a password, so no slot is held; a
+    /// wrong one counts as a failed sign-in of the person `fever` from the address, and
+    /// ``SignInLimits`` refuses an address that keeps guessing.
+    package func account(feverKey key: String, address: String, now: Date = Date()) async -> Result<Account, Refusal> {
+        if let wait = await limits.refusal(person: Self.feverPerson, address: address, now: now) { return .failure(.throttled(retryAfter: wait)) }
+        let key = key.lowercased()
+        guard let account = await account(tokenID: AccountToken.feverID(key: key), secret: key, label: AccountToken.feverLabel, now: now) else {
+            await limits.failed(person: Self.feverPerson, address: address, now: now)
+            return .failure(.wrong)
+        }
+        return .success(account)
+    }
+
+    /// Whom the sign-in limits count Fever's keys against: the key names nobody.
+    static let feverPerson = "(fever)"
 }
 
 /// Right name-and-password pairs of the last few minutes, by a keyed hash of the pair

@@ -55,20 +55,42 @@ public actor SignInLimits {
 
     /// Admits an attempt for `person` from `address`, reserving its slots, or refuses it.
     package func admit(person: String, address: String, now: Date = Date()) -> Admission {
-        let pair = "pair:" + address + "\u{0}" + person
-        let limited = [(pair, Self.perPersonAndAddress), ("address:" + address, Self.perAddress)]
+        if let wait = refusal(person: person, address: address, now: now) { return .refused(retryAfter: wait) }
+        guard checking < Self.concurrentChecks else { return .busy }
+        checking += 1
+        let keys = note(person: person, address: address, now: now)
+        return .check(Ticket(keys: keys, pair: Self.pair(person, address), at: now))
+    }
+
+    /// The seconds `address` is refused for `person` (or for everyone), nil when it is not:
+    /// the limits of a check that costs nothing to make (a Fever key is a hash looked up,
+    /// no password checked), which holds no slot and counts only when it fails.
+    package func refusal(person: String, address: String, now: Date = Date()) -> Int? {
+        let limited = [(Self.pair(person, address), Self.perPersonAndAddress), ("address:" + address, Self.perAddress)]
         let waits = limited.compactMap { key, limit -> TimeInterval? in
             let recent = recent(key, now: now)
             guard recent.count >= limit, let oldest = recent.first else { return nil }
             return oldest.addingTimeInterval(Self.window).timeIntervalSince(now)
         }
-        if let wait = waits.max() { return .refused(retryAfter: max(1, Int(wait.rounded(.up)))) }
-        guard checking < Self.concurrentChecks else { return .busy }
-        checking += 1
+        return waits.max().map { max(1, Int($0.rounded(.up))) }
+    }
+
+    /// Counts a failed check that ``refusal(person:address:now:)`` let through.
+    package func failed(person: String, address: String, now: Date = Date()) {
+        _ = note(person: person, address: address, now: now)
+    }
+
+    /// Counts an attempt against its person and address (given back by ``finish(_:_:)``
+    /// unless it failed); the keys it counted under.
+    private func note(person: String, address: String, now: Date) -> [String] {
         if failures.count > 10_000 { failures = failures.filter { $0.value.last.map { now.timeIntervalSince($0) < Self.window } ?? false } }
-        let keys = limited.map(\.0) + ["person:" + person]
+        let keys = [Self.pair(person, address), "address:" + address, "person:" + person]
         for key in keys { failures[key] = recent(key, now: now) + [now] }
-        return .check(Ticket(keys: keys, pair: pair, at: now))
+        return keys
+    }
+
+    private static func pair(_ person: String, _ address: String) -> String {
+        "pair:" + address + "\u{0}" + person
     }
 
     /// Ends an admitted attempt: a failure keeps its slots; a success or an undecided

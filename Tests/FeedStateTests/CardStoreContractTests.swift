@@ -24,14 +24,14 @@ extension StoreContractTests {
             let a = card("a", "10"), b = card("b", "5")
             try await store.record([listing([a, b], at: at(0))])
             #expect(try await store.cards(of: nil) == [
-                KeptCard(card: a, dates: KeptDates(firstSeen: at(0), lastSeen: at(0)), position: 0),
-                KeptCard(card: b, dates: KeptDates(firstSeen: at(0), lastSeen: at(0)), position: 1),
+                KeptCard(card: a, dates: KeptDates(firstSeen: at(0), lastSeen: at(0), number: 1), position: 0),
+                KeptCard(card: b, dates: KeptDates(firstSeen: at(0), lastSeen: at(0), number: 2), position: 1),
             ])
             #expect(try await store.versions() == ["shop": 1])
 
             // Seen again, unchanged: last seen moves, readers have nothing new.
             try await store.record([listing([a, b], at: at(1))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), number: 1))
             #expect(try await store.versions() == ["shop": 1])
 
             // A partial listing (a first page, a filter, a budget) marks nothing gone.
@@ -40,14 +40,14 @@ extension StoreContractTests {
 
             // The source answered and no longer lists a: gone since then, kept.
             try await store.record([listing([b], at: at(3))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), goneSince: at(3)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), goneSince: at(3), number: 1))
             #expect(try await store.versions() == ["shop": 2])
             #expect(try await store.cards(of: ["shop"]).map(\.card.id) == ["shop:b", "shop:a"])
             #expect(try await store.cards(of: ["other"]).isEmpty)
 
             // Back: no longer gone, first seen unchanged.
             try await store.record([listing([a, b], at: at(4))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4), number: 1))
             #expect(try await store.versions() == ["shop": 3])
             #expect(try await store.card(id: "shop:nope") == nil)
         }
@@ -66,21 +66,21 @@ extension StoreContractTests {
 
             // The upstream confirmed that listing: its cards are seen again, nothing else moves.
             try await store.record([.unchanged(source: "shop", tag: "t1", at: at(1))])
-            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1)),
-                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1))])
+            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1), number: 1),
+                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1), number: 2)])
             #expect(try await store.versions() == ["shop": 1])
 
             // Not the listing the store has (another tag): nothing moves.
             try await store.record([.unchanged(source: "shop", tag: "t0", at: at(2))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), number: 1))
 
             // b is gone from the next listing: it was last seen when that one was confirmed.
             var second = listing([a], at: at(3))
             second.tag = "t2"
             try await store.record([second])
             try await store.record([.unchanged(source: "shop", tag: "t2", at: at(4))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4)))
-            #expect(try await store.card(id: b.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), goneSince: at(3)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4), number: 1))
+            #expect(try await store.card(id: b.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(1), goneSince: at(3), number: 2))
             #expect(try await store.versions() == ["shop": 2])
 
             // A partial listing says nothing of the rest: the tag is forgotten.
@@ -90,7 +90,7 @@ extension StoreContractTests {
             #expect(try await store.listingTags().isEmpty)
             #expect(try await store.listingTag(of: "shop") == nil)
             try await store.record([.unchanged(source: "shop", tag: "t2", at: at(6))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(5)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(5), number: 1))
 
             // A purge that removes a card of the source forgets it too.
             try await store.record([second])
@@ -114,8 +114,8 @@ extension StoreContractTests {
             again.tag = "t1"
             try await store.record([again])
             #expect(try await store.cards(of: nil).map(\.card.price?.amount) == [10, 5])
-            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1)),
-                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1))])
+            #expect(try await store.cards(of: nil).map(\.dates) == [KeptDates(firstSeen: at(0), lastSeen: at(1), number: 1),
+                                                                    KeptDates(firstSeen: at(0), lastSeen: at(1), number: 2)])
             #expect(try await store.versions() == ["shop": 1])
             #expect(try await store.history(of: "shop:a").isEmpty)
             // The same listing partial (a first page): merged, as a partial listing always is.
@@ -282,7 +282,7 @@ extension StoreContractTests {
             #expect(made == 108)
 
             let dates = try await store.page(StoredPageQuery(sources: ["a"], order: .feed, descending: false, offset: 4, limit: 1)).cards.first?.dates
-            #expect(dates == KeptDates(firstSeen: at(0), lastSeen: at(0), goneSince: at(1)))
+            #expect(dates == KeptDates(firstSeen: at(0), lastSeen: at(0), goneSince: at(1), number: dates?.number ?? 0))
             // The views of marks: each source's list filtered first, then interleaved.
             _ = try await marks.mark(["a:1", "a:3", "b:3", "c:2", "c:3"], .read, at: at(2))
             _ = try await marks.mark(["a:4", "b:1", "c:3", "c:4", "a:2"], .star, at: at(2))

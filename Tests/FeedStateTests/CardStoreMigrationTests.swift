@@ -7,8 +7,9 @@ import GRDB
 import Testing
 
 /// A card store written by the version before pages came from indexes (`v1`) is migrated:
-/// its cards get their rank, price key and date (an undated card's first-seen time), its
-/// sources their counts, and pages are made from them; the search index holds them.
+/// its cards get their rank, price key and date (an undated card's first-seen time) and
+/// their numbers in the order first seen, its sources their counts, and pages are made
+/// from them; the search index holds them.
 @Suite struct CardStoreMigrationTests {
     @Test func aV1StoreGetsRanksAndSortKeys() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cards-\(UUID().uuidString)")
@@ -49,5 +50,10 @@ import Testing
         #expect(try await state.search.search(try CardSearch(parsing: "dear"), offset: 0, limit: 10).cards.map(\.card) == [dear])
         #expect(try await state.search.search(try CardSearch(parsing: "kind:item"), offset: 0, limit: 10).total == 2)
         #expect(try await state.search.search(try CardSearch(parsing: "kind:post"), offset: 0, limit: 10).cards.map(\.card) == [old])
+        // Numbered in the order first seen (feed order within one time); a new card next.
+        #expect(feed.cards.map(\.dates.number) == [1, 2, 3])
+        let new = Card(source: "shop", upstreamID: "new", kind: .item, title: "New")
+        try await store.record([LiveListing(source: "shop", cards: [cheap, dear, old, new], complete: true, at: Date(timeIntervalSince1970: 2000))])
+        #expect(try await store.cards(of: ["shop"]).map(\.dates.number) == [1, 2, 3, 4])
     }
 }

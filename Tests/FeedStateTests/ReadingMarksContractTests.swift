@@ -75,18 +75,18 @@ extension StoreContractTests {
             // Read again later: the first reading's time stays.
             #expect(try await marks.mark(["shop:a"], .read, at: at(3)) == ["shop:a"])
             #expect(try await marks.unreadCounts() == ["shop": 1])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(1), starredAt: at(2)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(1), starredAt: at(2), number: 1))
 
             // A refresh that changes a card leaves its marks.
             try await store.record([listing([card("a", "9"), b, c], at: at(4))])
-            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4), readAt: at(1), starredAt: at(2)))
+            #expect(try await store.card(id: a.id)?.dates == KeptDates(firstSeen: at(0), lastSeen: at(4), readAt: at(1), starredAt: at(2), number: 1))
 
             #expect(try await marks.mark(["shop:a", "shop:c"], .unread, at: at(5)) == ["shop:a", "shop:c"])
             #expect(try await marks.mark(["shop:a"], .unstar, at: at(5)) == ["shop:a"])
             #expect(try await marks.unreadCounts() == ["shop": 3])
             #expect(try await store.cards(of: ["shop"]).map(\.dates) == [
-                KeptDates(firstSeen: at(0), lastSeen: at(4)), KeptDates(firstSeen: at(0), lastSeen: at(4)),
-                KeptDates(firstSeen: at(0), lastSeen: at(4)),
+                KeptDates(firstSeen: at(0), lastSeen: at(4), number: 1), KeptDates(firstSeen: at(0), lastSeen: at(4), number: 2),
+                KeptDates(firstSeen: at(0), lastSeen: at(4), number: 3),
             ])
             #expect(Set(try await store.ids(of: "shop")) == ["shop:a", "shop:b", "shop:c"])
             #expect(try await store.ids(of: "other").isEmpty)
@@ -111,8 +111,8 @@ extension StoreContractTests {
             #expect(try await annMarks.unreadCounts() == ["shop": 2])
             #expect(try await bobMarks.unreadCounts() == ["shop": 1])
             #expect(try await state.marks.unreadCounts() == ["shop": 4])
-            #expect(try await ann.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0)))
-            #expect(try await bob.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(3), starredAt: at(2)))
+            #expect(try await ann.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), number: 4))
+            #expect(try await bob.card(id: "shop:3")?.dates == KeptDates(firstSeen: at(0), lastSeen: at(0), readAt: at(3), starredAt: at(2), number: 4))
             #expect(try await ann.cards(of: nil).map(\.dates.readAt) == [at(1), at(1), nil, nil])
             func page(_ store: any CardStore, _ reading: ReadingFilter) async throws -> [String] {
                 let query = StoredPageQuery(sources: ["shop"], order: .feed, descending: false, offset: 0, limit: 10, reading: reading)
@@ -163,15 +163,50 @@ extension StoreContractTests {
         }
     }
 
-    @Test(arguments: Backend.all) func cardsAreFoundByTheirNumbers(_ backend: Backend) async throws {
+    /// Cards are numbered 1, 2, 3… in the order the store first saw them: a card seen again
+    /// or changed keeps its number, a purged card's number is never given again, numbers
+    /// find their cards, and the number index pages them (past a number, below one, among
+    /// some) with each person's marks, as Fever's apps read them.
+    @Test(arguments: Backend.all) func cardsAreNumberedInTheOrderFirstSeen(_ backend: Backend) async throws {
         try await withState(backend) { state in
+            let store = state.cards
+            func numbers() async throws -> [String: Int64] {
+                Dictionary(uniqueKeysWithValues: try await store.cards(of: nil).map { ($0.card.id, $0.dates.number) })
+            }
+            func other(_ id: String) -> Card { Card(source: "other", upstreamID: id, kind: .item, title: id) }
             let cards = (0..<3).map { card("\($0)", "1") }
-            try await state.cards.record([listing(cards, at: at(0))])
-            let numbers = cards.map { CardNumber.of($0.id) }
-            #expect(CardNumber.of("shop:0") == 8_965_012_317_402_069_132)
-            #expect(numbers.allSatisfy { $0 > 0 })
-            #expect(try await state.cards.ids(ofNumbers: numbers + [42]) == Dictionary(uniqueKeysWithValues: zip(numbers, cards.map(\.id))))
-            #expect(try await state.cards.ids(ofNumbers: []).isEmpty)
+            try await store.record([listing(cards, at: at(0))])
+            #expect(try await numbers() == ["shop:0": 1, "shop:1": 2, "shop:2": 3])
+            try await store.record([listing([card("0", "2"), cards[1], card("3", "1")], at: at(1)), listing([other("x")], at: at(1), source: "other")])
+            #expect(try await numbers() == ["shop:0": 1, "shop:1": 2, "shop:2": 3, "shop:3": 4, "other:x": 5])
+            #expect(try await store.card(id: "shop:0")?.card.price?.amount == 2)
+            // The highest number purged is not given again.
+            try await store.record([listing([], at: at(2), source: "other")])
+            #expect(try await store.purge({ _ in KeepPolicy(goneFor: 60, maxCards: 100) }, now: at(10), limit: 10) == 2)
+            try await store.record([listing([other("y")], at: at(11), source: "other")])
+            #expect(try await numbers() == ["shop:0": 1, "shop:1": 2, "shop:3": 4, "other:y": 6])
+            #expect(try await store.ids(ofNumbers: [1, 4, 5, 6, 42]) == [1: "shop:0", 4: "shop:3", 6: "other:y"])
+            #expect(try await store.ids(ofNumbers: []).isEmpty)
+
+            // Pages by number, of the sources asked, with the person's marks.
+            let ann = store.reading(as: 1)
+            _ = try await state.marks.marks(of: 1).mark(["shop:1"], .star, at: at(12))
+            _ = try await state.marks.marks(of: 1).mark(["shop:0", "other:y"], .read, at: at(12))
+            func page(_ span: CardNumbers, _ sources: [String] = ["shop", "other"], limit: Int = 50) async throws -> [String] {
+                try await ann.cards(numbered: span, of: sources, limit: limit).map { "\($0.dates.number) \($0.card.id)\($0.dates.starredAt == nil ? "" : " starred")" }
+            }
+            #expect(try await page(.after(0)) == ["1 shop:0", "2 shop:1 starred", "4 shop:3", "6 other:y"])
+            #expect(try await page(.after(2), limit: 1) == ["4 shop:3"])
+            #expect(try await page(.after(0), ["other"]) == ["6 other:y"])
+            #expect(try await page(.before(.max), limit: 3) == ["6 other:y", "4 shop:3", "2 shop:1 starred"])
+            #expect(try await page(.before(4)) == ["2 shop:1 starred", "1 shop:0"])
+            #expect(try await page(.among([6, 3, 1, 99])) == ["1 shop:0", "6 other:y"])
+            #expect(try await page(.after(0), []) == [])
+            #expect(try await state.marks.marks(of: 1).numbers(.unread, of: ["shop", "other"]) == [2, 4])
+            #expect(try await state.marks.marks(of: 1).numbers(.read, of: ["shop"]) == [1])
+            #expect(try await state.marks.marks(of: 1).numbers(.starred, of: ["shop", "other"]) == [2])
+            #expect(try await state.marks.numbers(.unread, of: ["shop", "other"]) == [1, 2, 4, 6])
+            #expect(try await state.marks.numbers(.starred, of: ["shop"]) == [])
         }
     }
 

@@ -369,7 +369,7 @@ extension FeedRoutes {
     private func itemIDs(_ form: FormFields, person: Int) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: form.get("s") ?? GoogleReader.readingList, person: person)
         let refs = cards.map { card, dates in
-            GoogleReader.ItemRef(id: String(CardNumber.of(card.id)),
+            GoogleReader.ItemRef(id: String(dates.number),
                                  timestampUsec: String(Int64((card.published ?? dates.firstSeen).timeIntervalSince1970 * 1_000_000)))
         }
         return Self.json(GoogleReader.ItemRefs(itemRefs: refs, continuation: continuation))
