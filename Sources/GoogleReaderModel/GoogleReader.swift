@@ -158,12 +158,28 @@ package enum GoogleReader {
             }
         }
 
-        /// A file of the item (a podcast's episode), as FreshRSS gives it: what podcast
-        /// apps and newsboat's FreshRSS mode download.
+        /// A file of the item (a podcast's episode): what podcast apps and newsboat's
+        /// FreshRSS mode download, with the keys the asking app reads (``EnclosureKeys``).
         package struct Enclosure: Encodable {
             package var href: String
             package var type: String?
             package var length: Int?
+            package var keys: EnclosureKeys
+
+            private enum Key: String, CodingKey { case href, url, type, length }
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                switch keys {
+                case .freshRSS:
+                    try container.encode(href, forKey: .href)
+                    try container.encodeIfPresent(type, forKey: .type)
+                    try container.encodeIfPresent(length, forKey: .length)
+                case .miniflux:
+                    try container.encode(href, forKey: .url)
+                    try container.encode(type ?? "", forKey: .type)
+                }
+            }
         }
 
         package struct Content: Encodable {
@@ -202,9 +218,10 @@ package enum GoogleReader {
         /// Left out when the card has none.
         package var enclosure: [Enclosure]?
 
-        /// `pageBase`: where this server's pages are; a card without a link of its own
-        /// links to its page here (apps index `canonical[0]` unguarded).
-        package init(_ card: Card, dates: KeptDates, source: SourceConfig?, labels: [String], pageBase: String) {
+        /// `style.pageBase`: where this server's pages are; a card without a link of its
+        /// own links to its page here (apps index `canonical[0]` unguarded).
+        package init(_ card: Card, dates: KeptDates, source: SourceConfig?, labels: [String], style: ItemStyle) {
+            let pageBase = style.pageBase
             let parts = EntryParts(card, firstSeen: dates.firstSeen)
             id = GoogleReader.longID(dates.number)
             crawlTimeMsec = String(Int64(dates.firstSeen.timeIntervalSince1970 * 1000))
@@ -223,8 +240,36 @@ package enum GoogleReader {
                 + (dates.starredAt != nil ? [GoogleReader.starred] : [])
                 + labels.map { GoogleReader.labelPrefix + $0 } + card.tags
             origin = Origin(streamId: "feed/" + card.source, title: source?.displayName ?? card.source, htmlUrl: "")
-            let files = parts.enclosures.map { Enclosure(href: $0.url.absoluteString, type: $0.type, length: $0.length > 0 ? Int($0.length) : nil) }
+            let files = parts.enclosures.map {
+                Enclosure(href: $0.url.absoluteString, type: $0.type, length: $0.length > 0 ? Int($0.length) : nil, keys: style.enclosureKeys)
+            }
             enclosure = files.isEmpty ? nil : files
+        }
+    }
+
+    /// The keys of an item's `enclosure` objects. FreshRSS gives `{"href", "type",
+    /// "length"}`, which newsboat's FreshRSS mode and the apps written for FreshRSS read;
+    /// Miniflux gives `{"url", "type"}`, and the PyPI `google-reader` client, written for
+    /// it, takes an enclosure of exactly those two keys and fails on any other. No request
+    /// says which it reads but that client's User-Agent, so FreshRSS's is the rule and
+    /// Miniflux's that client's.
+    package enum EnclosureKeys: Sendable {
+        case freshRSS, miniflux
+
+        package init(userAgent: String?) {
+            self = userAgent?.hasPrefix("Google Reader Python Client") == true ? .miniflux : .freshRSS
+        }
+    }
+
+    /// How one request's items are written: where this server's pages are, and the
+    /// enclosure keys its app reads.
+    package struct ItemStyle: Sendable {
+        package var pageBase: String
+        package var enclosureKeys: EnclosureKeys
+
+        package init(pageBase: String, enclosureKeys: EnclosureKeys = .freshRSS) {
+            self.pageBase = pageBase
+            self.enclosureKeys = enclosureKeys
         }
     }
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FeedSourceTesting
+import FixtureKit
 import FixtureServer
 import Foundation
 import Testing
@@ -111,4 +112,59 @@ struct NewsboatTests {
             await served.stop()
         }
     }
+
+    /// Issue 62: `feedhq-url` typed with a trailing slash reloads every item, a podcast's
+    /// enclosure reaches newsboat's cache (for podboat), and ten reloads (each a ClientLogin)
+    /// leave another app's token working.
+    @Test func aTrailingSlashKeepsEveryItemAndItsEnclosureAndReloadsSignNoAppOut() async throws {
+        let sources = [FixtureSourceEntry(id: "podcast", plugin: "feed", path: "/feed/podcast.xml", route: "feed")] + FixtureWorld.only("cabify")
+        try await FixtureWorld.withSession(sources: sources) { session in
+            let workspace = session.workspace.url
+            #expect(try await session.workspace.run(arguments: ["user", "add", "ann", "--password-stdin"], stdin: Self.password + "\n").status == 0)
+            let served = try await ServeTests.Served.start(session)
+            do {
+                let basic = PeopleEndToEndTests.basic("ann", Self.password)
+                for _ in 0..<100 {
+                    let counts = try await ServeTests.get(served.base + "/api/greader/reader/api/0/unread-count", headers: [basic]).body
+                    if counts.contains(#""id":"feed/podcast""#) && counts.contains(#""id":"feed/cabify""#) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                // Another app signs in first (a phone).
+                let phone = try await ServeTests.get(served.base + "/api/greader/accounts/ClientLogin", method: .POST,
+                                                     headers: [("Content-Type", "application/x-www-form-urlencoded"), ("User-Agent", "Reeder/5.0")],
+                                                     body: "Email=ann&Passwd=\(Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+                let phoneToken = try #require(phone.body.split(separator: "\n").first { $0.hasPrefix("Auth=") }).dropFirst(5)
+                let config = """
+                    urls-source "feedhq"
+                    feedhq-url "\(served.base)/api/greader/"
+                    feedhq-login "ann"
+                    feedhq-password "\(Self.password)"
+                    feedhq-show-special-feeds no
+
+                    """
+                try Data(config.utf8).write(to: workspace.appendingPathComponent("newsboat.conf"))
+                try Data().write(to: workspace.appendingPathComponent("urls"))
+                let newsboat = try #require(Newsboat.path)
+                let reload = ["-C", "newsboat.conf", "-c", "cache.db", "-u", "urls", "-x", "reload"]
+                for _ in 0..<10 { #expect(try await Self.run(newsboat, reload, in: workspace).status == 0) }
+
+                let items = try await Self.rows("SELECT rss_feed.title, count(*) FROM rss_feed JOIN rss_item ON rss_item.feedurl = rss_feed.rssurl GROUP BY rss_feed.title ORDER BY rss_feed.title", in: workspace)
+                #expect(items.map { $0.map { "\($0)" } } == [["cabify", "3"], ["podcast", "4"]])
+                let files = try await Self.rows("SELECT enclosure_url, enclosure_type FROM rss_item WHERE enclosure_url <> '' ORDER BY enclosure_url", in: workspace)
+                #expect(!files.isEmpty && files.allSatisfy { ($0.first as? String)?.hasPrefix("http") == true }, "\(files)")
+
+                let stillSignedIn = try await ServeTests.get(served.base + "/api/greader/reader/api/0/unread-count",
+                                                             headers: [("Authorization", "GoogleLogin auth=\(phoneToken)")])
+                #expect(stillSignedIn.status == 200, "\(stillSignedIn.body)")
+                let tokens = try await session.workspace.run(arguments: ["user", "tokens", "ann"]).stdout
+                #expect(tokens.components(separatedBy: "Google Reader app: newsboat").count - 1 == 3, "\(tokens)")
+                #expect(tokens.contains("Google Reader app: Reeder"), "\(tokens)")
+            } catch {
+                await served.stop()
+                throw error
+            }
+            await served.stop()
+        }
+    }
+
 }

@@ -141,6 +141,10 @@ public struct FeedRunner: Sendable {
     public func collect(_ sourceIDs: [String], storedTags: [String: String] = [:],
                         eachRead: (@Sendable (LiveListing) async -> Void)?) async throws(UsageError) -> Collected {
         let query = FeedQuery(sourceIDs: sourceIDs)
+        // One time for the run's listings, whenever each is handed on: cards a run first
+        // sees are first seen together, and a page by date keeps them in feed order (a
+        // source read in the next second sorted apart from the rest).
+        let at = Self.wholeSecond()
         var feeds = try select(sourceIDs).map { source in
             var pager = makePager(source, query: query)
             pager.storedTag = storedTags[source.id]
@@ -149,7 +153,7 @@ public struct FeedRunner: Sendable {
         var finished: (@Sendable (SourcePager) async -> Void)?
         if let eachRead {
             finished = { feed in
-                guard let listing = Self.listings([feed], filtered: false, at: Self.wholeSecond()).first else { return }
+                guard let listing = Self.listings([feed], filtered: false, at: at).first else { return }
                 await eachRead(listing)
             }
         }
@@ -158,7 +162,7 @@ public struct FeedRunner: Sendable {
         let lists = feeds.map(\.cards)
         let merged = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists).positions
         return Collected(cards: lists.cards(at: merged), outcomes: feeds.map(\.outcome),
-                         listings: Self.listings(feeds, filtered: false, at: Self.wholeSecond()))
+                         listings: Self.listings(feeds, filtered: false, at: at))
     }
 
     /// Now, to the second: the card store's times are printed in RFC 3339 without a fraction.

@@ -46,15 +46,14 @@ extension FeedRoutes {
         let api = GoogleReader.prefix + "/reader/api/0"
         for method in [HTTPRequest.Method.get, .post] {
             router.on(RouterPath(api + "/stream/items/contents"), method: method) { request, context in
-                await self.api(request, context) { try await self.itemContents($0, person: context.person, base: self.pageBase(request)) }
+                await self.api(request, context) { try await self.itemContents($0, person: context.person, style: self.itemStyle(request)) }
             }
         }
         router.get(RouterPath(api + "/token")) { _, _ in Self.text("aggregate-google-reader-token\n") }
         router.get(RouterPath(api + "/user-info")) { request, context in await self.api(request, context) { _ in self.userInfo(context) } }
         router.get(RouterPath(api + "/subscription/list")) { request, context in
             await self.api(request, context) { _ in
-                let base = request.head.authority.map { "http://\($0)" } ?? ""
-                return Self.json(["subscriptions": self.catalog.subscriptions(base: base)])
+                Self.json(["subscriptions": self.catalog.subscriptions(base: self.pageBase(request))])
             }
         }
         router.get(RouterPath(api + "/tag/list")) { request, context in
@@ -71,19 +70,19 @@ extension FeedRoutes {
         router.get(RouterPath(api + "/stream/contents/**")) { request, context in
             let stream = context.parameters.getCatchAll().joined(separator: "/")
             return await self.api(request, context) {
-                try await self.streamContents($0, stream: stream.removingPercentEncoding ?? stream, person: context.person, base: self.pageBase(request))
+                try await self.streamContents($0, stream: stream.removingPercentEncoding ?? stream, person: context.person, style: self.itemStyle(request))
             }
         }
         router.get(RouterPath(api + "/stream/contents")) { request, context in
             await self.api(request, context) {
-                try await self.streamContents($0, stream: $0.get("s") ?? GoogleReader.readingList, person: context.person, base: self.pageBase(request))
+                try await self.streamContents($0, stream: $0.get("s") ?? GoogleReader.readingList, person: context.person, style: self.itemStyle(request))
             }
         }
         // A stream as an Atom feed, as FeedHQ and newsboat's FeedHQ mode read it.
         router.get(RouterPath(GoogleReader.prefix + "/reader/atom/**")) { request, context in
             let stream = context.parameters.getCatchAll().joined(separator: "/")
             return await self.api(request, context) {
-                try await self.atomStream($0, stream: stream.removingPercentEncoding ?? stream, person: context.person, base: self.pageBase(request))
+                try await self.atomStream($0, stream: stream.removingPercentEncoding ?? stream, person: context.person, style: self.itemStyle(request))
             }
         }
         router.get(RouterPath(api + "/stream/items/ids")) { request, context in
@@ -313,22 +312,27 @@ extension FeedRoutes {
         return request.head.authority.map { "http://\($0)" } ?? ""
     }
 
-    private func items(_ cards: [(Card, KeptDates)], base: String) -> [GoogleReader.Item] {
+    /// How the request's app reads items: this server's pages, and its enclosures' keys.
+    func itemStyle(_ request: Request) -> GoogleReader.ItemStyle {
+        GoogleReader.ItemStyle(pageBase: pageBase(request), enclosureKeys: GoogleReader.EnclosureKeys(userAgent: request.headers[.userAgent]))
+    }
+
+    private func items(_ cards: [(Card, KeptDates)], style: GoogleReader.ItemStyle) -> [GoogleReader.Item] {
         return cards.map { card, dates in
             let found = catalog.byID[card.source]
-            return GoogleReader.Item(card, dates: dates, source: found?.source, labels: found?.subscription.categories.map(\.label) ?? [], pageBase: base)
+            return GoogleReader.Item(card, dates: dates, source: found?.source, labels: found?.subscription.categories.map(\.label) ?? [], style: style)
         }
     }
 
-    private func streamContents(_ form: FormFields, stream: String, person: Int, base: String) async throws -> Response {
+    private func streamContents(_ form: FormFields, stream: String, person: Int, style: GoogleReader.ItemStyle) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: stream, person: person)
         return Self.json(GoogleReader.Contents(id: stream, title: title(of: stream), updated: Int64(Date().timeIntervalSince1970),
-                                               items: items(cards, base: base), continuation: continuation))
+                                               items: items(cards, style: style), continuation: continuation))
     }
 
     /// A stream's page as Atom: each item's states and labels as categories of Google's
     /// scheme (`label="read"` is how a FeedHQ client learns an item is read).
-    private func atomStream(_ form: FormFields, stream: String, person: Int, base: String) async throws -> Response {
+    private func atomStream(_ form: FormFields, stream: String, person: Int, style: GoogleReader.ItemStyle) async throws -> Response {
         let (cards, continuation) = try await page(form, stream: stream, person: person)
         func date(_ seconds: Int64) -> String { RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds))) }
         func category(_ term: String) -> String {
@@ -340,7 +344,7 @@ extension FeedRoutes {
         xml += "<id>tag:google.com,2005:reader/\(XMLText.escape(stream))</id>\n<title>\(XMLText.escape(title(of: stream)))</title>\n"
         xml += "<updated>\(date(Int64(Date().timeIntervalSince1970)))</updated>\n"
         if let continuation { xml += "<gr:continuation>\(continuation)</gr:continuation>\n" }
-        for item in items(cards, base: base) {
+        for item in items(cards, style: style) {
             xml += "<entry>\n<id>\(item.id)</id>\n<title>\(XMLText.escape(item.title))</title>\n"
             xml += "<published>\(date(item.published))</published>\n<updated>\(date(item.updated))</updated>\n"
             for link in item.alternate { xml += #"<link rel="alternate" href="\#(XMLText.escape(link.href))" type="text/html"/>"# + "\n" }
@@ -384,14 +388,14 @@ extension FeedRoutes {
         return numbers.compactMap { found[$0] }
     }
 
-    private func itemContents(_ form: FormFields, person: Int, base: String) async throws -> Response {
+    private func itemContents(_ form: FormFields, person: Int, style: GoogleReader.ItemStyle) async throws -> Response {
         let store = try personStore(person)
         var cards: [(Card, KeptDates)] = []
         for id in try await cardIDs(form, store: store) {
             if let kept = try await store.card(id: id) { cards.append((kept.card, kept.dates)) }
         }
         return Self.json(GoogleReader.Contents(id: GoogleReader.readingList, title: config.feed.title,
-                                               updated: Int64(Date().timeIntervalSince1970), items: items(cards, base: base), continuation: nil))
+                                               updated: Int64(Date().timeIntervalSince1970), items: items(cards, style: style), continuation: nil))
     }
 
     /// `edit-tag`: `a=` adds and `r=` removes `…/read`, `…/starred` (and `…/kept-unread`,
