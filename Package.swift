@@ -243,6 +243,17 @@ let package = Package(
             ],
             resources: [.embedInCode("Templates")]
         ),
+        /// libxml2, as the machine has it (`libxml2-dev`): its HTML parser and XPath 1.0,
+        /// for the pages `plugin: html` reads. Foundation on Linux links the same library.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        /// A web page as a document to query: libxml2's HTML parser (its charset from the
+        /// header, the page or UTF-8), CSS selectors translated to XPath 1.0, and queries
+        /// bounded in work, so no page or pattern can stall a thread.
+        .target(name: "HTMLQuery", dependencies: ["FeedCore", "FeedSupport", "CLibXML2"]),
         /// The Google Reader API's vocabulary: streams, item ids in both forms, and the JSON
         /// shapes apps read; no HTTP.
         .target(
@@ -340,6 +351,7 @@ let package = Package(
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         /// The state seams' contract tests (cache, page memo, card store, reading marks,
         /// search index, accounts) on memory, SQLite and PostgreSQL, and their migrations.
+        .testTarget(name: "HTMLQueryTests", dependencies: ["HTMLQuery"]),
         .testTarget(name: "FeedStateTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite",
                                                              "FeedStatePostgres", "FeedEngine", "FeedSourceTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift"),
