@@ -17,6 +17,7 @@ let sourceModules: [SourceModule] = [
     SourceModule("Reqres", testFixtures: true),
     SourceModule("TargetDeals", testFixtures: true),
     SourceModule("WebFeed"),
+    SourceModule("WebPage", libraries: ["HTMLQuery"]),
 ]
 
 /// One source module's targets. A source module depends on FeedCore only (and on a

@@ -9,6 +9,7 @@ import ReqresFixture
 import SourceCatalogue
 import TargetDealsFixture
 import WebFeedFixture
+import WebPageFixture
 
 /// The catalogue's sources with their fixture routes, for the fixture server and the
 /// tests; `aggregate` does not link it. The list is ``SourceCatalogue/sources``: each

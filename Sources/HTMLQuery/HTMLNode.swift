@@ -43,6 +43,16 @@ public struct HTMLNode {
         return pieces.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
+    /// Every text under it as written, scripts' included (a JSON-LD `<script>`'s body).
+    public var rawText: String {
+        var pieces = ""
+        HTMLPage.walk(pointer) { node, _ in
+            if node.pointee.type == XML_TEXT_NODE || node.pointee.type == XML_CDATA_SECTION_NODE { pieces += Self.content(of: node) }
+            return .descend
+        }
+        return pieces
+    }
+
     /// Its children as HTML (what `innerHTML` gives), for the sanitizer to clean.
     public var innerHTML: String {
         guard pointer.pointee.type == XML_ELEMENT_NODE, let buffer = xmlBufferCreate() else { return text }

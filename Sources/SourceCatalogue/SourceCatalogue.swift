@@ -7,6 +7,7 @@ import LTK
 import Reqres
 import TargetDeals
 import WebFeed
+import WebPage
 
 /// The one list of built-in source modules, read by the command line, the fixture server
 /// and the tests (through `FixtureCatalogue`, which adds each one's fixture route). Adding a source: its folder under Plugins/ and its line here (with its
@@ -21,6 +22,7 @@ public enum SourceCatalogue {
         JSONAPISource.self,
         ExecSource.self,
         WebFeedSource.self,
+        WebPageSource.self,
     ]
 
     /// The shops' demo Sources.yml, as the repository ships it: `aggregate init --demo`.

@@ -1,12 +1,11 @@
-import FeedCore
-import FeedSupport
 import Foundation
 
 /// Feed dates as real feeds write them, read without ICU: RFC 822/1123 (`Tue, 10 Jun 2003
 /// 04:00:00 GMT`) with named zones, missing seconds, two-digit years and day names that
 /// do not match; and ISO 8601/RFC 3339 (`2003-12-13T18:30:02Z`), with or without a zone
-/// (none is read as UTC). Anything else is not a date: nil, never "now".
-enum FeedDates {
+/// (none is read as UTC). Anything else is not a date: nil, never "now". Shared by the
+/// sources that read dates from the web (feeds, pages).
+public enum FeedDates {
     static let zones: [String: Int] = [
         "UT": 0, "UTC": 0, "GMT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
         "PST": -8, "PDT": -7, "CET": 1, "CEST": 2, "BST": 1, "IST": 5, "JST": 9, "AEST": 10, "AEDT": 11,
@@ -15,7 +14,7 @@ enum FeedDates {
 
     // Read on UTF-8 bytes: every card has a date, and splitting it into `String`s of
     // `Character`s cost more than the rest of its mapping.
-    static func date(_ text: String) -> Date? {
+    public static func date(_ text: String) -> Date? {
         let bytes = Array(HTMLText.trimmed(text).utf8)
         guard let first = bytes.first else { return nil }
         if isDigit(first), bytes.count >= 10, bytes[4] == UInt8(ascii: "-") {

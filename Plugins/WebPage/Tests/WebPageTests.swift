@@ -1,0 +1,18 @@
+import FeedCore
+import FeedSourceTesting
+import Foundation
+import Testing
+@testable import WebPage
+
+@Suite struct WebPageTests {
+    @Test func prices() {
+        #expect(PriceText.parse("£1,299.00", currency: nil) == Price(amount: 1299, currency: "GBP", display: "£1,299.00"))
+        #expect(PriceText.parse("1.299,00 €", currency: nil)?.amount == 1299)
+        #expect(PriceText.parse("24,50 €", currency: nil) == Price(amount: Decimal(string: "24.5")!, currency: "EUR", display: "24,50 €"))
+        #expect(PriceText.parse("EUR 12,50", currency: nil)?.currency == "EUR")
+        #expect(PriceText.parse("1 299 kr", currency: "SEK") == Price(amount: 1299, currency: "SEK", display: "1 299 kr"))
+        #expect(PriceText.parse("$5", currency: nil) == Price(amount: 5, currency: "USD", display: "$5"))
+        #expect(PriceText.parse("1,299", currency: "USD")?.amount == 1299)
+        #expect(PriceText.parse("Sold out", currency: "USD") == nil)
+    }
+}
