@@ -8,7 +8,7 @@ import HTMLQuery
 /// (JSON-LD, microdata, OpenGraph) makes the cards — a shop's product page becomes one
 /// card with its price. `next:` walks further pages, on the same host, under the usual
 /// budgets. Pages are read by libxml2's HTML parser (``HTMLPage``), in their charset.
-public struct WebPageSource: FeedSource {
+public struct WebPageSource: PageSource {
     public static let plugin = "html"
 
     /// Hand-written pages in the shapes real sites have (Snapshots/README.md says which);

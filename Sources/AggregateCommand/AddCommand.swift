@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedConfig
 import FeedCore
 import FeedEngine
+import FeedFormats
 import FeedSupport
 import Foundation
 #if canImport(Glibc)
@@ -11,7 +12,9 @@ import Darwin
 #endif
 
 /// `aggregate add URL`: a feed, or a web page that advertises one, as a new `plugin: feed`
-/// entry at the end of Sources.yml, through the same checked writer as `import`.
+/// entry at the end of Sources.yml, through the same checked writer as `import`; a page
+/// that advertises none but describes itself (JSON-LD, microdata, OpenGraph) is offered as
+/// a `plugin: html` source, with the first cards it would make.
 struct AddCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
@@ -19,8 +22,11 @@ struct AddCommand: ContextCommand {
         discussion: """
             The URL is fetched once. A feed (RSS, Atom, JSON Feed) is added under an id made from its title; a \
             web page is searched for the feeds it advertises (<link rel="alternate">): one is added, several are \
-            listed to choose from (on a terminal you are asked; elsewhere pass --pick N). A URL already configured \
-            adds nothing. The file keeps its text and comments; the entry is checked before it is written.
+            listed to choose from (on a terminal you are asked; elsewhere pass --pick N). A page with no feed whose \
+            structured data (JSON-LD, microdata, OpenGraph) makes cards — a shop's product page — is offered as a \
+            `plugin: html` source with the first cards it would make (on a terminal you are asked; elsewhere pass \
+            --html). A URL already configured adds nothing. The file keeps its text and comments; the entry is \
+            checked before it is written.
             """)
 
     @Argument(help: ArgumentHelp("The feed's URL, or a web page that links to its feed.", valueName: "url"))
@@ -37,6 +43,9 @@ struct AddCommand: ContextCommand {
 
     @Option(help: ArgumentHelp("Of the feeds a page advertises, take the Nth (as listed).", valueName: "n"))
     var pick: Int?
+
+    @Flag(help: "Add a page with no feed as a plugin: html source, by its structured data.")
+    var html = false
 
     @Flag(help: "Print the entry instead of adding it.")
     var dryRun = false
@@ -76,6 +85,10 @@ struct AddCommand: ContextCommand {
             found = try await FeedFinder(plugin: plugin, http: http).find(address) { feeds, page in try choose(from: feeds, page: page, sources: sources) }
             await http.shutdown()
         } catch let failure as FeedFinder.Failure {
+            if case .notAFeed(let page, _) = failure, let cards = await pageCards(page, http: http, registry: context.registry), !cards.isEmpty {
+                await http.shutdown()
+                return try offerPage(page, cards: cards, sources: sources, context: context)
+            }
             await http.shutdown()
             Terminal.writeError("aggregate: add: \(failure)")
             if case .notAFeed = failure { throw ExitStatus.usage.code }
@@ -98,6 +111,45 @@ struct AddCommand: ContextCommand {
         }
         try sources.addReporting([entry])
         Terminal.writeError("aggregate: added \(newID)\(title.map { " (\($0))" } ?? "") to \(sources.config.file): \(found.url.redactedString)")
+    }
+
+    /// The cards a ``PageSource`` without options makes of `page` (nil when none does).
+    private func pageCards(_ page: URL, http: LiveHTTPTransport, registry: SourceRegistry) async -> [Card]? {
+        guard let type = registry.types.lazy.compactMap({ $0 as? any PageSource.Type }).first else { return nil }
+        let settings = SourceSettings(id: "page", url: page, options: nil, environment: [:], json: JSONBody.tape)
+        guard let source = try? type.init(settings: settings, http: TimedTransport(live: http, timeout: FeedFinder.timeout)) else { return nil }
+        return try? await source.page(after: nil).cards
+    }
+
+    /// Shows what `page` would give as a `plugin: html` source and adds it: with `--html`,
+    /// or when the person at the terminal says so.
+    private func offerPage(_ page: URL, cards: [Card], sources: SourcesFile, context: CommandContext) throws {
+        var offer = "\(page.redactedString) advertises no feed, but describes itself: a plugin: html source would make \(cards.count) card\(cards.count == 1 ? "" : "s")"
+        for card in cards.prefix(3) {
+            offer += "\n  \(TerminalText.safe(card.title))" + (card.price.map { " — \(TerminalText.safe($0.label))" } ?? "")
+        }
+        if cards.count > 3 { offer += "\n  …" }
+        Terminal.writeError("aggregate: add: " + offer)
+        guard let plugin = context.registry.types.lazy.compactMap({ $0 as? any PageSource.Type }).first else { return }
+        var accepted = html
+        if !accepted {
+            guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
+                Terminal.writeError("aggregate: add: pass --html to add it as a web-page source (nothing was added)")
+                throw ExitStatus.usage.code
+            }
+            FileHandle.standardError.write(Data("Add it as a web-page source? [y/N] ".utf8))
+            accepted = readLine()?.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y") == true
+            guard accepted else { return }
+        }
+        let title = name ?? (cards.count == 1 ? cards[0].title : nil)
+        let newID = id ?? SourcesFileEdit.id(from: title ?? page.host ?? "page", taken: Set(sources.config.sources.map(\.id)))
+        let entry = NewSourceEntry(id: newID, name: title, plugin: plugin.plugin, url: page, tags: tags, comment: "a web page, by its structured data")
+        if dryRun {
+            context.stdout.write(sources.yaml(for: [entry]))
+            return
+        }
+        try sources.addReporting([entry])
+        Terminal.writeError("aggregate: added \(newID)\(title.map { " (\(TerminalText.safe($0)))" } ?? "") to \(sources.config.file): \(page.redactedString)")
     }
 
     /// One of the feeds a page advertises: the only one, the `--pick`ed one, or the one
@@ -128,5 +180,15 @@ struct AddCommand: ContextCommand {
                 return feeds[number - 1]
             }
         }
+    }
+}
+
+/// The live transport with one timeout, as a source's transport.
+private struct TimedTransport: HTTPTransport {
+    let live: LiveHTTPTransport
+    let timeout: Double
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await live.send(request, timeout: timeout)
     }
 }

@@ -34,3 +34,8 @@ public struct AdvertisedFeed: Sendable, Hashable {
         self.title = title
     }
 }
+
+/// A source that makes cards of any web page with no options, from what the page says of
+/// itself (`plugin: html` and its structured data): `aggregate add URL` offers it for a
+/// page that advertises no feed.
+public protocol PageSource: FeedSource {}

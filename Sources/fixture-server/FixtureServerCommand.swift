@@ -36,6 +36,10 @@ struct FixtureServerCommand: AsyncParsableCommand {
                                valueName: "N"))
     var feeds = 0
 
+    @Option(help: ArgumentHelp("Also serve N made-up shop list pages of 100 items on /pages/0.html … (for the html benchmark).",
+                               valueName: "N"))
+    var pages = 0
+
     @Option(help: ArgumentHelp("Entries in each made-up feed of --feeds (for the card store's million-card benchmark).", valueName: "N"))
     var feedEntries = FeedFarm.entriesPerFeed
 
@@ -46,6 +50,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         guard (0...300_000).contains(feedWords) else { throw ValidationError("--feed-words must be between 0 and 300000, got \(feedWords)") }
         guard (1...100_000).contains(scale) else { throw ValidationError("--scale must be between 1 and 100000, got \(scale)") }
         guard (0...100_000).contains(feeds) else { throw ValidationError("--feeds must be between 0 and 100000, got \(feeds)") }
+        guard (0...10_000).contains(pages) else { throw ValidationError("--pages must be between 0 and 10000, got \(pages)") }
         guard (1...100_000).contains(feedEntries) else { throw ValidationError("--feed-entries must be between 1 and 100000, got \(feedEntries)") }
     }
 
@@ -69,8 +74,10 @@ struct FixtureServerCommand: AsyncParsableCommand {
         let sources = FixtureCatalogue.sources
         let standard = FixtureServer.standard(sources, control: FixtureControl(scenarios: scenarios),
                                               options: FixtureOptions(requiredKeys: keys), scale: scale)
-        let server = feeds == 0 ? standard
-            : FixtureServer(upstreams: standard.upstreams + [FeedFarm(count: feeds, entries: feedEntries, vocabulary: feedWords)], control: standard.control, scale: scale)
+        var farms: [any FixtureUpstream] = []
+        if feeds > 0 { farms.append(FeedFarm(count: feeds, entries: feedEntries, vocabulary: feedWords)) }
+        if pages > 0 { farms.append(PageFarm(count: pages)) }
+        let server = farms.isEmpty ? standard : FixtureServer(upstreams: standard.upstreams + farms, control: standard.control, scale: scale)
         let sourcesFile = writeSources
         try await server.run(port: port) { bound in
             if let sourcesFile, let base = URL(string: "http://127.0.0.1:\(bound)") {

@@ -121,4 +121,37 @@ import Testing
             #expect(try workspace.read("Sources.yml") == Self.sourcesYml)
         }
     }
+
+    /// A shop's page with no feed but structured data (issue 63): offered as a `plugin:
+    /// html` source with the cards it would make; added with `--html`, not without.
+    @Test func aPageThatDescribesItselfIsOfferedAsAnHTMLSource() async throws {
+        try await Self.withServer { base, server, workspace in
+            let offered = try await workspace.aggregate("add", "\(base)/page/shop.html")
+            #expect(offered.status == 2)
+            #expect(offered.stderrLines == [
+                "aggregate: add: \(base)/page/shop.html advertises no feed, but describes itself: a plugin: html source would make 3 cards",
+                "  Quiet 45 dishwasher — £1299.00", "  Compact 60 dishwasher — £649.00", "  Kettle à la carte — €24.50",
+                "aggregate: add: pass --html to add it as a web-page source (nothing was added)",
+            ])
+            #expect(try workspace.read("Sources.yml") == Self.sourcesYml)
+            let added = try await workspace.aggregate("add", "\(base)/page/product.html", "--html")
+            #expect(added.status == 0)
+            #expect(added.stderrLines.last == "aggregate: added quiet-45-dishwasher (Quiet 45 dishwasher) to Sources.yml: \(base)/page/product.html")
+            #expect(try workspace.read("Sources.yml") == Self.sourcesYml + """
+
+                  - id: quiet-45-dishwasher   # a web page, by its structured data
+                    name: "Quiet 45 dishwasher"
+                    plugin: html
+                    url: "\(base)/page/product.html"
+
+                """)
+            let cards = try await workspace.aggregate("--source", "quiet-45-dishwasher", "--format", "jsonl")
+            #expect(cards.stdout.contains(#""price":{"amount":1249.5,"currency":"GBP"}"#), "\(cards.stdout)\(cards.stderr)")
+            // A page that neither names a feed nor describes itself is refused as before.
+            let neither = try await workspace.aggregate("add", "\(base)/page/table.html", "--html")
+            #expect(neither.status == 2)
+            #expect(neither.stderrLines == ["aggregate: add: \(base)/page/table.html is not a feed: it is a web page that names no feed (no <link rel=\"alternate\"> to RSS, Atom or JSON Feed)"])
+            _ = server
+        }
+    }
 }
