@@ -13,6 +13,10 @@ public final class HTMLPage {
     /// Work left for this page's queries (libxml2's XPath operations): every query spends
     /// from it, so no selector nor page can keep a thread past it.
     var budget: UInt
+    /// One XPath context for the page's queries, and each query compiled once for it: a
+    /// list page asks the same six queries of a hundred items.
+    private var xpathContext: xmlXPathContextPtr?
+    private var compiled: [String: xmlXPathCompExprPtr] = [:]
 
     /// Elements a page may hold: past these it is refused, not read.
     public static let mostElements = 500_000
@@ -66,7 +70,25 @@ public final class HTMLPage {
     }
 
     deinit {
+        for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
+        if let xpathContext { xmlXPathFreeContext(xpathContext) }
         xmlFreeDoc(document)
+    }
+
+    /// The page's XPath context (its errors kept off stderr), made on first use.
+    func context() -> xmlXPathContextPtr? {
+        if let xpathContext { return xpathContext }
+        xpathContext = xmlXPathNewContext(document)
+        xpathContext?.pointee.error = HTMLQuery.ignoreError
+        return xpathContext
+    }
+
+    /// `xpath` compiled for this page's context, once.
+    func compiledExpression(_ xpath: String) -> xmlXPathCompExprPtr? {
+        if let expression = compiled[xpath] { return expression }
+        guard let context = context(), let expression = xmlXPathCtxtCompile(context, xpath) else { return nil }
+        compiled[xpath] = expression
+        return expression
     }
 
     /// The document's root element.

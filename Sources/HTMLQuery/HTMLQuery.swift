@@ -91,13 +91,10 @@ public struct HTMLQuery: Sendable, Equatable, CustomStringConvertible {
 
     private func evaluate(_ xpath: String, under node: HTMLNode) throws(Failure) -> [HTMLNode] {
         let page = node.page
-        guard let context = xmlXPathNewContext(page.document) else { throw .failed(text) }
-        defer { xmlXPathFreeContext(context) }
+        guard let context = page.context(), let compiled = page.compiledExpression(xpath) else { throw .failed(text) }
         context.pointee.node = node.pointer
-        context.pointee.error = Self.ignoreError
+        context.pointee.opCount = 0
         context.pointee.opLimit = min(Self.mostWork, page.budget)
-        guard let compiled = xmlXPathCtxtCompile(context, xpath) else { throw .failed(text) }
-        defer { xmlXPathFreeCompExpr(compiled) }
         let result = xmlXPathCompiledEval(compiled, context)
         page.budget -= min(page.budget, context.pointee.opCount)
         guard let result else {
@@ -111,7 +108,7 @@ public struct HTMLQuery: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// libxml2's errors are kept off stderr: a query that fails says so as a ``Failure``.
-    private static let ignoreError: xmlStructuredErrorFunc = { _, _ in }
+    static let ignoreError: xmlStructuredErrorFunc = { _, _ in }
 
     /// Why libxml2 cannot compile `xpath`, nil when it can.
     static func compileProblem(_ xpath: String) -> String? {
