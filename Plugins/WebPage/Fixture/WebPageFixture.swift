@@ -118,7 +118,7 @@ extension WebPageSource: BuiltinSource {
         FixtureSourceEntry(id: "page-blog", plugin: plugin, path: "/page/blog.html", route: "page", extraYAML: """
                 enabled: false
                 options:
-                  item: "article.post"
+                  item: "article.post:not(.ad)"
                   title: "h2 a"
                   link: "h2 a @href"
                   date: "time @datetime"
