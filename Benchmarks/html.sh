@@ -30,8 +30,8 @@ base=$(sed -n 's/^listening on //p' "$work/server.log")
 } > "$work/Pages.yml"
 agg="$bin/aggregate --config $work/Pages.yml --all --format jsonl"
 $agg --no-record --state-dir "$(mktemp -d -p "$work")" | jq -r .id | sort > "$work/ids-aggregate"
-"$work/venv/bin/python" Benchmarks/peers/pages_lxml.py "$base" "$pages" | jq -r .id | sort > "$work/ids-lxml"
-"$work/venv/bin/python" Benchmarks/peers/pages_selectolax.py "$base" "$pages" | jq -r .id | sort > "$work/ids-selectolax"
+"$work/venv/bin/python" Benchmarks/peers/pages.py lxml "$base" "$pages" | jq -r .id | sort > "$work/ids-lxml"
+"$work/venv/bin/python" Benchmarks/peers/pages.py selectolax "$base" "$pages" | jq -r .id | sort > "$work/ids-selectolax"
 same="the same $(wc -l < "$work/ids-aggregate") item ids"
 cmp -s "$work/ids-aggregate" "$work/ids-lxml" || same="DIFFERENT item ids from lxml ($(wc -l < "$work/ids-aggregate") against $(wc -l < "$work/ids-lxml"))"
 cmp -s "$work/ids-aggregate" "$work/ids-selectolax" || same="$same; DIFFERENT from selectolax ($(wc -l < "$work/ids-selectolax"))"
@@ -44,8 +44,8 @@ table="$work/table.md"
     echo
     python3 Benchmarks/measure.py "$runs" \
         "aggregate --all --no-record=$agg --no-record --state-dir \$(mktemp -d -p $work)" \
-        "python3 peers/pages_lxml.py (lxml + cssselect)=$work/venv/bin/python Benchmarks/peers/pages_lxml.py $base $pages" \
-        "python3 peers/pages_selectolax.py (selectolax)=$work/venv/bin/python Benchmarks/peers/pages_selectolax.py $base $pages" \
+        "python3 peers/pages.py lxml (lxml + cssselect)=$work/venv/bin/python Benchmarks/peers/pages.py lxml $base $pages" \
+        "python3 peers/pages.py selectolax=$work/venv/bin/python Benchmarks/peers/pages.py selectolax $base $pages" \
         "aggregate --all (recording into the card store)=$agg --state-dir \$(mktemp -d -p $work)"
 } > "$table"
 cat "$table"
