@@ -84,6 +84,7 @@ public struct SQLiteDigestStore: DigestStore {
             }
             try db.drop(table: "digest_delivery")
         }
+        SQLiteStateDirectory.dropsFirstSeenLog(&migrator)
         return SQLiteSchema(name: "digests", migrator: migrator)
     }()
 

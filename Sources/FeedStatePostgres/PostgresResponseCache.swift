@@ -35,6 +35,9 @@ public struct PostgresResponseCache: ResponseCache, PageMemoStore {
         ]),
         // What each body holds (CachedResponse.digest): listings are named by it.
         .init("3: body digests", ["ALTER TABLE http_cache ADD COLUMN digest text"]),
+        // The first-seen log of migration 1: the card store keeps first seen now, and the
+        // log only grew.
+        .init("4: the first-seen log dropped", ["DROP TABLE IF EXISTS first_seen"]),
     ])
 
     /// Creates the tables this module owns, if another host has not.

@@ -47,6 +47,7 @@ public struct SQLiteAccounts: AccountStore {
             // When each token last signed a request in (`aggregate user tokens`).
             try db.execute(sql: "ALTER TABLE account_token ADD COLUMN last_used REAL")
         }
+        SQLiteStateDirectory.dropsFirstSeenLog(&migrator)
         return SQLiteSchema(name: "accounts", migrator: migrator)
     }()
 

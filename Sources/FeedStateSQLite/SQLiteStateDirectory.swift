@@ -70,6 +70,16 @@ public final class SQLiteStateDirectory: Sendable {
         self.notices = notices
     }
 
+    /// Registers, after `migrator`'s own, the removal of the first-seen log earlier versions
+    /// kept in `state.sqlite` (the card store keeps first seen now; the log only grew). Each
+    /// schema of that file registers it under one identifier, so whichever migrates first
+    /// drops the table and the others find it done.
+    public static func dropsFirstSeenLog(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("state: the first-seen log dropped") { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS first_seen")
+        }
+    }
+
     /// `state.sqlite` with `schema`'s tables migrated. A damaged file throws
     /// ``SQLiteStateError/damaged(path:reason:)`` and is left untouched: it is the only
     /// record of what was already reported.

@@ -64,4 +64,28 @@ import Testing
         }
         #expect(left == ["page page b", "page body page b"])
     }
+
+    /// The first-seen log an earlier version kept in `state.sqlite` (issue 60: the card
+    /// store keeps first seen) is dropped when the file is next opened.
+    @Test func theOldFirstSeenLogIsDropped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-state-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("state.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE first_seen (card_id TEXT PRIMARY KEY, seen_at DOUBLE NOT NULL);
+                INSERT INTO first_seen VALUES ('shop:a', 1800000000);
+                """)
+        }
+        try queue.close()
+        let state = try await EngineState.open(.directory(directory), connections: .one)
+        #expect(try await state.accounts.accounts().isEmpty)
+        await state.close()
+        let tables = try await DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'first_seen'")
+        }
+        #expect(tables.isEmpty)
+    }
 }
