@@ -2,9 +2,10 @@ import FeedCore
 import Foundation
 
 /// A price as a page shows it — `£1,299.00`, `1.299,00 €`, `EUR 12,50`, `$5`, `1 299 kr` —
-/// as an exact amount and a currency: the symbol or ISO code it carries, else the source's
-/// `currency:`. The decimal separator is told from the digits: the last of `.` and `,`
-/// when both appear, else one followed by exactly three digits groups thousands.
+/// as an exact amount and a currency: the symbol it carries, else an ISO 4217 code written
+/// beside it, else the source's `currency:` ("NEW £5" is pounds: a shouting word is no
+/// code). The decimal separator is told from the digits: the last of `.` and `,` when both
+/// appear, else one followed by exactly three digits groups thousands.
 enum PriceText {
     static let symbols: [(String, String)] = [("US$", "USD"), ("£", "GBP"), ("€", "EUR"), ("$", "USD"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW")]
 
@@ -13,12 +14,14 @@ enum PriceText {
         return Price(amount: amount, currency: currency(in: text) ?? fallback, display: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// The ISO code or symbol in `text`.
+    /// The symbol in `text`, else the first word that is an ISO 4217 code.
     static func currency(in text: String) -> String? {
-        let letters = text.split { !$0.isLetter }.map(String.init)
-        if let code = letters.first(where: { $0.count == 3 && $0.allSatisfy(\.isUppercase) && $0.allSatisfy(\.isASCII) }) { return code }
-        return symbols.first { text.contains($0.0) }?.1
+        if let symbol = symbols.first(where: { text.contains($0.0) }) { return symbol.1 }
+        return text.split { !$0.isLetter }.lazy.map(String.init).first { isoCodes.contains($0) }
     }
+
+    /// The codes ISO 4217 lists today, as Foundation knows them.
+    static let isoCodes = Set(Locale.Currency.isoCurrencies.map(\.identifier))
 
     /// The first number in `text`, its separators read as above.
     static func amount(in text: String) -> Decimal? {

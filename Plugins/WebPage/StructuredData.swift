@@ -17,6 +17,26 @@ struct StructuredData {
     static let articleTypes: Set<String> = ["Article", "NewsArticle", "BlogPosting", "Report", "TechArticle", "ScholarlyArticle"]
     static let productTypes: Set<String> = ["Product", "ProductGroup", "IndividualProduct"]
 
+    /// The queries this reader asks of every page, read once.
+    static let linkedDataScripts = query("//script[@type='application/ld+json']")
+    static let microdataScopes = query("//*[@itemscope and @itemtype]")
+    static let metaTags = query("//meta[@property or @name]")
+    static let microdataProperties: [String: HTMLQuery] = Dictionary(uniqueKeysWithValues: [
+        "headline", "name", "url", "price", "priceCurrency", "sku", "gtin13", "description", "image", "datePublished",
+    ].compactMap { name in query(".//*[@itemprop='\(name)']").map { (name, $0) } })
+
+    /// A fixed XPath of ours; nil (and so nothing found) only if libxml2 could not read it,
+    /// which the tests would show.
+    private static func query(_ xpath: String) -> HTMLQuery? {
+        try? HTMLQuery("xpath:" + xpath)
+    }
+
+    /// The nodes a fixed query finds under `node` (none when it cannot be answered).
+    private static func select(_ query: HTMLQuery?, under node: HTMLNode) -> [HTMLNode] {
+        guard let query else { return [] }
+        return (try? node.select(query)) ?? []
+    }
+
     /// The cards, and which kind of data made them (nil when the page has none).
     func cards(under root: HTMLNode) -> (cards: [Card], from: String)? {
         let linked = fromJSONLD(root)
@@ -30,7 +50,7 @@ struct StructuredData {
     // MARK: - JSON-LD
 
     func fromJSONLD(_ root: HTMLNode) -> [Card] {
-        let scripts = (try? root.select(HTMLQuery("xpath://script[@type='application/ld+json']"))) ?? []
+        let scripts = Self.select(Self.linkedDataScripts, under: root)
         var objects: [[String: JSONValue]] = []
         for script in scripts {
             guard let value = try? json.decode(JSONValue.self, from: Data(script.rawText.utf8)) else { continue }
@@ -132,14 +152,14 @@ struct StructuredData {
     // MARK: - Microdata
 
     func fromMicrodata(_ root: HTMLNode) -> [Card] {
-        let scopes = (try? root.select(HTMLQuery("xpath://*[@itemscope and @itemtype]"))) ?? []
+        let scopes = Self.select(Self.microdataScopes, under: root)
         var seen = Set<String>()
         return scopes.compactMap { scope -> Card? in
             let types = Self.types(.string(scope.attribute("itemtype") ?? ""))
             let isProduct = !types.isDisjoint(with: Self.productTypes)
             guard isProduct || !types.isDisjoint(with: Self.articleTypes) else { return nil }
             func property(_ name: String) -> String? {
-                guard let node = try? scope.select(HTMLQuery("xpath:.//*[@itemprop='\(name)']")).first else { return nil }
+                guard let node = Self.select(Self.microdataProperties[name], under: scope).first else { return nil }
                 let value = node.attribute("content") ?? node.attribute("href") ?? node.attribute("src") ?? node.attribute("datetime") ?? node.text
                 return value.isEmpty ? nil : value
             }
@@ -161,7 +181,7 @@ struct StructuredData {
     // MARK: - OpenGraph
 
     func fromOpenGraph(_ root: HTMLNode) -> Card? {
-        let metas = (try? root.select(HTMLQuery("xpath://meta[@property or @name]"))) ?? []
+        let metas = Self.select(Self.metaTags, under: root)
         var properties: [String: String] = [:]
         for meta in metas {
             guard let name = (meta.attribute("property") ?? meta.attribute("name"))?.lowercased(), let content = meta.attribute("content"),

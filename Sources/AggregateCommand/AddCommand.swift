@@ -85,9 +85,9 @@ struct AddCommand: ContextCommand {
             found = try await FeedFinder(plugin: plugin, http: http).find(address) { feeds, page in try choose(from: feeds, page: page, sources: sources) }
             await http.shutdown()
         } catch let failure as FeedFinder.Failure {
-            if case .notAFeed(let page, _) = failure, let cards = await pageCards(page, http: http, registry: context.registry), !cards.isEmpty {
+            if case .notAFeed(let page, _) = failure, let described = await pageCards(page, http: http, registry: context.registry) {
                 await http.shutdown()
-                return try offerPage(page, cards: cards, sources: sources, context: context)
+                return try offerPage(page, as: described.plugin, cards: described.cards, sources: sources, context: context)
             }
             await http.shutdown()
             Terminal.writeError("aggregate: add: \(failure)")
@@ -113,24 +113,25 @@ struct AddCommand: ContextCommand {
         Terminal.writeError("aggregate: added \(newID)\(title.map { " (\($0))" } ?? "") to \(sources.config.file): \(found.url.redactedString)")
     }
 
-    /// The cards a ``PageSource`` without options makes of `page` (nil when none does).
-    private func pageCards(_ page: URL, http: LiveHTTPTransport, registry: SourceRegistry) async -> [Card]? {
+    /// The ``PageSource`` plugin and the cards it makes of `page` without options (nil when
+    /// this build has none, or it makes no card).
+    private func pageCards(_ page: URL, http: LiveHTTPTransport, registry: SourceRegistry) async -> (plugin: any PageSource.Type, cards: [Card])? {
         guard let type = registry.types.lazy.compactMap({ $0 as? any PageSource.Type }).first else { return nil }
         let settings = SourceSettings(id: "page", url: page, options: nil, environment: [:], json: JSONBody.tape)
-        guard let source = try? type.init(settings: settings, http: TimedTransport(live: http, timeout: FeedFinder.timeout)) else { return nil }
-        return try? await source.page(after: nil).cards
+        guard let source = try? type.init(settings: settings, http: TimedTransport(live: http, timeout: FeedFinder.timeout)),
+              let cards = try? await source.page(after: nil).cards, !cards.isEmpty else { return nil }
+        return (type, cards)
     }
 
     /// Shows what `page` would give as a `plugin: html` source and adds it: with `--html`,
     /// or when the person at the terminal says so.
-    private func offerPage(_ page: URL, cards: [Card], sources: SourcesFile, context: CommandContext) throws {
+    private func offerPage(_ page: URL, as plugin: any PageSource.Type, cards: [Card], sources: SourcesFile, context: CommandContext) throws {
         var offer = "\(page.redactedString) advertises no feed, but describes itself: a plugin: html source would make \(cards.count) card\(cards.count == 1 ? "" : "s")"
         for card in cards.prefix(3) {
             offer += "\n  \(TerminalText.safe(card.title))" + (card.price.map { " — \(TerminalText.safe($0.label))" } ?? "")
         }
         if cards.count > 3 { offer += "\n  …" }
         Terminal.writeError("aggregate: add: " + offer)
-        guard let plugin = context.registry.types.lazy.compactMap({ $0 as? any PageSource.Type }).first else { return }
         var accepted = html
         if !accepted {
             guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {

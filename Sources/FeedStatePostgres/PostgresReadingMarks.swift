@@ -96,18 +96,19 @@ extension PostgresCardStore: ReadingMarkStore {
 
     public func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64] {
         guard !sources.isEmpty else { return [] }
-        let query: PostgresQuery = switch filter {
-        case .unread: """
+        let query: PostgresQuery
+        switch filter {
+        case .unread:
+            query = """
             SELECT card.number FROM card LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
             WHERE card.user_id = \(StoreUser.default) AND reading.read_at IS NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
             """
-        case .read: """
+        case .read, .starred:
+            // A mark's own column: both are constants of ours, never input.
+            let markedAt = filter == .read ? "read_at" : "starred_at"
+            query = """
             SELECT card.number FROM card_reading reading JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id
-            WHERE reading.user_id = \(person) AND reading.read_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
-            """
-        case .starred: """
-            SELECT card.number FROM card_reading reading JOIN card ON card.user_id = \(StoreUser.default) AND card.id = reading.id
-            WHERE reading.user_id = \(person) AND reading.starred_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
+            WHERE reading.user_id = \(person) AND reading.\(unescaped: markedAt) IS NOT NULL AND card.source = ANY(\(sources)::text[]) ORDER BY card.number
             """
         }
         return try await migrated().query(query).map { try $0.decode(Int64.self) }

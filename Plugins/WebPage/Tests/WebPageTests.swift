@@ -14,5 +14,18 @@ import Testing
         #expect(PriceText.parse("$5", currency: nil) == Price(amount: 5, currency: "USD", display: "$5"))
         #expect(PriceText.parse("1,299", currency: "USD")?.amount == 1299)
         #expect(PriceText.parse("Sold out", currency: "USD") == nil)
+        // A symbol is the currency even after a word in capitals; a word is a code only if ISO lists it.
+        #expect(PriceText.parse("NEW £5", currency: nil) == Price(amount: 5, currency: "GBP", display: "NEW £5"))
+        #expect(PriceText.parse("SALE 12.50", currency: "CHF")?.currency == "CHF")
+        #expect(PriceText.parse("NOW 12.50 CHF", currency: nil)?.currency == "CHF")
+    }
+
+    /// The structured-data reader's fixed queries are read once; one libxml2 could not
+    /// read would find nothing on every page.
+    @Test func structuredDataQueriesAreRead() {
+        #expect(StructuredData.linkedDataScripts != nil)
+        #expect(StructuredData.microdataScopes != nil)
+        #expect(StructuredData.metaTags != nil)
+        #expect(StructuredData.microdataProperties.count == 10)
     }
 }

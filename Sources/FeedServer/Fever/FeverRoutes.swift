@@ -40,7 +40,8 @@ extension FeedRoutes {
         }
         let person = context.person
         let (cards, personal) = (store.reading(as: person), marks.marks(of: person))
-        let catalog = Fever.Catalog(self.catalog, base: pageBase(request))
+        let base = pageBase(request)
+        let catalog = Fever.Catalog(self.catalog, base: base)
         let ages = await health.ages
         let now = Date()
         do {
@@ -71,7 +72,6 @@ extension FeedRoutes {
                     span = .after(0)
                 }
                 let kept = try await cards.cards(numbered: span, of: catalog.sources, limit: Fever.itemsPerAnswer)
-                let base = pageBase(request)
                 answer.items = kept.compactMap { card in
                     catalog.feedID(of: card.card.source).map { Fever.Item(card, feedID: $0, pageBase: base) }
                 }

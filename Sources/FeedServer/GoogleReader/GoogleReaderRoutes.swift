@@ -379,21 +379,29 @@ extension FeedRoutes {
         return Self.json(GoogleReader.ItemRefs(itemRefs: refs, continuation: continuation))
     }
 
-    /// The card ids of the request's `i=` items, in either form; unknown ones are left out.
-    private func cardIDs(_ form: FormFields, store: any CardStore) async throws -> [String] {
+    /// The numbers of the request's `i=` items, in either form, in the request's order.
+    private func itemNumbers(_ form: FormFields) throws(APIError) -> [Int64] {
         let items = form.getAll("i")
         guard items.count <= 10_000 else { throw APIError(status: .badRequest, text: "at most 10000 items at once") }
-        let numbers = items.compactMap(GoogleReader.number(ofItem:))
+        return items.compactMap(GoogleReader.number(ofItem:))
+    }
+
+    /// The card ids of the request's `i=` items; unknown ones are left out.
+    private func cardIDs(_ form: FormFields, store: any CardStore) async throws -> [String] {
+        let numbers = try itemNumbers(form)
         let found = try await store.ids(ofNumbers: numbers)
         return numbers.compactMap { found[$0] }
     }
 
+    /// The `i=` items of the person's subscriptions, in the request's order, read in one
+    /// query of the number index.
     private func itemContents(_ form: FormFields, person: Int, style: GoogleReader.ItemStyle) async throws -> Response {
         let store = try personStore(person)
-        var cards: [(Card, KeptDates)] = []
-        for id in try await cardIDs(form, store: store) {
-            if let kept = try await store.card(id: id) { cards.append((kept.card, kept.dates)) }
-        }
+        var seen = Set<Int64>()
+        let numbers = try itemNumbers(form).filter { seen.insert($0).inserted }
+        let kept = try await store.cards(numbered: .among(numbers), of: sources(of: .readingList), limit: numbers.count)
+        let byNumber = Dictionary(kept.map { ($0.dates.number, $0) }, uniquingKeysWith: { first, _ in first })
+        let cards = numbers.compactMap { byNumber[$0] }.map { ($0.card, $0.dates) }
         return Self.json(GoogleReader.Contents(id: GoogleReader.readingList, title: config.feed.title,
                                                updated: Int64(Date().timeIntervalSince1970), items: items(cards, style: style), continuation: nil))
     }
