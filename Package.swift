@@ -122,7 +122,7 @@ let package = Package(
         /// The output formats: JSON Lines, text, CSV/TSV, Atom, RSS, JSON Feed.
         .target(name: "FeedFormats", dependencies: ["FeedCore", "FeedSupport"]),
         /// Sources.yml: loading, validation with positions, filter rules, edits, OPML.
-        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedSupport", "FeedFormats", .product(name: "Yams", package: "Yams"),
+        .target(name: "FeedConfig", dependencies: ["FeedCore", "FeedSupport", "FeedFormats", "HTMLQuery", .product(name: "Yams", package: "Yams"),
                                                    .product(name: "Crypto", package: "swift-crypto"),
                                                    .product(name: "SystemPackage", package: "swift-system")]),
         /// The state seams (response cache, page memo, first-seen log, leases), their
@@ -160,6 +160,7 @@ let package = Package(
             name: "FeedEngine",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres",
+                "HTMLQuery", "ArticleExtraction",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -255,6 +256,9 @@ let package = Package(
         /// header, the page or UTF-8), CSS selectors translated to XPath 1.0, and queries
         /// bounded in work, so no page or pattern can stall a thread.
         .target(name: "HTMLQuery", dependencies: ["FeedCore", "FeedSupport", "CLibXML2"]),
+        /// The article on a page (`full_content:`): a selector's match, or JSON-LD
+        /// `articleBody`, `<article>`, `<main>`, the densest block of paragraphs; sanitized.
+        .target(name: "ArticleExtraction", dependencies: ["FeedCore", "FeedSupport", "HTMLQuery"]),
         /// The Google Reader API's vocabulary: streams, item ids in both forms, and the JSON
         /// shapes apps read; no HTTP.
         .target(
@@ -352,7 +356,7 @@ let package = Package(
         .testTarget(name: "FeedEngineTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine", .product(name: "Logging", package: "swift-log"), "Yams"]),
         /// The state seams' contract tests (cache, page memo, card store, reading marks,
         /// search index, accounts) on memory, SQLite and PostgreSQL, and their migrations.
-        .testTarget(name: "HTMLQueryTests", dependencies: ["HTMLQuery"]),
+        .testTarget(name: "HTMLQueryTests", dependencies: ["HTMLQuery", "ArticleExtraction"]),
         .testTarget(name: "FeedStateTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite",
                                                              "FeedStatePostgres", "FeedEngine", "FeedSourceTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift"),

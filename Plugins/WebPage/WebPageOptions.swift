@@ -26,13 +26,13 @@ struct WebPageOptions: Sendable {
 
     init(_ settings: SourceSettings) throws {
         let options = settings.optionsReader()
-        item = Self.query(options, "item")
+        item = options.htmlQuery("item")
         var fields: [Field: HTMLQuery] = [:]
         for field in Field.allCases {
-            if let query = Self.query(options, field.rawValue) { fields[field] = query }
+            if let query = options.htmlQuery(field.rawValue) { fields[field] = query }
         }
         self.fields = fields
-        next = Self.query(options, "next")
+        next = options.htmlQuery("next")
         dateFormat = options.string("date_format")
         currency = options.node("currency") == nil ? nil : options.currency("currency", default: "")
         kind = options.choice("kind", from: Card.Kind.allCases.map(\.rawValue)).flatMap(Card.Kind.init(rawValue:))
@@ -46,21 +46,5 @@ struct WebPageOptions: Sendable {
             options.report("title", "is required with item: the selector of each card's title under its item (\"h2 a\")")
         }
         try options.finish(allowedKeys: Self.keys)
-    }
-
-    /// The query at `key`; a selector that is not understood is reported at its character.
-    static func query(_ options: ConfigMapReader, _ key: String) -> HTMLQuery? {
-        guard let text = options.string(key) else { return nil }
-        do {
-            return try HTMLQuery(text)
-        } catch {
-            // The column of the character: selectors are written quoted (the docs do; most
-            // need it for their `#`, `[` or `:`), so one past the value's quote.
-            var location = options.location(of: key)
-            location.column += 1 + error.offset
-            options.report(key, "\"\(text)\" \(error.description) (CSS: type, .class, #id, [attr], [attr=v], descendant, >, +, ~, "
-                + ":first-child, :last-child, :nth-child(), :not(); or xpath:…; then @attr for an attribute)", at: location)
-            return nil
-        }
     }
 }

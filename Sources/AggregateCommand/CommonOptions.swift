@@ -229,7 +229,7 @@ struct CommonOptions: ParsableArguments {
         let snapshots: @Sendable () -> [RecordedResponse] = { registry.types.flatMap { $0.snapshots } }
         let background = background && live != nil
         let readers = StandardTransports(live: live, state: state, refresh: refresh, servesStale: background && !refresh, logger: logger,
-                                         sharedSnapshots: snapshots, sharedRequests: shared)
+                                         sharedSnapshots: snapshots, sharedRequests: shared, fetchesArticles: !background)
         let refreshes = StandardTransports(live: live, state: state, refresh: true, logger: logger,
                                            sharedSnapshots: snapshots, sharedRequests: shared)
         let runner = FeedRunner(config: config, registry: registry, transports: readers)

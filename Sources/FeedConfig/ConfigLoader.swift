@@ -12,6 +12,7 @@ public struct ConfigLoader: Sendable {
     static let sourceKeys = [
         "id", "plugin", "enabled", "url", "headers", "timeout", "max_pages", "max_items", "fallback", "retries",
         "cache_ttl", "deadline", "max_body", "options", "filters", "refresh", "record", "keep", "name",
+        "full_content",
     ]
 
     public init(registry: SourceRegistry, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -205,6 +206,7 @@ public struct ConfigLoader: Sendable {
         let filters = CardFilter.read(in: entry)
         let refresh = entry.seconds("refresh", in: SourceDefaults.refreshRange) ?? defaults.refresh
         let record = entry.boolean("record") ?? defaults.record ?? true
+        let fullContent = FullContent.read(in: entry)
         let name = readName(entry)
         let sourceKeep = KeepPolicy.read(in: entry, over: keep) ?? keep
         guard let id, Self.isValidID(id) else { return (nil, nil) }
@@ -217,6 +219,7 @@ public struct ConfigLoader: Sendable {
             path: entry.path, location: entry.location, directory: directory, environment: environment)
         config.refresh = refresh
         config.record = record
+        config.fullContent = fullContent
         config.name = name
         config.keep = sourceKeep
         // Only a disabled source's environment has stand-ins for unset variables.

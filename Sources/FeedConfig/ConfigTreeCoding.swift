@@ -16,7 +16,7 @@ enum ConfigTreeCoding {
         case .scalar(let scalar):
             bytes.append(0)
             place(node.location, to: &bytes)
-            bytes.append(kindCode(scalar.kind))
+            bytes.append(kindCode(scalar.kind) | (scalar.quoted ? quotedBit : 0))
             text(scalar.text, to: &bytes)
         case .list(let items):
             bytes.append(1)
@@ -55,6 +55,8 @@ enum ConfigTreeCoding {
     }
 
     private static let kinds: [ConfigScalar.Kind] = [.text, .integer, .float, .boolean, .null]
+    /// Set in a scalar's kind byte when it was written between quotes.
+    private static let quotedBit: UInt8 = 0x10
     private static func kindCode(_ kind: ConfigScalar.Kind) -> UInt8 { UInt8(kinds.firstIndex(of: kind) ?? 0) }
 
     /// The tree in `data`, its locations in `file`; nil unless `data` is exactly one
@@ -87,8 +89,8 @@ enum ConfigTreeCoding {
             guard budget >= 0, depth < Self.maxDepth, let tag = byte(), let location = place() else { return nil }
             switch tag {
             case 0:
-                guard let code = byte(), Int(code) < kinds.count, let text = text() else { return nil }
-                return ConfigNode(.scalar(ConfigScalar(text: text, kind: kinds[Int(code)])), at: location)
+                guard let code = byte(), Int(code & ~quotedBit) < kinds.count, let text = text() else { return nil }
+                return ConfigNode(.scalar(ConfigScalar(text: text, kind: kinds[Int(code & ~quotedBit)], quoted: code & quotedBit != 0)), at: location)
             case 1:
                 guard let count = number(), count <= budget else { return nil }
                 var items: [ConfigNode] = []

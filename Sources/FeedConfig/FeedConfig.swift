@@ -139,6 +139,8 @@ public struct SourceConfig: Sendable {
     public var refresh: Double?
     /// `record: false` keeps the source's cards out of the card store.
     public var record = true
+    /// `full_content:`: each new card's article fetched from its link (nil: the source's own text).
+    public var fullContent: FullContent?
     /// How long the card store keeps this source's cards (`keep:`, over the top level's).
     public var keep = KeepPolicy.default
     /// Seconds the live upstream may take for the whole run (every page, retry and

@@ -67,7 +67,8 @@ enum YAMLDocument {
         let location = ConfigLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
         switch node {
         case .scalar(let scalar):
-            return ConfigNode(.scalar(ConfigScalar(text: scalar.string, kind: kind(of: scalar))), at: location)
+            let quoted = scalar.style == .singleQuoted || scalar.style == .doubleQuoted
+            return ConfigNode(.scalar(ConfigScalar(text: scalar.string, kind: kind(of: scalar), quoted: quoted)), at: location)
         case .sequence(let sequence):
             var items: [ConfigNode] = []
             for item in sequence {

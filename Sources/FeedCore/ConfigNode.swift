@@ -52,10 +52,13 @@ public struct ConfigScalar: Sendable, Hashable {
 
     public var text: String
     public var kind: Kind
+    /// Written between quotes: the text starts one column past the node's location.
+    public var quoted: Bool
 
-    public init(text: String, kind: Kind) {
+    public init(text: String, kind: Kind, quoted: Bool = false) {
         self.text = text
         self.kind = kind
+        self.quoted = quoted
     }
 
     var kindDescription: String {

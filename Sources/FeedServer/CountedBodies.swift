@@ -23,6 +23,10 @@ struct CountedBodies: TransportProvider {
         await base.finishWrites()
     }
 
+    func articles(for source: SourceConfig) -> WholeArticles? {
+        base.articles(for: source)
+    }
+
     private struct Counted: HTTPTransport {
         let base: any HTTPTransport
         let count: @Sendable () -> Void

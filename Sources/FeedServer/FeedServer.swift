@@ -168,9 +168,12 @@ actor SourceHealth {
         var ageSeconds: Int?
         var nextRefresh: String?
         var lastError: String?
+        /// `full_content:` articles the latest run that tried any could not read (the
+        /// cards keep the source's own text).
+        var articles: String?
 
         enum CodingKeys: String, CodingKey {
-            case status, detail, checked
+            case status, detail, checked, articles
             case ageSeconds = "age_seconds", nextRefresh = "next_refresh", lastError = "last_error"
         }
     }
@@ -195,7 +198,10 @@ actor SourceHealth {
             case .fallback(_, let liveFailure, let servedBy): [liveFailure, servedBy].compactMap { $0 }.joined(separator: "; ")
             case .failed(let message, _): message
             }
-            entries[outcome.id] = Entry(status: Status(outcome.status), detail: detail, checked: now)
+            // Said until a later run tries articles again (a refresh that finds no new card tries none).
+            let triedArticles = outcome.articles.map { $0.fetched + $0.failed > 0 } ?? false
+            let articles = triedArticles ? outcome.articleFailure : entries[outcome.id]?.articles
+            entries[outcome.id] = Entry(status: Status(outcome.status), detail: detail, checked: now, articles: articles)
         }
     }
 

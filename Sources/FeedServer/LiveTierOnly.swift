@@ -18,4 +18,8 @@ struct LiveTierOnly: TransportProvider {
     func finishWrites() async {
         await base.finishWrites()
     }
+
+    func articles(for source: SourceConfig) -> WholeArticles? {
+        base.articles(for: source)
+    }
 }

@@ -29,6 +29,9 @@ public protocol CardStore: Sendable {
     func page(_ query: StoredPageQuery) async throws -> StoredPage
     /// One kept card by its id.
     func card(id: String) async throws -> KeptCard?
+    /// The kept cards of `ids`, in that order, each once; ids the store keeps no card of
+    /// are absent (what a run's listing already has in the store, in one query).
+    func cards(ids: [String]) async throws -> [KeptCard]
     /// When the store first saw each of `ids`: the one first-seen time of a card, which a
     /// feed entry without a date of its own carries from run to run. Ids the store keeps no
     /// card of are absent (a run's new cards are first seen at its listings' time).

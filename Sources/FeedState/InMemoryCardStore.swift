@@ -126,6 +126,15 @@ public actor InMemoryCardStore: CardStore, ReadingMarkStore, CardSearchIndex {
         rows[id].map { kept($0, for: person) }
     }
 
+    public func cards(ids: [String]) -> [KeptCard] {
+        cards(ids: ids, for: StoreUser.default)
+    }
+
+    func cards(ids: [String], for person: Int) -> [KeptCard] {
+        var seen = Set<String>()
+        return ids.filter { seen.insert($0).inserted }.compactMap { card(id: $0, for: person) }
+    }
+
     public func history(of id: String) -> [CardChange] {
         changes.filter { $0.id == id }
     }
@@ -259,6 +268,7 @@ struct InMemoryPersonView: CardStore, ReadingMarkStore, CardSearchIndex {
     func cards(of sources: [String]?) async throws -> [KeptCard] { await store.cards(of: sources, for: person) }
     func page(_ query: StoredPageQuery) async throws -> StoredPage { query.page(of: await store.cards(of: query.sources, for: person)) }
     func card(id: String) async throws -> KeptCard? { await store.card(id: id, for: person) }
+    func cards(ids: [String]) async throws -> [KeptCard] { await store.cards(ids: ids, for: person) }
     func firstSeen(of ids: [String]) async throws -> [String: Date] { await store.firstSeen(of: ids) }
     func history(of id: String) async throws -> [CardChange] { await store.history(of: id) }
     func versions() async throws -> [String: Int] { await store.versions() }

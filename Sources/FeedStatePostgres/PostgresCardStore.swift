@@ -387,6 +387,11 @@ public struct PostgresCardStore: CardStore {
             """).first.map(Self.kept)
     }
 
+    public func cards(ids: [String]) async throws -> [KeptCard] {
+        var seen = Set<String>()
+        return try await kept(ids.filter { seen.insert($0).inserted }, in: migrated())
+    }
+
     public func firstSeen(of ids: [String]) async throws -> [String: Date] {
         guard !ids.isEmpty else { return [:] }
         var seen: [String: Date] = [:]

@@ -352,6 +352,29 @@ public struct SQLiteCardStore: CardStore {
         }
     }
 
+    public func cards(ids: [String]) async throws -> [KeptCard] {
+        var seen = Set<String>()
+        let ids = ids.filter { seen.insert($0).inserted }
+        guard !ids.isEmpty else { return [] }
+        let (path, person) = (directory.cardsPath, person)
+        return try await database.read { db in
+            var byID: [String: KeptCard] = [:]
+            // 500 ids a statement: SQLite binds at most 32,766 values.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person))
+                    WHERE card.user_id = ? AND card.id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
+                    """, arguments: [StoreUser.default] + StatementArguments(chunk))
+                while let row = try rows.next() {
+                    let kept = try Self.kept(row, path: path)
+                    byID[kept.card.id] = kept
+                }
+            }
+            return ids.compactMap { byID[$0] }
+        }
+    }
+
     public func firstSeen(of ids: [String]) async throws -> [String: Date] {
         guard !ids.isEmpty else { return [:] }
         let path = directory.cardsPath

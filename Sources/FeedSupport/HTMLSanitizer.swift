@@ -319,7 +319,7 @@ public enum HTMLSanitizer {
         return out + rest
     }
 
-    static func escapeText(_ text: String) -> String {
+    public static func escapeText(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

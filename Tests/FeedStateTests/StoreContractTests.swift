@@ -154,6 +154,22 @@ import Testing
         }
     }
 
+    /// Kept cards by their ids in one call: in the order asked, each once, unknown ids absent,
+    /// more ids than one statement binds.
+    @Test(arguments: Backend.all) func keptCardsAreReadByTheirIds(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            try await store.record([listing([card("a", "1"), card("b", "2")], at: t1)])
+            let found = try await store.cards(ids: ["shop:b", "shop:x", "shop:a", "shop:b"])
+            #expect(found.map(\.card) == [card("b", "2"), card("a", "1")])
+            #expect(found.map(\.dates.firstSeen) == [t1, t1])
+            #expect(try await store.cards(ids: []).isEmpty)
+            let many = (0..<1_200).map { card("\($0)", "1") }
+            try await store.record([listing(many, at: t2, source: "shop")])
+            #expect(try await store.cards(ids: many.map(\.id).reversed()).map(\.card.id) == many.map(\.id).reversed())
+        }
+    }
+
     func card(_ id: String, _ price: String) -> Card {
         Card(source: "shop", upstreamID: id, kind: .item, title: "Item \(id)",
              price: Decimal(string: price).map { Price(amount: $0, currency: "EUR") })

@@ -6,7 +6,8 @@ import WebFeed
 /// Feeds on `/feed/…`: the three snapshots (served with the wrong content types real
 /// servers use), an HTML page that advertises two of them, one that advertises the
 /// podcast, one that advertises nothing, and an RFC 5005 archive of three
-/// pages (`/feed/archive.xml?page=N`).
+/// pages (`/feed/archive.xml?page=N`), and `/feed/teasers.xml`: posts that only tease, their
+/// whole articles on the fixture's `/page/article/…` (`?picked=1`: ones for a selector).
 public struct WebFeedFixture: FixtureUpstream {
     public let name = "feed"
 
@@ -18,6 +19,7 @@ public struct WebFeedFixture: FixtureUpstream {
         case "/page.html": return Self.body(Data(Self.page.utf8), type: "text/html; charset=utf-8")
         case "/show.html": return Self.body(Data(Self.showPage.utf8), type: "text/html; charset=utf-8")
         case "/about.html": return Self.body(Data(Self.plainPage.utf8), type: "text/html; charset=utf-8")
+        case "/teasers.xml": return Self.body(Data(Self.teasers(picked: request.query["picked"] == "1").utf8), type: "application/atom+xml")
         case "/archive.xml":
             let page = request.query["page"].flatMap { Int($0) } ?? 1
             return (1...3).contains(page) ? Self.body(Data(Self.archive(page).utf8), type: "application/atom+xml") : nil
@@ -45,6 +47,24 @@ public struct WebFeedFixture: FixtureUpstream {
         <link rel="alternate" type="application/rss+xml" title="Run me" href="javascript:alert(1)">
         </head><body><p>Episodes</p></body></html>
         """
+
+    /// Four posts that only tease, linking (relative to the feed) to the whole articles: by
+    /// JSON-LD, by `<article>`, by the densest block, and one that is gone (404). Picked:
+    /// two posts whose articles a selector finds.
+    static func teasers(picked: Bool) -> String {
+        let posts = picked
+            ? [("p1", "First picked post", "/page/article/entry.html?n=1"), ("p2", "Second picked post", "/page/article/entry.html?n=2")]
+            : [("t1", "Harbour works begin", "/page/article/ld.html"), ("t2", "The new ferry is named", "/page/article/tag.html"),
+               ("t3", "A winter of storms", "/page/article/dense.html"), ("t4", "An article taken down", "/page/article/gone.html")]
+        let entries = posts.enumerated().map { index, post in
+            """
+            <entry><title>\(post.1)</title><id>urn:teaser:\(post.0)</id><link href="\(post.2)"/>\
+            <updated>2026-11-2\(index)T08:00:00Z</updated><summary>Teaser of \(post.1).</summary></entry>
+            """
+        }
+        return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>Teasers</title><id>urn:teasers</id>"
+            + "<updated>2026-11-24T08:00:00Z</updated>\n" + entries.joined(separator: "\n") + "\n</feed>\n"
+    }
 
     /// A page that names no feed.
     static let plainPage = "<!DOCTYPE html><html><head><title>About</title></head><body><p>Nothing to subscribe to.</p></body></html>"

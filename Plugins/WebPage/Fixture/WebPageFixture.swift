@@ -14,6 +14,9 @@ import WebPage
 /// - `/product.html`: one product page, JSON-LD and OpenGraph; `/og.html`: OpenGraph only;
 ///   `/micro.html`: microdata products
 /// - `/huge.html`: 20,000 items; `/deep.html`: 3,000 nested elements
+/// - `/article/ld.html`, `/article/tag.html`, `/article/dense.html`: whole articles as
+///   JSON-LD `articleBody`, an `<article>`, and the densest block of paragraphs;
+///   `/article/entry.html?n=N`: one in `.entry-content` (for `full_content:`)
 public struct WebPageFixture: FixtureUpstream {
     public let name = "page"
 
@@ -30,6 +33,10 @@ public struct WebPageFixture: FixtureUpstream {
         case "/og.html": return Self.html(Self.openGraph)
         case "/micro.html": return Self.html(Self.microdata)
         case "/huge.html": return Self.html(Self.huge)
+        case "/article/ld.html": return Self.html(ArticlePages.linkedData)
+        case "/article/tag.html": return Self.html(ArticlePages.articleElement)
+        case "/article/dense.html": return Self.html(ArticlePages.densest)
+        case "/article/entry.html": return Self.html(ArticlePages.entry(request.query["n"] ?? "0"))
         case "/deep.html": return Self.html(String(repeating: "<div>", count: 3_000) + "<article class=\"post\"><h2>Deep</h2></article>")
         default: return nil
         }

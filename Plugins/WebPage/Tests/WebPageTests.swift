@@ -1,6 +1,7 @@
 import FeedCore
 import FeedSourceTesting
 import Foundation
+import FeedConfig
 import Testing
 @testable import WebPage
 
@@ -27,5 +28,28 @@ import Testing
         #expect(StructuredData.microdataScopes != nil)
         #expect(StructuredData.metaTags != nil)
         #expect(StructuredData.microdataProperties.count == 10)
+    }
+
+    /// A selector that is not understood is reported at its character, quoted or not.
+    @Test func aSelectorProblemNamesItsColumn() {
+        let yaml = """
+            sources:
+              - id: shop
+                plugin: html
+                url: https://shop.example/news
+                options:
+                  item: "article..post"
+                  title: h2 >> a
+
+            """
+        var problems: [String] = []
+        do {
+            _ = try ConfigLoader(registry: SourceRegistry([WebPageSource.self]), environment: [:]).load(text: yaml, file: "Sources.yml")
+        } catch {
+            problems = error.issues.map(\.description)
+        }
+        #expect(problems.count == 2)
+        #expect(problems.first?.hasPrefix("Sources.yml:6:22: sources[0].options.item: \"article..post\"") == true)
+        #expect(problems.last?.hasPrefix("Sources.yml:7:18: sources[0].options.title: \"h2 >> a\"") == true)
     }
 }

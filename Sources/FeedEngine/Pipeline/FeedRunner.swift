@@ -77,9 +77,11 @@ public struct FeedRunner: Sendable {
     private func makePager(_ source: SourceConfig, query: FeedQuery, rules: Bool = true) -> SourcePager {
         // Config validation guarantees a registered plugin.
         let type = registry.type(for: source.plugin)!
-        return SourcePager(config: source, type: type,
-                          tiers: transports.tiers(for: source, plugin: type), rules: rules ? [config.filters, source.filters] : [],
-                          filter: { query.matches($0) })
+        var pager = SourcePager(config: source, type: type,
+                                tiers: transports.tiers(for: source, plugin: type), rules: rules ? [config.filters, source.filters] : [],
+                                filter: { query.matches($0) })
+        pager.articles = transports.articles(for: source)
+        return pager
     }
 
     /// `eachRead`: where a run that reads every card hands each source's live listing as

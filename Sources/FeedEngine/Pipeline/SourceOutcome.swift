@@ -60,6 +60,16 @@ public struct SourceOutcome: Sendable {
     /// gets a line on stderr always: the feed may be missing cards the rule would have
     /// kept, or hold ones it would have dropped).
     public var ruleTimeouts: [RuleTimeout] = []
+    /// How the whole articles of `full_content:` went (nil without it).
+    public var articles: WholeArticles.Report?
+
+    /// The articles that could not be had, in a line (nil when none failed).
+    public var articleFailure: String? {
+        guard let articles, articles.failed > 0 else { return nil }
+        let tried = articles.fetched + articles.failed
+        return "\(articles.failed) of \(tried) whole article\(tried == 1 ? "" : "s") could not be read; "
+            + "\(articles.failed == 1 ? "its card keeps" : "their cards keep") the source's own text: \(articles.firstFailure ?? "")"
+    }
 
     /// A filter rule that ran out of time (``CardPattern/timeLimit``) on some cards.
     public struct RuleTimeout: Sendable, Equatable, CustomStringConvertible {
@@ -136,7 +146,13 @@ public struct SourceOutcome: Sendable {
             lines.append("\(id): skipped \(skipped.count - named) more records (\(skipped.count) in all; --verbose lists every one)")
         }
         lines += ruleTimeouts.map { "\(id): \($0)" }
+        if let articleFailure { lines.append("\(id): \(articleFailure)") }
         if verbose {
+            if let articles, articles.fetched + articles.notTried > 0 {
+                let past = articles.notTried > 0
+                    ? "; \(articles.notTried) more new card\(articles.notTried == 1 ? "" : "s") past \(WholeArticles.mostPerRun) a run keep the source's text" : ""
+                lines.append("\(id): \(articles.fetched) whole article\(articles.fetched == 1 ? "" : "s") fetched\(past)")
+            }
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
             lines += ruleDrops.sorted { $0.key < $1.key }.map { "\(id): \($0.value) card\($0.value == 1 ? "" : "s") \($0.key)" }

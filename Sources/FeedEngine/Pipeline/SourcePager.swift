@@ -52,6 +52,11 @@ struct SourcePager: Sendable {
     /// The listing is the one the store merged last (``storedTag``); ``cards`` is empty.
     private(set) var isUnchanged = false
 
+    /// `full_content:`: each page's cards given their articles before the rules see them.
+    var articles: WholeArticles? {
+        didSet { outcome.articles = articles == nil ? nil : WholeArticles.Report() }
+    }
+
     private(set) var cards: [Card] = []
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
@@ -323,6 +328,13 @@ struct SourcePager: Sendable {
 
     /// Takes `page`'s cards into the feed; false once the budget is spent.
     private mutating func accept(_ page: [Card], origin: Card.Origin?) async -> Bool {
+        var page = page
+        if let articles, var report = outcome.articles {
+            // Within the budget only: a card the budget leaves out needs no article.
+            let room = max(0, config.maxItems - outcome.produced)
+            page = await articles.fill(Array(page.prefix(room)), report: &report) + page.dropFirst(room)
+            outcome.articles = report
+        }
         let reasons = await judge.reasons(for: page, budget: config.maxItems - outcome.produced)
         if !judge.isEmpty { outcome.ruleTimeouts = judge.timeoutReport }
         // A first page whose every card is kept becomes the list itself: no second copy

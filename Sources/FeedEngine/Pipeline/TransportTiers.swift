@@ -43,10 +43,16 @@ public protocol TransportProvider: Sendable {
 
     /// Waits for the cache writes queued so far (``WriteBehind``).
     func finishWrites() async
+
+    /// How `source`'s `full_content:` articles are read (nil: none are, the cards keep the
+    /// source's own text).
+    func articles(for source: SourceConfig) -> WholeArticles?
 }
 
 extension TransportProvider {
     public func finishWrites() async {}
+
+    public func articles(for source: SourceConfig) -> WholeArticles? { nil }
 }
 
 /// The tiers of a real run: the live network behind the cache (unless offline), then
@@ -72,14 +78,18 @@ public struct StandardTransports: TransportProvider {
     public let writes: WriteBehind?
     /// Hosts that could not be reached moments ago, for every source of the process.
     public let unreachable = UnreachableHosts()
+    /// Whether `full_content:` articles are fetched (not by `serve`'s readers, whose cards
+    /// the background refresh records: they are given the stored articles only).
+    public let fetchesArticles: Bool
 
     /// `live == nil` means offline: no socket is ever opened. `state == nil` runs
     /// without a cache.
     public init(live: LiveHTTPTransport?, state: EngineState?, refresh: Bool = false, servesStale: Bool = false,
                 logger: Logger = Logger(label: "aggregate"),
                 sharedSnapshots: @escaping @Sendable () -> [RecordedResponse] = { [] },
-                sharedRequests: SharedRequests? = nil) {
+                sharedRequests: SharedRequests? = nil, fetchesArticles: Bool = true) {
         self.live = live
+        self.fetchesArticles = fetchesArticles
         self.state = state
         self.refresh = refresh
         self.servesStale = servesStale
@@ -94,6 +104,25 @@ public struct StandardTransports: TransportProvider {
         await writes?.drain()
     }
 
+    /// A source's network: its credentials to its own origin, retries, and (in `serve`)
+    /// identical requests in flight shared.
+    private func network(for source: SourceConfig, upstream: any HTTPTransport) -> any HTTPTransport {
+        let network = RetryingTransport(
+            base: upstream, sourceID: source.id, headers: source.headers, origin: source.url,
+            policy: RetryPolicy(attempts: source.retries), logger: logger, unreachable: unreachable)
+        return sharedRequests.map { SharedRequestTransport(base: network, shared: $0) } ?? network
+    }
+
+    /// Articles come from the web (never a local program) through the source's network,
+    /// not the HTTP cache: the card store keeps each article, fetched once per card.
+    public func articles(for source: SourceConfig) -> WholeArticles? {
+        guard let rule = source.fullContent else { return nil }
+        let network = live.flatMap { live in
+            fetchesArticles ? self.network(for: source, upstream: TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)) : nil
+        }
+        return WholeArticles(rule: rule, network: network, store: state?.cards)
+    }
+
     public func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
         var source = source
         if servesStale { source.cacheTTL = SourceConfig.Limits.cacheTTL.upperBound }
@@ -101,10 +130,7 @@ public struct StandardTransports: TransportProvider {
         if let live {
             let upstream: any HTTPTransport = (plugin as? any LocalUpstreamSource.Type)?.liveTransport(settings: source.settings)
                 ?? TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)
-            var network: any HTTPTransport = RetryingTransport(
-                base: upstream, sourceID: source.id, headers: source.headers, origin: source.url,
-                policy: RetryPolicy(attempts: source.retries), logger: logger, unreachable: unreachable)
-            if let sharedRequests { network = SharedRequestTransport(base: network, shared: sharedRequests) }
+            var network = self.network(for: source, upstream: upstream)
             var settle: @Sendable (Bool) async -> [String: Double] = { _ in [:] }
             var memo: PageMemo?
             var caching: CachingTransport?
