@@ -6,7 +6,8 @@ import Testing
 /// `full_content:` through the built binary (issue 63): a feed that only teases, its whole
 /// articles on the fixture server's `/page/article/…`. Each new card's link is fetched
 /// once; the next run fetches none and prints the same cards; an article that is gone
-/// leaves its card the feed's own text and is said on stderr and in `/healthz`.
+/// leaves its card the feed's own text and is said on stderr and in `/healthz`; a link to a
+/// private address elsewhere than the feed's own host is never fetched.
 @Suite(.serialized) struct WholeArticleTests {
     static func teasers(_ fullContent: String, picked: Bool = false) -> FixtureSourceEntry {
         FixtureSourceEntry(id: "teasers", plugin: "feed", path: "/feed/teasers.xml" + (picked ? "?picked=1" : ""), route: "feed",
@@ -34,15 +35,24 @@ import Testing
         #"{"details":{"content":"<h1>The new ferry is named</h1>\n<p>After a vote in every school of the island, the new ferry will be called <em>Northern Light</em>.</p>\n<p>She enters service in March and carries <a href=\"BASE/ferries/northern-light\" rel=\"noopener noreferrer nofollow\">twice as many cars</a> as the old one, the shipping company said on Tuesday, and her crossing takes twenty minutes less.</p>"},"id":"teasers:urn:teaser:t2","kind":"post","published":"2026-11-21T08:00:00Z","source":"teasers","summary":"Teaser of The new ferry is named.","tags":[],"title":"The new ferry is named","url":"BASE/page/article/tag.html","v":1}"#,
         #"{"details":{"content":"<h2>A winter of storms</h2>\n<p>Forecasters expect more storms than usual this winter, and the council has put sandbags by the harbour wall.</p>\n<p>Residents of the lower town are asked to keep drains clear and to sign up for the flood warnings by text message.</p>"},"id":"teasers:urn:teaser:t3","kind":"post","published":"2026-11-22T08:00:00Z","source":"teasers","summary":"Teaser of A winter of storms.","tags":[],"title":"A winter of storms","url":"BASE/page/article/dense.html","v":1}"#,
         #"{"id":"teasers:urn:teaser:t4","kind":"post","published":"2026-11-23T08:00:00Z","source":"teasers","summary":"Teaser of An article taken down.","tags":[],"title":"An article taken down","url":"BASE/page/article/gone.html","v":1}"#,
+        #"{"id":"teasers:urn:teaser:t5","kind":"post","published":"2026-11-24T08:00:00Z","source":"teasers","summary":"Teaser of The router's admin page.","tags":[],"title":"The router's admin page","url":"http://10.0.0.1/admin","v":1}"#,
     ]
 
     @Test func eachNewCardsArticleIsFetchedOnceAndKept() async throws {
         try await FixtureWorld.withSession(sources: [Self.teasers("auto")]) { session in
-            let first = try await session.run("--format", "jsonl", "--sort", "feed")
+            // Unrecorded, every card is new each run. The private address is refused before
+            // any connection (it is no fixture's), and `--verbose` names each failure.
+            let unrecorded = try await session.run("--format", "jsonl", "--sort", "feed", "--no-record", "--verbose")
+            #expect(Self.lines(unrecorded, base: session.base) == Self.autoCards)
+            #expect(unrecorded.stderrLines.contains("teasers: whole article not read: the address is not a public one (http://10.0.0.1/admin)"), "\(unrecorded.stderr)")
+            #expect(unrecorded.stderrLines.contains("teasers: 3 whole articles fetched"), "\(unrecorded.stderr)")
+
+            session.clearLog()
+            let first = try await session.run("--format", "jsonl", "--sort", "feed", "--refresh")
             #expect(Self.lines(first, base: session.base) == Self.autoCards)
             #expect(first.status == 0)
             #expect(first.stderrLines.map { $0.replacingOccurrences(of: session.base.absoluteString, with: "BASE") } == [
-                "teasers: 1 of 4 whole articles could not be read; its card keeps the source's own text: HTTP 404 (BASE/page/article/gone.html)",
+                "teasers: 2 of 5 whole articles could not be read; their cards keep the source's own text: HTTP 404 (BASE/page/article/gone.html)",
             ], "\(first.stderr)")
             #expect(Self.articleRequests(session) == ["/page/article/dense.html", "/page/article/gone.html", "/page/article/ld.html", "/page/article/tag.html"])
 
@@ -90,7 +100,7 @@ import Testing
                 if health.contains("articles") { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(health.contains(#""articles":"1 of 4 whole articles could not be read; its card keeps the source's own text: HTTP 404 ("#), "\(health)")
+            #expect(health.contains(#""articles":"2 of 5 whole articles could not be read; their cards keep the source's own text: HTTP 404 ("#), "\(health)")
             let feed = try await ServeTests.get(served.base + "/feed.json")
             #expect(feed.body.contains("Northern Light"))
         }

@@ -48,14 +48,16 @@ public struct WebFeedFixture: FixtureUpstream {
         </head><body><p>Episodes</p></body></html>
         """
 
-    /// Four posts that only tease, linking (relative to the feed) to the whole articles: by
-    /// JSON-LD, by `<article>`, by the densest block, and one that is gone (404). Picked:
+    /// Five posts that only tease, linking (relative to the feed) to the whole articles: by
+    /// JSON-LD, by `<article>`, by the densest block, one that is gone (404), and one on a
+    /// private address (which no article fetch may reach). Picked:
     /// two posts whose articles a selector finds.
     static func teasers(picked: Bool) -> String {
         let posts = picked
             ? [("p1", "First picked post", "/page/article/entry.html?n=1"), ("p2", "Second picked post", "/page/article/entry.html?n=2")]
             : [("t1", "Harbour works begin", "/page/article/ld.html"), ("t2", "The new ferry is named", "/page/article/tag.html"),
-               ("t3", "A winter of storms", "/page/article/dense.html"), ("t4", "An article taken down", "/page/article/gone.html")]
+               ("t3", "A winter of storms", "/page/article/dense.html"), ("t4", "An article taken down", "/page/article/gone.html"),
+               ("t5", "The router's admin page", "http://10.0.0.1/admin")]
         let entries = posts.enumerated().map { index, post in
             """
             <entry><title>\(post.1)</title><id>urn:teaser:\(post.0)</id><link href="\(post.2)"/>\

@@ -153,6 +153,9 @@ public struct SourceOutcome: Sendable {
                     ? "; \(articles.notTried) more new card\(articles.notTried == 1 ? "" : "s") past \(WholeArticles.mostPerRun) a run keep the source's text" : ""
                 lines.append("\(id): \(articles.fetched) whole article\(articles.fetched == 1 ? "" : "s") fetched\(past)")
             }
+            if let articles, articles.failed > 1 {
+                lines += articles.failures.map { "\(id): whole article not read: \($0)" }
+            }
             lines += notes.map { "\(id): \($0)" }
             if let budgetNote { lines.append("\(id): \(budgetNote)") }
             lines += ruleDrops.sorted { $0.key < $1.key }.map { "\(id): \($0.value) card\($0.value == 1 ? "" : "s") \($0.key)" }

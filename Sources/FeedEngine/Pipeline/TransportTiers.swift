@@ -113,12 +113,15 @@ public struct StandardTransports: TransportProvider {
         return sharedRequests.map { SharedRequestTransport(base: network, shared: $0) } ?? network
     }
 
-    /// Articles come from the web (never a local program) through the source's network,
-    /// not the HTTP cache: the card store keeps each article, fetched once per card.
+    /// Articles come from the web (never a local program), public addresses only off the
+    /// source's own host, through the source's network, not the HTTP cache: the card store
+    /// keeps each article, fetched once per card.
     public func articles(for source: SourceConfig) -> WholeArticles? {
         guard let rule = source.fullContent else { return nil }
         let network = live.flatMap { live in
-            fetchesArticles ? self.network(for: source, upstream: TimedLiveTransport(live: live, timeout: source.timeout, maxBody: source.maxBody)) : nil
+            fetchesArticles
+                ? self.network(for: source, upstream: UpstreamLinkTransport(live: live, timeout: source.timeout, maxBody: source.maxBody, ownHost: source.url.host))
+                : nil
         }
         return WholeArticles(rule: rule, network: network, store: state?.cards)
     }

@@ -41,14 +41,18 @@ public struct WholeArticles: Sendable {
         public var failed = 0
         /// Cards past ``WholeArticles/mostPerRun`` not fetched.
         public var notTried = 0
-        /// The first failure, with its address.
-        public var firstFailure: String?
+        /// The first failures (``namedFailures`` of them), each with its address.
+        public var failures: [String] = []
+        /// Failures named one by one (`--verbose`); the rest are counted.
+        public static let namedFailures = 10
+
+        public var firstFailure: String? { failures.first }
 
         public init() {}
 
         mutating func fail(_ reason: String) {
             failed += 1
-            if firstFailure == nil { firstFailure = reason }
+            if failures.count < Self.namedFailures { failures.append(reason) }
         }
     }
 
@@ -82,7 +86,10 @@ public struct WholeArticles: Sendable {
         let tried = Array(order.prefix(Self.mostPerRun))
         report.notTried += order.count - tried.count
         let selector: HTMLQuery? = if case .selector(let query) = rule { query } else { nil }
-        for (url, result) in await Self.fetch(tried, network: network, selector: selector) {
+        let results = Dictionary(await Self.fetch(tried, network: network, selector: selector), uniquingKeysWith: { first, _ in first })
+        // In the listing's order, whichever finished first: the same run says the same.
+        for url in tried {
+            guard let result = results[url] else { continue }
             switch result {
             case .success(let article):
                 report.fetched += 1
@@ -121,7 +128,7 @@ public struct WholeArticles: Sendable {
     /// The article at `url`: fetched, parsed in its charset, found, sanitized.
     static func article(at url: URL, network: any HTTPTransport, selector: HTMLQuery?) async -> Result<String, ArticleFailure> {
         do {
-            let response = try await network.get(url)
+            let response = try await network.send(HTTPRequest(url: url, headers: ["Accept": "text/html,application/xhtml+xml"]))
             guard response.isSuccess else { return .failure(ArticleFailure(reason: "HTTP \(response.status)")) }
             let contentType = response.headers.first { $0.key.lowercased() == "content-type" }?.value
             if let contentType, !contentType.lowercased().contains("html") {

@@ -64,14 +64,17 @@ public final class LiveHTTPTransport: Sendable {
     /// One GET with a deadline covering connect, headers, body and every redirect.
     /// Redirects are followed here: the source's configured headers go to its own origin
     /// (scheme, host and port) only, and are dropped on a redirect to any other.
-    public func send(_ request: FeedCore.HTTPRequest, timeout: Double, maxBody: Int? = nil) async throws -> HTTPResponse {
+    /// `addresses`: this request's policy, when stricter than the transport's (an address
+    /// an upstream wrote, such as an article's link).
+    public func send(_ request: FeedCore.HTTPRequest, timeout: Double, maxBody: Int? = nil, addresses: AddressPolicy? = nil) async throws -> HTTPResponse {
         let maxBody = maxBody ?? maxBodyBytes
+        let addresses = addresses ?? self.addresses
         do {
             // The client's deadline covers the response head only; the race covers the
             // body too, so a slow drip cannot outlast the timeout.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
                 group.addTask {
-                    try await self.follow(request, maxBody: maxBody, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
+                    try await self.follow(request, maxBody: maxBody, addresses: addresses, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
                 }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
@@ -90,13 +93,13 @@ public final class LiveHTTPTransport: Sendable {
         }
     }
 
-    private func follow(_ request: FeedCore.HTTPRequest, maxBody: Int, deadline: NIODeadline) async throws -> HTTPResponse {
+    private func follow(_ request: FeedCore.HTTPRequest, maxBody: Int, addresses: AddressPolicy, deadline: NIODeadline) async throws -> HTTPResponse {
         let origin = Origin(request.url)
         var url = request.url
         var visited: Set<String> = [url.absoluteString]
         for _ in 0...Self.maxRedirects {
             let headers = Origin(url) == origin ? request.headers : [:]
-            let response = try await fetch(url, headers: headers, maxBody: maxBody, deadline: deadline)
+            let response = try await fetch(url, headers: headers, maxBody: maxBody, addresses: addresses, deadline: deadline)
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
                 return HTTPResponse(status: response.status, headers: response.headers, body: response.body, url: url)
             }
@@ -110,7 +113,7 @@ public final class LiveHTTPTransport: Sendable {
         throw SourceError.transport(.tooManyRedirects(Self.maxRedirects))
     }
 
-    private func fetch(_ url: URL, headers: [String: String], maxBody: Int, deadline: NIODeadline) async throws -> HTTPResponse {
+    private func fetch(_ url: URL, headers: [String: String], maxBody: Int, addresses: AddressPolicy, deadline: NIODeadline) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
         outgoing.headers.add(name: "Accept", value: "application/json")
@@ -124,9 +127,9 @@ public final class LiveHTTPTransport: Sendable {
             // connects to the one it checked (a client of its own whose resolver answers
             // that address): a name that resolves differently a moment later (DNS
             // rebinding) cannot move the connection.
-            guard !self.addresses.allowsAll else { return try await self.execute(prepared, url: url, on: self.client, maxBody: maxBody, deadline: deadline) }
+            guard !addresses.allowsAll else { return try await self.execute(prepared, url: url, on: self.client, maxBody: maxBody, deadline: deadline) }
             let host = url.host ?? ""
-            let address = try await self.addresses.checkedAddress(of: host)
+            let address = try await addresses.checkedAddress(of: host)
             var configuration = self.configuration
             configuration.dnsOverride = [host: address]
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

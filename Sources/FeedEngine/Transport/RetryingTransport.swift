@@ -94,3 +94,21 @@ struct TimedLiveTransport: HTTPTransport {
         try await live.send(request, timeout: timeout, maxBody: maxBody)
     }
 }
+
+/// The live network for addresses an upstream wrote (`full_content:` article links): on
+/// the source's own host as the source is reached (its owner chose that host), anywhere
+/// else public addresses only, and the blocks the transport also allows — a feed cannot
+/// make the machine fetch, and keep for its readers, what its own network hides.
+struct UpstreamLinkTransport: HTTPTransport {
+    let live: LiveHTTPTransport
+    let timeout: Double
+    let maxBody: Int
+    /// The source's `url:` host.
+    let ownHost: String?
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let own = request.url.host?.lowercased() == ownHost?.lowercased()
+        let policy = own ? nil : AddressPolicy.publicOnly(alsoAllowing: live.addresses.alsoAllowed)
+        return try await live.send(request, timeout: timeout, maxBody: maxBody, addresses: policy)
+    }
+}
