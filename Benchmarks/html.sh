@@ -48,6 +48,30 @@ table="$work/table.md"
         "python3 peers/pages.py selectolax=$work/venv/bin/python Benchmarks/peers/pages.py selectolax $base $pages" \
         "aggregate --all (recording into the card store)=$agg --state-dir \$(mktemp -d -p $work)"
 } > "$table"
+# full_content: auto on the 1,000 items of 10 list pages, every one new (nothing recorded):
+# what the articles add to the run, against what fetching them alone costs (4 at a time,
+# as aggregate fetches from one host).
+articles=${BENCH_ARTICLE_PAGES:-10}
+for with in plain whole; do
+    {
+        echo "sources:"
+        for ((n = 0; n < articles; n++)); do
+            extra=""; [ "$with" = whole ] && extra=", full_content: auto"
+            echo "  - {id: p$n, plugin: html, url: $base/pages/$n.html, fallback: none$extra, options: {item: \"li.product-card\", title: \"h3.title a\", link: \"h3.title a @href\", id: \"@data-sku\"}}"
+        done
+    } > "$work/Articles-$with.yml"
+done
+whole="$bin/aggregate --config $work/Articles-whole.yml --all --format jsonl --no-record"
+found=$($whole --state-dir "$(mktemp -d -p "$work")" | jq -r 'select(.details.content | length > 2000) | .id' | wc -l)
+{
+    echo
+    echo "### full_content: auto on the $((articles * 100)) items of $articles list pages, every article fetched ($found of $((articles * 100)) cards given a whole article)"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "aggregate --all --no-record (the list pages only)=$bin/aggregate --config $work/Articles-plain.yml --all --format jsonl --no-record --state-dir \$(mktemp -d -p $work)" \
+        "aggregate --all --no-record, full_content: auto=$whole --state-dir \$(mktemp -d -p $work)" \
+        "python3 peers/pages.py articles (the $((articles * 100)) fetches alone)=$work/venv/bin/python Benchmarks/peers/pages.py articles $base $articles"
+} >> "$table"
 cat "$table"
 if [ -z "${BENCH_BIN:-}" ]; then
     python3 Benchmarks/write-table.py docs/performance.md html "$table"

@@ -6,7 +6,9 @@ import Foundation
 /// 100 items each in the markup real shops have (a head with styles and scripts, a
 /// navigation, product cards with a linked title, a shown price, a picture, a description,
 /// a date, ratings and buttons, a footer): 60–90 KB a page. The same `n` always gives the
-/// same bytes; pages are made once, at start, and served as stored bytes.
+/// same bytes; pages are made once, at start, and served as stored bytes. Each item links to
+/// its own page, `/pages/article/<sku>.html`: a product story of about 20 KB between the
+/// shop's navigation, related items and reviews (made when asked), for `full_content:`.
 public struct PageFarm: FixtureUpstream {
     public let name = "pages"
     public static let itemsPerPage = 100
@@ -17,6 +19,11 @@ public struct PageFarm: FixtureUpstream {
     }
 
     public func respond(to request: FixtureRequest) -> FixtureResponse? {
+        if request.path.hasPrefix("/article/SKU-"), request.path.hasSuffix(".html") {
+            let numbers = request.path.dropFirst("/article/SKU-".count).dropLast(5).split(separator: "-").compactMap { Int($0) }
+            guard numbers.count == 2, documents.indices.contains(numbers[0]), (0..<Self.itemsPerPage).contains(numbers[1]) else { return nil }
+            return FixtureResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(Self.article(numbers[0], numbers[1]).utf8))
+        }
         guard request.path.hasPrefix("/"), request.path.hasSuffix(".html"),
               let number = Int(request.path.dropFirst().dropLast(5)), documents.indices.contains(number) else { return nil }
         return FixtureResponse(status: 200, contentType: "text/html; charset=utf-8", body: documents[number])
@@ -43,6 +50,26 @@ public struct PageFarm: FixtureUpstream {
             """
     }
 
+    /// Item `index` of page `number` on a page of its own: the story in `<article>`, twelve
+    /// paragraphs, among everything a shop's page has around it.
+    static func article(_ number: Int, _ index: Int) -> String {
+        let navigation = (0..<40).map { #"<li class="nav-item"><a href="/c/\#($0)">Category \#($0)</a></li>"# }.joined()
+        let paragraphs = (0..<12).map { "<p>\(FeedFarm.sentence(number &* 131 &+ index &* 7 &+ $0, words: 45).capitalized).</p>" }.joined(separator: "\n")
+        let related = (0..<20).map { #"<li><a href="/pages/article/SKU-\#(number)-\#(($0 + index + 1) % itemsPerPage).html">Related \#($0)</a></li>"# }.joined()
+        let reviews = (0..<8).map { "<div class=\"review\"><p>\(FeedFarm.sentence(index &+ $0, words: 20))</p></div>" }.joined()
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>Item \(index) of page \(number)</title>
+            <style>.product-card{display:flex}.price{font-weight:bold}.rating span{color:gold}</style>
+            <script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments)}</script>
+            </head><body><header class="site-header"><nav><ul class="nav">\(navigation)</ul></nav></header>
+            <main><article class="story"><h1>\(FeedFarm.sentence(number + index, words: 5).capitalized) \(index)</h1>
+            \(paragraphs)
+            </article><aside><h2>Related</h2><ul>\(related)</ul></aside><section class="reviews">\(reviews)</section></main>
+            <footer><p>© Example Shop</p><script src="/static/app.js"></script></footer></body></html>
+            """
+    }
+
     static func item(_ number: Int, _ index: Int) -> String {
         let sku = "SKU-\(number)-\(index)"
         let pence = (number &* 7_919 &+ index &* 104_729) % 200_000 + 199
@@ -51,7 +78,7 @@ public struct PageFarm: FixtureUpstream {
         let words = FeedFarm.sentence(number &* 13 &+ index, words: 24)
         return """
             <li class="product-card" data-sku="\(sku)"><div class="media"><img src="/img/\(sku).jpg" alt="" loading="lazy" width="240" height="240"></div>\
-            <div class="body"><h3 class="title"><a href="/p/\(sku)">\(FeedFarm.sentence(number + index, words: 5).capitalized) \(index)</a></h3>\
+            <div class="body"><h3 class="title"><a href="/pages/article/\(sku).html">\(FeedFarm.sentence(number + index, words: 5).capitalized) \(index)</a></h3>\
             <p class="desc">\(words)</p><div class="rating"><span>★★★★</span><span class="count">(\(index * 3 + 1))</span></div>\
             <span class="price">\(price)</span> <time datetime="2026-10-\(String(format: "%02d", day))T12:00:00Z">\(day) Oct</time>\
             <button class="add" data-sku="\(sku)">Add to basket</button></div></li>
