@@ -160,7 +160,7 @@ let package = Package(
             name: "FeedEngine",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres",
-                "HTMLQuery", "ArticleExtraction",
+                "HTMLQuery", "ArticleExtraction", "SameItem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -259,6 +259,9 @@ let package = Package(
         /// The article on a page (`full_content:`): a selector's match, or JSON-LD
         /// `articleBody`, `<article>`, `<main>`, the densest block of paragraphs; sanitized.
         .target(name: "ArticleExtraction", dependencies: ["FeedCore", "FeedSupport", "HTMLQuery"]),
+        /// One item across sources (`merge: same-item`): canonical links, GTINs, titles;
+        /// which cards are one item, and the card that shows it.
+        .target(name: "SameItem", dependencies: ["FeedCore"]),
         /// The Google Reader API's vocabulary: streams, item ids in both forms, and the JSON
         /// shapes apps read; no HTTP.
         .target(
@@ -303,7 +306,7 @@ let package = Package(
         .target(
             name: "AggregateCommand",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer", "ServeHTTP", "ServeAccess",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "FeedDigest", "FeedServer", "ServeHTTP", "ServeAccess", "SameItem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -357,6 +360,7 @@ let package = Package(
         /// The state seams' contract tests (cache, page memo, card store, reading marks,
         /// search index, accounts) on memory, SQLite and PostgreSQL, and their migrations.
         .testTarget(name: "HTMLQueryTests", dependencies: ["HTMLQuery", "ArticleExtraction"]),
+        .testTarget(name: "SameItemTests", dependencies: ["SameItem", "FeedCore", "FeedSupport", "FeedFormats"], resources: [.embedInCode("Fixtures/pairs.jsonl")]),
         .testTarget(name: "FeedStateTests", dependencies: ["FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite",
                                                              "FeedStatePostgres", "FeedEngine", "FeedSourceTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift"),

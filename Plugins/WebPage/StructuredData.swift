@@ -16,6 +16,8 @@ struct StructuredData {
 
     static let articleTypes: Set<String> = ["Article", "NewsArticle", "BlogPosting", "Report", "TechArticle", "ScholarlyArticle"]
     static let productTypes: Set<String> = ["Product", "ProductGroup", "IndividualProduct"]
+    /// A product's identifiers kept in its card's details: what tells one product at two shops.
+    static let productCodes = ["gtin", "gtin8", "gtin12", "gtin13", "gtin14", "mpn", "brand"]
 
     /// The queries this reader asks of every page, read once.
     static let linkedDataScripts = query("//script[@type='application/ld+json']")
@@ -104,9 +106,14 @@ struct StructuredData {
             ?? own?.absoluteString ?? Self.hash(title, own)
         let price = isProduct ? offerPrice(object["offers"]) : nil
         let author: Card.Author? = text(object["author"]).map { Card.Author(name: $0) }
+        // What identifies a product across shops (merge: same-item), as the page names it.
+        var details: [String: JSONValue] = [:]
+        if isProduct {
+            for key in Self.productCodes { if let value = text(object[key]) { details[key] = .string(value) } }
+        }
         return Card(source: sourceID, upstreamID: id, kind: isProduct ? .product : .post, title: HTMLText.collapse(title),
                     summary: text(object["description"]).map(HTMLText.plain), price: price, image: imageURL(object["image"]), url: url,
-                    author: author, published: text(object["datePublished"]).flatMap(FeedDates.date))
+                    author: author, published: text(object["datePublished"]).flatMap(FeedDates.date), details: details)
     }
 
     /// The price of an `Offer`, an `AggregateOffer` (its low price) or the first of many.

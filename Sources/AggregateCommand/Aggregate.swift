@@ -48,7 +48,7 @@ public struct Aggregate: AsyncParsableCommand {
         version: AggregateVersion.current,
         subcommands: [FeedCommand.self, ShowCommand.self, SourcesCommand.self, ValidateCommand.self, DigestCommand.self,
                       RecordCommand.self, ServeCommand.self, ImportCommand.self, AddCommand.self, RemoveCommand.self, DisableCommand.self, EnableCommand.self, InitCommand.self, RefreshCommand.self, BackupCommand.self, RestoreCommand.self, HistoryCommand.self,
-                      StoreCommand.self, MarkCommand.self, SearchCommand.self, UserCommand.self],
+                      StoreCommand.self, MarkCommand.self, SearchCommand.self, UserCommand.self, SameCommand.self, ApartCommand.self, ItemCommand.self],
         defaultSubcommand: FeedCommand.self
     )
 

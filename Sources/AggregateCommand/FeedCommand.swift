@@ -4,6 +4,7 @@ import FeedEngine
 import FeedFormats
 import FeedState
 import FeedSupport
+import SameItem
 
 /// `aggregate [feed]`: one page of the merged feed.
 struct FeedCommand: ContextCommand {
@@ -46,6 +47,11 @@ struct FeedCommand: ContextCommand {
         unread ? .unread : starred ? .starred : nil
     }
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "One card per item across sources: the same link, product code or story (default: Sources.yml's merge:).",
+        discussion: "See docs/same-item.md; `aggregate same`, `apart` and `item` correct and explain it."))
+    var merge: Bool?
+
     @Flag(name: .customLong("no-record"), help: "Do not record what the upstreams answered in the card store.")
     var noRecord = false
 
@@ -70,6 +76,8 @@ struct FeedCommand: ContextCommand {
         if stored || reading != nil { return try await runStored(query, in: context) }
         // Printed inside: the cache writes and the recording finish behind the output, not before it.
         let result = try await common.withRunner(context.registry, recording: !noRecord) { runner, config, state in
+            var query = query
+            query.merge = try await ItemDecisions.asked(merge, config: config, store: state?.items)
             // Each source is recorded as soon as it is read, on the other core, while the
             // rest are read, merged and printed (after the run, it was most of a first run).
             let recorder = ListingRecorder(store: state?.cards) { reason in
@@ -103,7 +111,10 @@ struct FeedCommand: ContextCommand {
 
     /// `--stored`: the same query over the card store, opened without the network.
     private func runStored(_ query: FeedQuery, in context: CommandContext) async throws {
-        let (result, dates, config) = try await common.withStore(context.registry) { store, config in
+        let (result, dates, config) = try await common.withPersonalStores(context.registry) { stores, config in
+            let store = stores.cards
+            var query = query
+            query.merge = try await ItemDecisions.asked(merge, config: config, store: stores.items)
             let sources = try FeedRunner.select(query.sourceIDs, in: config)
             // A page the store makes from its indexes costs a page, however many it keeps.
             if let request = FeedRunner.storedPage(query, sources: sources.map(\.id), reading: reading) {

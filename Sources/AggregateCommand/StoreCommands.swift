@@ -173,7 +173,7 @@ extension CommonOptions {
         try await withOpenedState(registry, reading: "the card store") { state, config in
             let person = try await person(in: state.accounts)
             return try await body(PersonalStores(cards: state.cards.reading(as: person), marks: state.marks.marks(of: person),
-                                                 search: state.search.searching(as: person)), config)
+                                                 search: state.search.searching(as: person), items: state.items), config)
         }
     }
 
@@ -242,4 +242,6 @@ struct PersonalStores {
     let cards: any CardStore
     let marks: any ReadingMarkStore
     let search: any CardSearchIndex
+    /// Everyone's decisions on which cards are one item.
+    let items: any ItemDecisionStore
 }

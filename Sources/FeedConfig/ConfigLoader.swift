@@ -95,7 +95,8 @@ public struct ConfigLoader: Sendable {
         // An empty file is an empty list: a feed list starts from nothing (`aggregate add`).
         let root = tree ?? ConfigNode(.map([]), at: start)
         let top = ConfigMapReader(node: root, path: "", fallbackLocation: start, issues: log)
-        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep", "defaults"])
+        top.rejectUnknownKeys(["sources", "digests", "feed", "state", "filters", "keep", "defaults", "merge"])
+        let merge = top.choice("merge", from: ["same-item", "none"])
         let defaults = SourceDefaults.read(in: top)
         let filters = CardFilter.read(in: top)
         let keep = KeepPolicy.read(in: top, over: .default) ?? .default
@@ -144,6 +145,7 @@ public struct ConfigLoader: Sendable {
         if !log.issues.isEmpty { throw ConfigIssues(log.issues) }
         var config = FeedConfig(file: file, sources: sources, digests: digests, feed: feed, state: state, filters: filters)
         config.defaultRefresh = defaults.refresh
+        config.mergesSameItems = merge == "same-item"
         config.keep = keep
         config.warnings = warnings
         return config

@@ -29,6 +29,9 @@ public struct FeedConfig: Sendable {
     /// `defaults: refresh:`: how often `serve` refreshes a source without its own (nil:
     /// each at its cache TTL).
     public var defaultRefresh: Double?
+    /// `merge: same-item`: every output shows one card per item across sources (else only
+    /// with `--merge`, and in the reader's views).
+    public var mergesSameItems = false
     /// What is not wrong yet but will be (a disabled source's unset variable): `validate`
     /// prints these.
     public var warnings: [ConfigIssue] = []

@@ -52,6 +52,26 @@ public struct Card: Sendable, Hashable {
     public var details: [String: JSONValue]
     /// Set only on cards served from a fallback tier; live cards leave it `nil`.
     public var origin: Origin?
+    /// With `merge: same-item`: the same item at other sources (nil when not merged).
+    public var also: [Copy]?
+    /// With `merge: same-item`: every copy's price, this card's own included (nil when
+    /// none has one); ``price`` is then the lowest of those in its currency.
+    public var offers: [Copy]?
+
+    /// One source's copy of an item that several sources carry.
+    public struct Copy: Sendable, Hashable, Codable {
+        public var source: String
+        public var id: String
+        public var url: URL?
+        public var price: Price?
+
+        public init(source: String, id: String, url: URL? = nil, price: Price? = nil) {
+            self.source = source
+            self.id = id
+            self.url = url
+            self.price = price
+        }
+    }
 
     /// Creates a card whose id is `"<source>:<upstreamID>"`.
     public init(

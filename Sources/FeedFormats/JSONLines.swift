@@ -53,6 +53,10 @@ struct JSONByteWriter {
 
     mutating func card(_ card: Card, kept: KeptDates? = nil) {
         beginObject()
+        if let also = card.also {
+            key("also")
+            copies(also)
+        }
         if let author = card.author {
             key("author")
             beginObject()
@@ -73,6 +77,10 @@ struct JSONByteWriter {
         if let image = card.image { field("image", image.absoluteString) }
         field("kind", card.kind.rawValue)
         if let kept { field("last_seen", RFC3339.string(from: kept.lastSeen)) }
+        if let offers = card.offers {
+            key("offers")
+            copies(offers)
+        }
         if let origin = card.origin { field("origin", origin.rawValue) }
         if let price = card.price {
             key("price")
@@ -90,6 +98,25 @@ struct JSONByteWriter {
         key("v")
         raw(String(Card.schemaVersion))
         endObject()
+    }
+
+    /// `[{id, price, source, url}]`, keys sorted as everywhere.
+    private mutating func copies(_ copies: [Card.Copy]) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, copy) in copies.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            beginObject()
+            field("id", copy.id)
+            if let price = copy.price {
+                key("price")
+                self.price(price)
+            }
+            field("source", copy.source)
+            if let url = copy.url { field("url", url.absoluteString) }
+            endObject()
+        }
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
     }
 
     mutating func price(_ price: Price) {

@@ -19,6 +19,8 @@ public protocol StateBackend: Sendable {
     var search: any CardSearchIndex { get }
     /// The people who can sign in to `serve`, and their tokens.
     var accounts: any AccountStore { get }
+    /// Which cards people said are, or are not, one item.
+    var items: any ItemDecisionStore { get }
     /// Leases between processes sharing this state, so one of them refreshes a source at a
     /// time; nil where the state is one machine's and every process refreshes for itself.
     var refreshLeases: (any RefreshLeases)? { get }
@@ -58,6 +60,7 @@ public struct EngineState: Sendable {
     public var marks: any ReadingMarkStore { backend.marks }
     public var search: any CardSearchIndex { backend.search }
     public var accounts: any AccountStore { backend.accounts }
+    public var items: any ItemDecisionStore { backend.items }
     public var refreshLeases: (any RefreshLeases)? { backend.refreshLeases }
 
     /// The state of an opened `backend`, with the identity its cache's secret gives.

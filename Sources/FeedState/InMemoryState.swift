@@ -58,6 +58,7 @@ public struct InMemoryState: StateBackend {
     public var marks: any ReadingMarkStore { kept }
     public var search: any CardSearchIndex { kept }
     public let accounts: any AccountStore = InMemoryAccounts()
+    public let items: any ItemDecisionStore = InMemoryItemDecisions()
     /// One process's state: nobody to share a refresh with.
     public var refreshLeases: (any RefreshLeases)? { nil }
     public var notices: [String] { [] }

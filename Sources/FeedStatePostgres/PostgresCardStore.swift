@@ -161,6 +161,13 @@ public struct PostgresCardStore: CardStore {
             "DROP INDEX card_by_number",
             "CREATE UNIQUE INDEX card_by_number ON card (number)",
         ]),
+        // ItemDecisionStore: a person's word on which cards are one item (SQLite's "v14").
+        .init("14: item decisions", [
+            """
+            CREATE TABLE item_decision (first text NOT NULL, second text NOT NULL, same boolean NOT NULL,
+              decided_at double precision NOT NULL, PRIMARY KEY (first, second))
+            """,
+        ]),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never

@@ -13,6 +13,7 @@ public struct PostgresState: StateBackend {
     public var marks: any ReadingMarkStore { PostgresCardStore(database) }
     public var search: any CardSearchIndex { PostgresCardStore(database) }
     public var accounts: any AccountStore { PostgresAccounts(database) }
+    public var items: any ItemDecisionStore { PostgresCardStore(database) }
     /// Replicas on one database take turns refreshing a source.
     public var refreshLeases: (any RefreshLeases)? { PostgresRefreshLeases(database) }
     public var notices: [String] { [] }

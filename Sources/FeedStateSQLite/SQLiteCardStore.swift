@@ -144,6 +144,13 @@ public struct SQLiteCardStore: CardStore {
                 CREATE UNIQUE INDEX card_by_number ON card (number);
                 """)
         }
+        migrator.registerMigration("v14: item decisions") { db in
+            // ItemDecisionStore: a person's word on which cards are one item, by pair.
+            try db.execute(sql: """
+                CREATE TABLE item_decision (first TEXT NOT NULL, second TEXT NOT NULL, same INTEGER NOT NULL,
+                  decided_at REAL NOT NULL, PRIMARY KEY (first, second)) WITHOUT ROWID
+                """)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 

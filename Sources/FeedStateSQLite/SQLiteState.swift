@@ -13,6 +13,7 @@ public struct SQLiteState: StateBackend {
     public var cards: any CardStore { kept }
     public var marks: any ReadingMarkStore { kept }
     public var search: any CardSearchIndex { kept }
+    public var items: any ItemDecisionStore { kept }
     public let accounts: any AccountStore
     /// Every process on the machine refreshes for itself (no leases).
     public var refreshLeases: (any RefreshLeases)? { nil }

@@ -18,7 +18,7 @@ extension Card {
 
 extension Card: Codable {
     enum CodingKeys: String, CodingKey {
-        case v, id, source, kind, title, summary, price, image, url, author, published, tags, details, origin
+        case v, id, source, kind, title, summary, price, image, url, author, published, tags, details, origin, also, offers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +48,8 @@ extension Card: Codable {
                   author: author, published: published, tags: tags, details: details, origin: origin)
         // The id as written: a stored card's id need not start with its source.
         self.id = id
+        also = try c.decodeIfPresent([Copy].self, forKey: .also)
+        offers = try c.decodeIfPresent([Copy].self, forKey: .offers)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -66,6 +68,8 @@ extension Card: Codable {
         try c.encode(tags, forKey: .tags)
         if !details.isEmpty { try c.encode(details, forKey: .details) }
         try c.encodeIfPresent(origin, forKey: .origin)
+        try c.encodeIfPresent(also, forKey: .also)
+        try c.encodeIfPresent(offers, forKey: .offers)
     }
 }
 

@@ -154,6 +154,19 @@ import Testing
         }
     }
 
+    /// A person's word on which cards are one item: each pair's latest decision, either way
+    /// round, a pair named twice in one call once.
+    @Test(arguments: Backend.all) func itemDecisionsKeepEachPairsLatestWord(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            try await state.items.decide([ItemPair("b:1", "a:1"), ItemPair("a:1", "c:1"), ItemPair("a:1", "b:1")], same: true, at: t1)
+            try await state.items.decide([ItemPair("a:1", "b:1")], same: false, at: t2)
+            #expect(try await state.items.itemDecisions() == [
+                ItemDecision(pair: ItemPair("a:1", "b:1"), same: false, decidedAt: t2),
+                ItemDecision(pair: ItemPair("a:1", "c:1"), same: true, decidedAt: t1),
+            ])
+        }
+    }
+
     /// Kept cards by their ids in one call: in the order asked, each once, unknown ids absent,
     /// more ids than one statement binds.
     @Test(arguments: Backend.all) func keptCardsAreReadByTheirIds(_ backend: Backend) async throws {

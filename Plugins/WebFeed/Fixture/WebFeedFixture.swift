@@ -19,6 +19,8 @@ public struct WebFeedFixture: FixtureUpstream {
         case "/page.html": return Self.body(Data(Self.page.utf8), type: "text/html; charset=utf-8")
         case "/show.html": return Self.body(Data(Self.showPage.utf8), type: "text/html; charset=utf-8")
         case "/about.html": return Self.body(Data(Self.plainPage.utf8), type: "text/html; charset=utf-8")
+        case "/same-a.xml": return Self.body(Data(Self.sameStories(second: false).utf8), type: "application/atom+xml")
+        case "/same-b.xml": return Self.body(Data(Self.sameStories(second: true).utf8), type: "application/atom+xml")
         case "/teasers.xml": return Self.body(Data(Self.teasers(picked: request.query["picked"] == "1").utf8), type: "application/atom+xml")
         case "/archive.xml":
             let page = request.query["page"].flatMap { Int($0) } ?? 1
@@ -66,6 +68,24 @@ public struct WebFeedFixture: FixtureUpstream {
         }
         return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>Teasers</title><id>urn:teasers</id>"
             + "<updated>2026-11-24T08:00:00Z</updated>\n" + entries.joined(separator: "\n") + "\n</feed>\n"
+    }
+
+    /// Two news feeds (`/feed/same-a.xml`, `/feed/same-b.xml`) for `merge: same-item`: both
+    /// link one story (the second with tracking parameters), and each has a headline the
+    /// other nearly has ("iOS 18.1 released…" and "iOS 18.2 released…": not one story).
+    static func sameStories(second: Bool) -> String {
+        let story = "https://herald.example/2026/11/harbour-works" + (second ? "?utm_source=rss&utm_medium=feed" : "")
+        let (version, day) = second ? ("18.2", "21") : ("18.1", "20")
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>\(second ? "Tech digest" : "Harbour news")</title><id>urn:same:\(second)</id>
+            <updated>2026-11-22T08:00:00Z</updated>
+            <entry><title>\(second ? "Harbour works begin on Monday" : "Harbour works begin")</title><id>urn:same:\(second ? "b" : "a"):1</id>\
+            <link href="\(story)"/><updated>2026-11-2\(second ? "2" : "1")T08:00:00Z</updated></entry>
+            <entry><title>iOS \(version) released with Apple Intelligence features</title><id>urn:same:\(second ? "b" : "a"):2</id>\
+            <link href="https://\(second ? "b" : "a").example/ios"/><updated>2026-11-\(day)T09:00:00Z</updated></entry>
+            </feed>
+            """
     }
 
     /// A page that names no feed.

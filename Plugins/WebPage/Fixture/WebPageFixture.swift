@@ -17,6 +17,7 @@ import WebPage
 /// - `/article/ld.html`, `/article/tag.html`, `/article/dense.html`: whole articles as
 ///   JSON-LD `articleBody`, an `<article>`, and the densest block of paragraphs;
 ///   `/article/entry.html?n=N`: one in `.entry-content` (for `full_content:`)
+/// - `/store/a.html`, `/store/b.html`: one product (one GTIN) at two shops' prices
 public struct WebPageFixture: FixtureUpstream {
     public let name = "page"
 
@@ -37,9 +38,20 @@ public struct WebPageFixture: FixtureUpstream {
         case "/article/tag.html": return Self.html(ArticlePages.articleElement)
         case "/article/dense.html": return Self.html(ArticlePages.densest)
         case "/article/entry.html": return Self.html(ArticlePages.entry(request.query["n"] ?? "0"))
+        case "/store/a.html": return Self.html(Self.store(sku: "Q45-A", price: "699.00"))
+        case "/store/b.html": return Self.html(Self.store(sku: "4471", price: "649.00"))
         case "/deep.html": return Self.html(String(repeating: "<div>", count: 3_000) + "<article class=\"post\"><h2>Deep</h2></article>")
         default: return nil
         }
+    }
+
+    /// One shop's page of the Quiet 45 dishwasher (its GTIN), at its own price and SKU.
+    static func store(sku: String, price: String) -> String {
+        """
+        <html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Quiet 45 dishwasher",
+        "sku":"\(sku)","gtin13":"5012345678900","offers":{"@type":"Offer","price":"\(price)","priceCurrency":"GBP"}}</script></head>
+        <body><h1>Quiet 45 dishwasher</h1></body></html>
+        """
     }
 
     static func html(_ text: String) -> FixtureResponse {

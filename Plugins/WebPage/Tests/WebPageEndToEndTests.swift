@@ -111,7 +111,7 @@ import Testing
             #"{"id":"micro:PAN-1","kind":"product","price":{"amount":39,"currency":"EUR"},"source":"micro","tags":[],"title":"Steel pan","url":"BASE/page/micro.html","v":1}"#,
             #"{"id":"micro:LID-2","kind":"product","price":{"amount":12,"currency":"EUR"},"source":"micro","tags":[],"title":"Cast iron lid","url":"BASE/page/micro.html","v":1}"#,
             #"{"id":"og:BASE/p/grinder","image":"BASE/img/grinder.jpg","kind":"product","price":{"amount":189.9,"currency":"EUR"},"source":"og","tags":[],"title":"Espresso grinder","url":"BASE/p/grinder","v":1}"#,
-            #"{"id":"product:5012345678900","image":"BASE/img/q45.jpg","kind":"product","price":{"amount":1249.5,"currency":"GBP"},"source":"product","summary":"Runs at 42 dB.","tags":[],"title":"Quiet 45 dishwasher","url":"BASE/page/product.html","v":1}"#,
+            #"{"details":{"brand":"Nordic","gtin13":"5012345678900"},"id":"product:5012345678900","image":"BASE/img/q45.jpg","kind":"product","price":{"amount":1249.5,"currency":"GBP"},"source":"product","summary":"Runs at 42 dB.","tags":[],"title":"Quiet 45 dishwasher","url":"BASE/page/product.html","v":1}"#,
         ])
     }
 

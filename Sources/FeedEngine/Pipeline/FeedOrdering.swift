@@ -2,6 +2,7 @@ import FeedCore
 import FeedState
 import FeedFormats
 import Foundation
+import SameItem
 
 /// The pure steps of the pipeline: interleave, dedupe, sort.
 enum FeedOrdering {
@@ -25,6 +26,26 @@ enum FeedOrdering {
         var seen = Set<String>(minimumCapacity: positions.count)
         let unique = positions.filter { seen.insert(lists[$0].id).inserted }
         return (unique, positions.count - unique.count)
+    }
+
+    /// One position per item (`merge: same-item`): an item's first card in feed order stands
+    /// for it, made into the card that lists its copies (``ItemMerge``), kept in a list of
+    /// its own after the sources'; its other cards are left out.
+    static func mergeItems(_ positions: [CardPosition], in lists: [[Card]], decisions: ItemDecisions) -> (lists: [[Card]], positions: [CardPosition]) {
+        let cards = positions.map { lists[$0] }
+        let items = ItemMatcher(decisions: decisions).items(cards)
+        guard !items.isEmpty else { return (lists, positions) }
+        let list = Int32(lists.count)
+        var merged: [Card] = []
+        var standsFor: [Int: CardPosition] = [:]
+        var copies = Set<Int>()
+        for item in items {
+            standsFor[item.members[0]] = CardPosition(list: list, index: Int32(merged.count))
+            merged.append(ItemMerge.card(item, of: cards))
+            copies.formUnion(item.members.dropFirst())
+        }
+        let kept = positions.indices.filter { !copies.contains($0) }.map { standsFor[$0] ?? positions[$0] }
+        return (lists + [merged], kept)
     }
 
     /// How many distinct cards ``interleave(_:rounds:)`` would give, counting no further

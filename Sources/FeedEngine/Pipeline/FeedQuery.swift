@@ -1,4 +1,5 @@
 import FeedCore
+import SameItem
 
 /// How cards are ordered.
 public enum SortKey: String, Sendable, CaseIterable {
@@ -35,6 +36,9 @@ public struct FeedQuery: Sendable {
     public var kind: Card.Kind?
     /// Case- and diacritic-insensitive text that title or summary must contain.
     public var text: String?
+    /// `merge: same-item` or `--merge`: one card per item across sources, people's
+    /// decisions beating the rules (nil: every card its own).
+    public var merge: ItemDecisions?
 
     public static let maxPerPage = 1000
     /// `--all`: one page larger than any run can fill (budgets cap a source at 1e6 cards),
@@ -71,5 +75,6 @@ public struct FeedQuery: Sendable {
     var effectiveOrder: SortDirection { order ?? sort.defaultOrder }
 
     /// Whether the requested page can be known before every source is read to the end.
-    var isLazy: Bool { sort == .feed && effectiveOrder == .ascending }
+    /// (Not when merging: which cards are one item is known once every card is.)
+    var isLazy: Bool { sort == .feed && effectiveOrder == .ascending && merge == nil }
 }

@@ -113,8 +113,9 @@ public struct FeedRunner: Sendable {
             }
             feeds = await fetch(feeds, only: Array(feeds.indices), finished: finished, keepsCards: true) { await $0.fetchAll() }
         }
-        let lists = feeds.map(\.cards)
-        let (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds), in: lists)
+        var lists = feeds.map(\.cards)
+        var (unique, dropped) = FeedOrdering.dedupe(determinedPrefix(feeds), in: lists)
+        if let decisions = query.merge { (lists, unique) = FeedOrdering.mergeItems(unique, in: lists, decisions: decisions) }
         let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
         let (skip, skipOverflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         let start = skipOverflow || skip < 0 ? sorted.count : min(skip, sorted.count)
@@ -202,8 +203,9 @@ public struct FeedRunner: Sendable {
     public static func stored(_ kept: [Card], config: FeedConfig, query: FeedQuery) throws(UsageError) -> FeedResult {
         let sources = try select(query.sourceIDs, in: config)
         let bySource = Dictionary(grouping: kept, by: \.source)
-        let lists = sources.map { source in (bySource[source.id] ?? []).filter { query.matches($0) } }
-        let (unique, dropped) = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists)
+        var lists = sources.map { source in (bySource[source.id] ?? []).filter { query.matches($0) } }
+        var (unique, dropped) = FeedOrdering.dedupe(FeedOrdering.interleave(lists), in: lists)
+        if let decisions = query.merge { (lists, unique) = FeedOrdering.mergeItems(unique, in: lists, decisions: decisions) }
         let sorted = FeedOrdering.sort(unique, in: lists, by: query.sort, order: query.effectiveOrder)
         let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         let start = overflow || skip < 0 ? sorted.count : min(skip, sorted.count)
@@ -218,7 +220,7 @@ public struct FeedRunner: Sendable {
     /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
     /// every kept card instead.
     public static func storedPage(_ query: FeedQuery, sources: [String], reading: ReadingFilter? = nil) -> StoredPageQuery? {
-        guard !query.filters else { return nil }
+        guard !query.filters, query.merge == nil else { return nil }
         let order: StoredPageQuery.Order
         switch query.sort {
         case .feed: order = .feed

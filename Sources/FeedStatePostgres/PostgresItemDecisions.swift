@@ -1,0 +1,24 @@
+import FeedState
+import Foundation
+import PostgresNIO
+
+/// People's decisions on which cards are one item, in `item_decision`.
+extension PostgresCardStore: ItemDecisionStore {
+    public func decide(_ pairs: [ItemPair], same: Bool, at: Date) async throws {
+        guard !pairs.isEmpty else { return }
+        // One row a pair, however often it is named in one call.
+        let unique = Array(Set(pairs))
+        _ = try await migrated().query("""
+            INSERT INTO item_decision (first, second, same, decided_at)
+            SELECT first, second, \(same), \(at.timeIntervalSince1970) FROM unnest(\(unique.map(\.first))::text[], \(unique.map(\.second))::text[]) AS t(first, second)
+            ON CONFLICT (first, second) DO UPDATE SET same = excluded.same, decided_at = excluded.decided_at
+            """)
+    }
+
+    public func itemDecisions() async throws -> [ItemDecision] {
+        try await migrated().query("SELECT first, second, same, decided_at FROM item_decision ORDER BY first, second").map { row in
+            let (first, second, same, decidedAt) = try row.decode((String, String, Bool, Double).self)
+            return ItemDecision(pair: ItemPair(first, second), same: same, decidedAt: Date(timeIntervalSince1970: decidedAt))
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import FeedCore
+import Foundation
+
+/// One item across sources: which cards of a run (or of the store) are the same story or
+/// product, strongest signal first — a person's decision, the same canonical link (or a
+/// GUID that is one), the same GTIN or brand and part number with the same variant words,
+/// near-identical titles of posts published within 48 hours. Each signal is looked up in
+/// a hash index (titles through their rarer words), never by comparing every pair, so the
+/// cost grows with the cards, not their square. Never joined: two cards of one source
+/// (unless a person says so), cards a person keeps apart, anything whose numbers or
+/// variants disagree, and titles that name different things or say opposite ones.
+public struct ItemMatcher: Sendable {
+    /// Titles at least this alike (shared words over all words) are one story.
+    public static let titleLikeness = 0.6
+    /// Each title must have this many significant words to be compared at all.
+    public static let leastTitleWords = 5
+    /// Posts further apart in time than this are never one story by their titles.
+    public static let titleWindow: TimeInterval = 48 * 3600
+    /// A word in more cards than this finds no candidates (it says nothing of a subject).
+    public static let commonWord = 64
+
+    /// Why two cards were joined.
+    public enum Reason: Sendable, Equatable, CustomStringConvertible {
+        /// A person said so (`aggregate same`).
+        case decided
+        /// The same canonical link.
+        case link(String)
+        /// The same GTIN (as 14 digits).
+        case gtin(String)
+        /// The same brand and part number.
+        case part(String)
+        /// Near-identical titles, this alike.
+        case titles(Double)
+
+        public var description: String {
+            switch self {
+            case .decided: "joined by a person (aggregate same)"
+            case .link(let link): "the same link (\(link))"
+            case .gtin(let gtin): "the same GTIN \(gtin)"
+            case .part(let part): "the same brand and part number (\(part))"
+            case .titles(let likeness): "titles \(Int((likeness * 100).rounded()))% alike, published within 48 hours"
+            }
+        }
+    }
+
+    /// Two cards joined, and why.
+    public struct Join: Sendable, Equatable {
+        public var first: String
+        public var second: String
+        public var reason: Reason
+    }
+
+    /// Cards that are one item: indices into the cards given, the earliest first; the
+    /// joins that made it.
+    public struct Item: Sendable, Equatable {
+        public var members: [Int]
+        public var joins: [Join]
+    }
+
+    public let decisions: ItemDecisions
+
+    public init(decisions: ItemDecisions = ItemDecisions()) {
+        self.decisions = decisions
+    }
+
+    /// The items of two or more cards among `cards`. `rank` orders a card within its item
+    /// (lower first: its first-seen time and its source's place in Sources.yml; by default
+    /// its place in `cards`, the feed's order).
+    public func items(_ cards: [Card], rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item] {
+        var groups = Groups(cards: cards, decisions: decisions)
+        var index: [String: Int] = Dictionary(cards.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        for group in decisions.same {
+            let members = group.compactMap { index[$0] }
+            for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
+        }
+        index = [:]
+        joinBy(cards, &groups) { card in
+            [card.url.flatMap(CanonicalLink.canonical), CanonicalLink.canonical(card.upstreamID)].compactMap { $0 }.map { ($0, Reason.link($0)) }
+        }
+        let words = cards.map { card in card.kind == .product ? TitleWords(card.title) : nil }
+        let variants = words.map { $0.map { ProductCode.variants(in: $0.all) } ?? [] }
+        joinBy(cards, &groups, agreeing: { a, b in variants[a].isEmpty || variants[b].isEmpty || variants[a] == variants[b] }) { card in
+            [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) }, ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
+        }
+        joinByTitles(cards, &groups)
+        return groups.items(rank: rank)
+    }
+
+    /// Joins cards that share a key `keys` gives, when `agreeing` (the first card with a key
+    /// is the one the others are joined to).
+    private func joinBy(_ cards: [Card], _ groups: inout Groups, agreeing: (Int, Int) -> Bool = { _, _ in true },
+                        keys: (Card) -> [(String, Reason)]) {
+        var first: [String: [Int]] = [:]
+        for (index, card) in cards.enumerated() {
+            for (key, reason) in keys(card) {
+                for earlier in first[key] ?? [] where agreeing(earlier, index) {
+                    if groups.join(earlier, index, reason) { break }
+                }
+                first[key, default: []].append(index)
+            }
+        }
+    }
+
+    /// Posts whose titles are near-identical, found through their rarer words.
+    private func joinByTitles(_ cards: [Card], _ groups: inout Groups) {
+        var titles: [Int: TitleWords] = [:]
+        var postings: [String: [Int]] = [:]
+        for (index, card) in cards.enumerated() where card.kind == .post && card.published != nil {
+            let words = TitleWords(card.title)
+            guard words.words.count >= Self.leastTitleWords else { continue }
+            titles[index] = words
+            for word in words.words { postings[word, default: []].append(index) }
+        }
+        for (index, words) in titles.sorted(by: { $0.key < $1.key }) {
+            var candidates = Set<Int>()
+            for word in words.words {
+                guard let list = postings[word], list.count <= Self.commonWord else { continue }
+                for other in list where other < index { candidates.insert(other) }
+            }
+            for other in candidates.sorted() {
+                guard let theirs = titles[other], theirs.numbers == words.numbers, !words.contradicts(theirs),
+                      let mine = cards[index].published, let their = cards[other].published,
+                      abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }
+                let likeness = words.likeness(to: theirs)
+                if likeness >= Self.titleLikeness { groups.join(other, index, .titles(likeness)) }
+            }
+        }
+    }
+}
+
+/// What people decided, which always beats the rules: cards they joined, and pairs they
+/// keep apart (by card id).
+public struct ItemDecisions: Sendable, Equatable {
+    /// Groups of card ids a person said are one item.
+    public var same: [[String]]
+    /// Pairs of card ids a person said are not (each pair sorted).
+    public var apart: Set<[String]>
+
+    public init(same: [[String]] = [], apart: Set<[String]> = []) {
+        self.same = same
+        self.apart = apart
+    }
+
+    /// Whether `a` and `b` are kept apart.
+    public func keepsApart(_ a: String, _ b: String) -> Bool {
+        apart.contains([a, b].sorted())
+    }
+}
+
+/// Union-find over a run's cards, with the rules no join may break.
+struct Groups {
+    let cards: [Card]
+    let decisions: ItemDecisions
+    private var parent: [Int]
+    private var members: [Int: [Int]] = [:]
+    private var joins: [Int: [ItemMatcher.Join]] = [:]
+    /// Cards a decision keeps apart from some other card, by index.
+    private let constrained: Set<Int>
+
+    init(cards: [Card], decisions: ItemDecisions) {
+        self.cards = cards
+        self.decisions = decisions
+        parent = Array(cards.indices)
+        let apartIDs = Set(decisions.apart.flatMap { $0 })
+        constrained = Set(cards.indices.filter { apartIDs.contains(cards[$0].id) })
+    }
+
+    mutating func root(_ index: Int) -> Int {
+        var node = index
+        while parent[node] != node {
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        }
+        return node
+    }
+
+    private func group(_ root: Int) -> [Int] {
+        members[root] ?? [root]
+    }
+
+    /// Joins the items of `a` and `b` unless a rule forbids it; whether they are one now.
+    @discardableResult
+    mutating func join(_ a: Int, _ b: Int, _ reason: ItemMatcher.Reason, decided: Bool = false) -> Bool {
+        let (rootA, rootB) = (root(a), root(b))
+        if rootA == rootB { return true }
+        let (groupA, groupB) = (group(rootA), group(rootB))
+        if !decided {
+            let sourcesA = Set(groupA.map { cards[$0].source })
+            if groupB.contains(where: { sourcesA.contains(cards[$0].source) }) { return false }
+        }
+        for x in groupA where constrained.contains(x) {
+            for y in groupB where decisions.keepsApart(cards[x].id, cards[y].id) { return false }
+        }
+        parent[rootB] = rootA
+        members[rootA] = groupA + groupB
+        members[rootB] = nil
+        joins[rootA, default: []] += (joins.removeValue(forKey: rootB) ?? []) + [ItemMatcher.Join(first: cards[a].id, second: cards[b].id, reason: reason)]
+        return true
+    }
+
+    func items(rank: (Int) -> (Double, Int)) -> [ItemMatcher.Item] {
+        members.keys.sorted().compactMap { root in
+            guard let group = members[root], group.count > 1 else { return nil }
+            let ordered = group.sorted { (rank($0).0, rank($0).1, $0) < (rank($1).0, rank($1).1, $1) }
+            return ItemMatcher.Item(members: ordered, joins: joins[root] ?? [])
+        }.sorted { $0.members[0] < $1.members[0] }
+    }
+}
