@@ -29,6 +29,18 @@ struct TextTable {
         var marker: String
         var id: String
         var tags: String
+        /// `also at: shop-b £649.00` or `also in: hn, lobsters` (merge: same-item).
+        var also: String
+    }
+
+    /// Where else a merged card's item is: the shops with their prices, or the sources.
+    static func also(_ card: Card) -> String {
+        guard let also = card.also, !also.isEmpty else { return "" }
+        guard also.contains(where: { $0.price != nil }) else { return "also in: " + also.map(\.source).joined(separator: ", ") }
+        let currency = card.price?.currency
+        let others = also.contains { $0.price != nil && $0.price?.currency != currency }
+        return "also at: " + also.map { copy in copy.source + (copy.price.map { " " + $0.label } ?? "") }.joined(separator: ", ")
+            + (others ? " (other currencies listed, not compared)" : "")
     }
 
     func render(_ cards: some Collection<Card>) -> String {
@@ -36,7 +48,8 @@ struct TextTable {
         let rows = cards.map { card in
             Row(source: TerminalText.safe(card.source), title: TerminalText.safe(card.title).split(whereSeparator: \.isNewline).joined(separator: " "),
                 price: TerminalText.safe(card.price?.label ?? ""), marker: card.origin.map { "[\($0.rawValue)]" } ?? "",
-                id: TerminalText.safe(Self.shortID(card.upstreamID)), tags: TerminalText.safe(card.tags.joined(separator: ", ")))
+                id: TerminalText.safe(Self.shortID(card.upstreamID)), tags: TerminalText.safe(card.tags.joined(separator: ", ")),
+                also: TerminalText.safe(Self.also(card)))
         }
         func widest(_ column: (Row) -> String) -> Int { rows.map { DisplayWidth.of(column($0)) }.max() ?? 0 }
         var sourceWidth = widest(\.source)
@@ -83,7 +96,12 @@ struct TextTable {
                     line += Self.gap + paint(row.tags, "33")
                 }
             }
-            return trimTrailing(line) + "\n"
+            var text = trimTrailing(line) + "\n"
+            if !row.also.isEmpty {
+                let indent = String(repeating: " ", count: (showsDates ? Self.dateWidth + Self.gap.count : 0) + sourceWidth + Self.gap.count)
+                text += indent + paint(width.map { fit(row.also, max(10, $0 - indent.count)) } ?? row.also, "2") + "\n"
+            }
+            return text
         }.joined()
     }
 

@@ -36,6 +36,12 @@ import Testing
             #expect(merged.status == 0, "\(merged.stderr)")
             #expect(Self.lines(merged, base: session.base) == Self.merged)
 
+            // For people: where else each item is, under it.
+            let text = try await session.run("--format", "text", "--merge", "--sort", "title")
+            #expect(text.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("also") } == [
+                "also in: digest", "also at: shop-b £649.00",
+            ], "\(text.stdout)")
+
             let item = try await session.run("item", "shop-b:4471")
             #expect(item.stdoutLines == [
                 "one item of 2 cards, shown as shop-a:Q45-A:",
