@@ -261,7 +261,7 @@ let package = Package(
         .target(name: "ArticleExtraction", dependencies: ["FeedCore", "FeedSupport", "HTMLQuery"]),
         /// One item across sources (`merge: same-item`): canonical links, GTINs, titles;
         /// which cards are one item, and the card that shows it.
-        .target(name: "SameItem", dependencies: ["FeedCore"]),
+        .target(name: "SameItem", dependencies: ["FeedCore", "FeedSupport"]),
         /// The Google Reader API's vocabulary: streams, item ids in both forms, and the JSON
         /// shapes apps read; no HTTP.
         .target(

@@ -18,36 +18,53 @@ public enum CanonicalLink {
 
     /// The canonical form of `url`; nil for anything but an http(s) address with a host.
     public static func canonical(_ url: URL) -> String? {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              var host = components.host?.lowercased(), !host.isEmpty else { return nil }
-        for prefix in ["www.", "amp.", "m."] where host.hasPrefix(prefix) && host.split(separator: ".").count > 2 {
-            host.removeFirst(prefix.count)
-        }
-        let port = components.port.flatMap { $0 == 80 || $0 == 443 ? nil : $0 }
-        var path = components.percentEncodedPath
-        // AMP pages: `/amp`, `/amp/` at the end, or `/amp/` in front.
-        for suffix in ["/amp/", "/amp", ".amp"] where path.lowercased().hasSuffix(suffix) {
-            path.removeLast(suffix.count)
-        }
-        if path.lowercased().hasPrefix("/amp/") { path.removeFirst(4) }
-        while path.hasSuffix("/") { path.removeLast() }
-        let items: [URLQueryItem] = (components.percentEncodedQueryItems ?? nil) ?? []
-        let query = items
-            .filter { item in
-                let name = item.name.lowercased()
-                return !trackingParameters.contains(name) && !trackingPrefixes.contains { name.hasPrefix($0) }
-            }
-            .map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }
-            .sorted()
-        var text = "//" + host + (port.map { ":\($0)" } ?? "") + path
-        if !query.isEmpty { text += "?" + query.joined(separator: "&") }
-        return text
+        canonical(url.absoluteString)
     }
 
     /// The canonical form of `text` when it is an http(s) address (a GUID that is a link).
+    /// Read from the text's bytes (URLComponents for each of a run's 25,000 links was most
+    /// of the time merging added).
     public static func canonical(_ text: String) -> String? {
-        guard text.hasPrefix("http://") || text.hasPrefix("https://"), let url = URL(string: text) else { return nil }
-        return canonical(url)
+        var bytes = Array(text.utf8)
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes.removeSubrange(hash...) }
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
+        func starts(_ prefix: String, at index: Int) -> Bool {
+            let prefix = Array(prefix.utf8)
+            return bytes.count - index >= prefix.count && zip(bytes[index...], prefix).allSatisfy { lower($0) == $1 }
+        }
+        var index: Int
+        if starts("https://", at: 0) { index = 8 } else if starts("http://", at: 0) { index = 7 } else { return nil }
+        let authorityEnd = bytes[index...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        if let at = bytes[index..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { index = at + 1 }
+        var host = bytes[index..<authorityEnd].map(lower)
+        var port: [UInt8] = []
+        if let colon = host.lastIndex(of: UInt8(ascii: ":")), host.last != UInt8(ascii: "]") {
+            port = Array(host[(colon + 1)...])
+            host.removeSubrange(colon...)
+            if port == Array("80".utf8) || port == Array("443".utf8) { port = [] }
+        }
+        guard !host.isEmpty else { return nil }
+        let dots = host.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
+        if dots >= 2, let prefix = hostPrefixes.first(where: { host.starts(with: $0) }) { host.removeFirst(prefix.count) }
+        let queryStart = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "?"))
+        var path = Array(bytes[authorityEnd..<(queryStart ?? bytes.count)])
+        // AMP pages: `/amp`, `/amp/` or `.amp` at the end, or `/amp/` in front.
+        if let suffix = ampSuffixes.first(where: { path.count >= $0.count && path.suffix($0.count).map(lower) == $0 }) { path.removeLast(suffix.count) }
+        if path.count >= 5, path.prefix(5).map(lower) == Array("/amp/".utf8) { path.removeFirst(4) }
+        while path.last == UInt8(ascii: "/") { path.removeLast() }
+        var canonical: [UInt8] = Array("//".utf8) + host
+        if !port.isEmpty { canonical += [UInt8(ascii: ":")] + port }
+        canonical += path
+        if let queryStart {
+            let kept = bytes[(queryStart + 1)...].split(separator: UInt8(ascii: "&")).filter { pair in
+                let name = String(decoding: pair.prefix { $0 != UInt8(ascii: "=") }.map(lower), as: UTF8.self)
+                return !name.isEmpty && !trackingParameters.contains(name) && !trackingPrefixes.contains { name.hasPrefix($0) }
+            }.map { String(decoding: $0, as: UTF8.self) }.sorted()
+            if !kept.isEmpty { canonical += Array(("?" + kept.joined(separator: "&")).utf8) }
+        }
+        return String(decoding: canonical, as: UTF8.self)
     }
+
+    static let hostPrefixes = ["www.", "amp.", "m."].map { Array($0.utf8) }
+    static let ampSuffixes = ["/amp/", "/amp", ".amp"].map { Array($0.utf8) }
 }

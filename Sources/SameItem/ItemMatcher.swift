@@ -66,20 +66,35 @@ public struct ItemMatcher: Sendable {
     /// The items of two or more cards among `cards`. `rank` orders a card within its item
     /// (lower first: its first-seen time and its source's place in Sources.yml; by default
     /// its place in `cards`, the feed's order).
-    public func items(_ cards: [Card], rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item] {
+    public func items<Cards: RandomAccessCollection>(_ cards: Cards, rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item]
+        where Cards.Element == Card, Cards.Index == Int {
         var groups = Groups(cards: cards, decisions: decisions)
-        var index: [String: Int] = Dictionary(cards.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        for group in decisions.same {
-            let members = group.compactMap { index[$0] }
-            for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
+        if !decisions.same.isEmpty {
+            let index = Dictionary(cards.indices.map { (cards[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+            for group in decisions.same {
+                let members = group.compactMap { index[$0] }
+                for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
+            }
         }
-        index = [:]
         joinBy(cards, &groups) { card in
-            [card.url.flatMap(CanonicalLink.canonical), CanonicalLink.canonical(card.upstreamID)].compactMap { $0 }.map { ($0, Reason.link($0)) }
+            let link = card.url.map(\.absoluteString)
+            let guid = card.upstreamID
+            // A GUID that is the link itself says nothing more.
+            let links = [link, guid == link ? nil : guid].compactMap { $0 }.compactMap(CanonicalLink.canonical)
+            return (links.count == 2 && links[0] == links[1] ? [links[0]] : links).map { ($0, Reason.link($0)) }
         }
-        let words = cards.map { card in card.kind == .product ? TitleWords(card.title) : nil }
-        let variants = words.map { $0.map { ProductCode.variants(in: $0.all) } ?? [] }
-        joinBy(cards, &groups, agreeing: { a, b in variants[a].isEmpty || variants[b].isEmpty || variants[a] == variants[b] }) { card in
+        // Variant words are read only for cards that share a code.
+        var variants: [Int: Set<String>] = [:]
+        func variant(_ index: Int) -> Set<String> {
+            if let known = variants[index] { return known }
+            let found = ProductCode.variants(in: TitleWords(cards[index].title).all)
+            variants[index] = found
+            return found
+        }
+        joinBy(cards, &groups, agreeing: { a, b in
+            let (mine, theirs) = (variant(a), variant(b))
+            return mine.isEmpty || theirs.isEmpty || mine == theirs
+        }) { card in
             [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) }, ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
         }
         joinByTitles(cards, &groups)
@@ -88,11 +103,11 @@ public struct ItemMatcher: Sendable {
 
     /// Joins cards that share a key `keys` gives, when `agreeing` (the first card with a key
     /// is the one the others are joined to).
-    private func joinBy(_ cards: [Card], _ groups: inout Groups, agreeing: (Int, Int) -> Bool = { _, _ in true },
-                        keys: (Card) -> [(String, Reason)]) {
+    private func joinBy<Cards: RandomAccessCollection>(_ cards: Cards, _ groups: inout Groups<Cards>, agreeing: (Int, Int) -> Bool = { _, _ in true },
+                        keys: (Card) -> [(String, Reason)]) where Cards.Element == Card, Cards.Index == Int {
         var first: [String: [Int]] = [:]
-        for (index, card) in cards.enumerated() {
-            for (key, reason) in keys(card) {
+        for index in cards.indices {
+            for (key, reason) in keys(cards[index]) {
                 for earlier in first[key] ?? [] where agreeing(earlier, index) {
                     if groups.join(earlier, index, reason) { break }
                 }
@@ -101,28 +116,32 @@ public struct ItemMatcher: Sendable {
         }
     }
 
-    /// Posts whose titles are near-identical, found through their rarer words.
-    private func joinByTitles(_ cards: [Card], _ groups: inout Groups) {
-        var titles: [Int: TitleWords] = [:]
-        var postings: [String: [Int]] = [:]
-        for (index, card) in cards.enumerated() where card.kind == .post && card.published != nil {
-            let words = TitleWords(card.title)
-            guard words.words.count >= Self.leastTitleWords else { continue }
-            titles[index] = words
-            for word in words.words { postings[word, default: []].append(index) }
+    /// Posts whose titles are near-identical, found through their rarer words: hashed
+    /// words (``TitleKey``) find and measure the pairs; the words themselves
+    /// (``TitleWords``) are read only for a pair that is alike enough, to see whether the
+    /// two name different things or say opposite ones.
+    private func joinByTitles<Cards: RandomAccessCollection>(_ cards: Cards, _ groups: inout Groups<Cards>) where Cards.Element == Card, Cards.Index == Int {
+        var keys: [Int: TitleKey] = [:]
+        var postings: [UInt64: [Int]] = [:]
+        for index in cards.indices where cards[index].kind == .post && cards[index].published != nil {
+            let key = TitleKey(cards[index].title)
+            guard key.words.count >= Self.leastTitleWords else { continue }
+            keys[index] = key
+            for word in key.words { postings[word, default: []].append(index) }
         }
-        for (index, words) in titles.sorted(by: { $0.key < $1.key }) {
+        for (index, key) in keys.sorted(by: { $0.key < $1.key }) {
             var candidates = Set<Int>()
-            for word in words.words {
+            for word in key.words {
                 guard let list = postings[word], list.count <= Self.commonWord else { continue }
                 for other in list where other < index { candidates.insert(other) }
             }
             for other in candidates.sorted() {
-                guard let theirs = titles[other], theirs.numbers == words.numbers, !words.contradicts(theirs),
+                guard let theirs = keys[other], theirs.numbers == key.numbers,
                       let mine = cards[index].published, let their = cards[other].published,
                       abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }
-                let likeness = words.likeness(to: theirs)
-                if likeness >= Self.titleLikeness { groups.join(other, index, .titles(likeness)) }
+                let likeness = key.likeness(to: theirs)
+                guard likeness >= Self.titleLikeness, !TitleWords(cards[index].title).contradicts(TitleWords(cards[other].title)) else { continue }
+                groups.join(other, index, .titles(likeness))
             }
         }
     }
@@ -148,8 +167,8 @@ public struct ItemDecisions: Sendable, Equatable {
 }
 
 /// Union-find over a run's cards, with the rules no join may break.
-struct Groups {
-    let cards: [Card]
+struct Groups<Cards: RandomAccessCollection> where Cards.Element == Card, Cards.Index == Int {
+    let cards: Cards
     let decisions: ItemDecisions
     private var parent: [Int]
     private var members: [Int: [Int]] = [:]
@@ -157,10 +176,10 @@ struct Groups {
     /// Cards a decision keeps apart from some other card, by index.
     private let constrained: Set<Int>
 
-    init(cards: [Card], decisions: ItemDecisions) {
+    init(cards: Cards, decisions: ItemDecisions) {
         self.cards = cards
         self.decisions = decisions
-        parent = Array(cards.indices)
+        parent = Array(0..<cards.count)
         let apartIDs = Set(decisions.apart.flatMap { $0 })
         constrained = Set(cards.indices.filter { apartIDs.contains(cards[$0].id) })
     }

@@ -7,7 +7,8 @@ import Foundation
 /// compared.
 public enum ItemMerge {
     /// The card `item` shows, made of `cards`.
-    public static func card(_ item: ItemMatcher.Item, of cards: [Card]) -> Card {
+    public static func card<Cards: RandomAccessCollection>(_ item: ItemMatcher.Item, of cards: Cards) -> Card
+        where Cards.Element == Card, Cards.Index == Int {
         var card = cards[item.members[0]]
         let copies = item.members.map { index in
             Card.Copy(source: cards[index].source, id: cards[index].id, url: cards[index].url, price: cards[index].price)
