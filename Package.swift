@@ -176,7 +176,7 @@ let package = Package(
             name: "FeedDigest",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedStateSQLite", "FeedStatePostgres", "FeedEngine",
-                "HTMLTemplates",
+                "HTMLTemplates", "SameItem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),

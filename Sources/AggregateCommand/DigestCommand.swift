@@ -6,6 +6,7 @@ import FeedEngine
 import FeedState
 import FeedSupport
 import Foundation
+import SameItem
 
 extension DigestConfig.Format: ExpressibleByArgument {}
 
@@ -136,6 +137,7 @@ struct DigestCommand: ContextCommand {
         job.cards = state?.cards
         job.recordsCards = !noRecord
         do {
+            if runner.config.mergesSameItems { job.items = ItemDecisions(try await state?.items.itemDecisions() ?? []) }
             let template = try digest.template.map { path throws(DigestTemplateError) in try DigestTemplate(path: path) }
             let result = try await job.run(runner: runner, store: store, template: template, wait: wait,
                                            output: digest.output.map(DigestOutput.file) ?? .stdout,

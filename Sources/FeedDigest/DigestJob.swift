@@ -4,6 +4,7 @@ import FeedEngine
 import FeedState
 import FeedSupport
 import Foundation
+import SameItem
 
 /// One run of one digest: fetch, compare with the digest's memory, render, deliver and
 /// commit the new memory in one transaction. See ``DigestOutput`` for what each output
@@ -37,6 +38,9 @@ public struct DigestJob: Sendable {
     /// and whether this run records what it fetched there (`--no-record` does not).
     public var cards: (any CardStore)?
     public var recordsCards = true
+    /// `merge: same-item`: the digest watches items, not each source's copy (with these
+    /// decisions); an alert names the shop whose offer is cheapest. Nil: each card alone.
+    public var items: ItemDecisions?
 
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case busy(String)
@@ -135,7 +139,8 @@ public struct DigestJob: Sendable {
         }
 
         let collected = try await runner.collect(digest.sources)
-        let (cards, outcomes) = (collected.cards, collected.outcomes)
+        let outcomes = collected.outcomes
+        let cards = items.map { ItemMerge.merged(collected.cards, decisions: $0) } ?? collected.cards
         // The fetch's cache writes land before the commit: whatever they say on stderr
         // comes before what the digest says.
         await runner.finishWrites()
@@ -168,7 +173,14 @@ public struct DigestJob: Sendable {
         if plan.deferred > 0 {
             messages.append("digest '\(digest.name)': \(plan.deferred) more changes wait for the next run (max_items: \(options.maxItems ?? 0))")
         }
-        let report = DigestReport(name: digest.name, date: now, items: plan.items, unavailable: unavailable)
+        // Cheapest anywhere: an alert on an item says which shop's offer it is.
+        let items = plan.items.map { item in
+            guard item.change == .alert, let shop = ItemMerge.cheapestElsewhere(item.card) else { return item }
+            var named = item
+            named.condition = (item.condition ?? "") + ", cheapest at \(shop)"
+            return named
+        }
+        let report = DigestReport(name: digest.name, date: now, items: items, unavailable: unavailable)
         let text = !report.items.isEmpty || always
             ? template?.render(report) ?? DigestRenderer.render(report, format: digest.format) : nil
         if !targets.isEmpty {

@@ -6,6 +6,26 @@ import Foundation
 /// of those in its own currency. Prices in other currencies are listed, never converted or
 /// compared.
 public enum ItemMerge {
+    /// `cards` with one card per item (``card(_:of:)``) where its first card was, its other
+    /// cards left out.
+    public static func merged(_ cards: [Card], decisions: ItemDecisions) -> [Card] {
+        let items = ItemMatcher(decisions: decisions).items(cards)
+        guard !items.isEmpty else { return cards }
+        var shown: [Int: Card] = [:]
+        var copies = Set<Int>()
+        for item in items {
+            shown[item.members[0]] = card(item, of: cards)
+            copies.formUnion(item.members.dropFirst())
+        }
+        return cards.indices.filter { !copies.contains($0) }.map { shown[$0] ?? cards[$0] }
+    }
+
+    /// The source whose offer is the card's price, when another source's copy is cheapest.
+    public static func cheapestElsewhere(_ card: Card) -> String? {
+        guard let price = card.price, let offer = card.offers?.first(where: { $0.price == price }), offer.source != card.source else { return nil }
+        return offer.source
+    }
+
     /// The card `item` shows, made of `cards`.
     public static func card<Cards: RandomAccessCollection>(_ item: ItemMatcher.Item, of cards: Cards) -> Card
         where Cards.Element == Card, Cards.Index == Int {

@@ -84,4 +84,19 @@ import Testing
             #expect(one.status == 2)
         }
     }
+
+    /// Cheapest anywhere: a digest of items alerts once when any shop's offer falls below
+    /// the threshold, and names that shop.
+    @Test func aDigestWatchesTheItemAndNamesTheCheapestShop() async throws {
+        let preamble = "merge: same-item\ndigests:\n  - name: cheap\n    format: text\n    when: [{price_below: 650}]\n"
+        try await FixtureWorld.withSession(sources: Array(Self.sources[2...]), preamble: preamble) { session in
+            let first = try await session.run("digest", "--name", "cheap", "--first-run", "report")
+            #expect(first.status == 0, "\(first.stderr)")
+            let alerts = first.stdoutLines.filter { $0.contains("Quiet 45") }
+            #expect(alerts.count == 1, "\(first.stdout)")
+            #expect(alerts.first?.contains("cheapest at shop-b") == true, "\(first.stdout)")
+            let again = try await session.run("digest", "--name", "cheap")
+            #expect(again.status == 0 && !again.stdout.contains("Quiet 45"), "\(again.stdout)")
+        }
+    }
 }
