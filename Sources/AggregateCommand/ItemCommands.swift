@@ -113,7 +113,7 @@ struct ItemCommand: ContextCommand {
             for member in item.members {
                 let card = cards[member]
                 let price = card.price.map { " — \(TerminalText.safe($0.label))" } ?? ""
-                let why = item.joins.first { $0.second == card.id || $0.first == card.id && member != item.members[0] }
+                let why = item.joins.first { $0.first == card.id || $0.second == card.id }
                 let reason = member == item.members[0] ? "first seen" : why.map { "\($0.reason) with \($0.first == card.id ? $0.second : $0.first)" } ?? ""
                 lines.append("  \(card.id)  \(TerminalText.safe(card.title))\(price): \(reason)")
             }

@@ -364,20 +364,16 @@ public struct SQLiteCardStore: CardStore {
         let ids = ids.filter { seen.insert($0).inserted }
         guard !ids.isEmpty else { return [] }
         let (path, person) = (directory.cardsPath, person)
+        // The ids go in as one JSON array (as marks and numbers do): one statement, however many.
+        let wanted = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
         return try await database.read { db in
-            var byID: [String: KeptCard] = [:]
-            // 500 ids a statement: SQLite binds at most 32,766 values.
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person))
-                    WHERE card.user_id = ? AND card.id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
-                    """, arguments: [StoreUser.default] + StatementArguments(chunk))
-                while let row = try rows.next() {
-                    let kept = try Self.kept(row, path: path)
-                    byID[kept.card.id] = kept
-                }
-            }
+            let byID = Dictionary(try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person))
+                WHERE card.user_id = ? AND card.id IN (SELECT value FROM json_each(?))
+                """), arguments: [StoreUser.default, wanted]).map { row in
+                let kept = try Self.kept(row, path: path)
+                return (kept.card.id, kept)
+            }, uniquingKeysWith: { first, _ in first })
             return ids.compactMap { byID[$0] }
         }
     }

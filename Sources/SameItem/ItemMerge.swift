@@ -11,13 +11,21 @@ public enum ItemMerge {
     public static func merged(_ cards: [Card], decisions: ItemDecisions) -> [Card] {
         let items = ItemMatcher(decisions: decisions).items(cards)
         guard !items.isEmpty else { return cards }
+        let (shown, copies) = shownCards(items, of: cards)
+        return cards.indices.filter { !copies.contains($0) }.map { shown[$0] ?? cards[$0] }
+    }
+
+    /// For each item, the card it shows by the index of its first card, and the indices of
+    /// the copies it absorbs (left out wherever the cards are listed).
+    public static func shownCards<Cards: RandomAccessCollection>(_ items: [ItemMatcher.Item], of cards: Cards)
+        -> (shown: [Int: Card], copies: Set<Int>) where Cards.Element == Card, Cards.Index == Int {
         var shown: [Int: Card] = [:]
         var copies = Set<Int>()
         for item in items {
             shown[item.members[0]] = card(item, of: cards)
             copies.formUnion(item.members.dropFirst())
         }
-        return cards.indices.filter { !copies.contains($0) }.map { shown[$0] ?? cards[$0] }
+        return (shown, copies)
     }
 
     /// The source whose offer is the card's price, when another source's copy is cheapest.

@@ -36,16 +36,14 @@ enum FeedOrdering {
         let cards = PositionedCards(lists: lists, positions: positions)
         let items = ItemMatcher(decisions: decisions).items(cards)
         guard !items.isEmpty else { return (lists, positions) }
+        let (shown, copies) = ItemMerge.shownCards(items, of: cards)
         let list = Int32(lists.count)
         var merged: [Card] = []
-        var standsFor: [Int: CardPosition] = [:]
-        var copies = Set<Int>()
-        for item in items {
-            standsFor[item.members[0]] = CardPosition(list: list, index: Int32(merged.count))
-            merged.append(ItemMerge.card(item, of: cards))
-            copies.formUnion(item.members.dropFirst())
+        let kept = positions.indices.filter { !copies.contains($0) }.map { index in
+            guard let card = shown[index] else { return positions[index] }
+            merged.append(card)
+            return CardPosition(list: list, index: Int32(merged.count - 1))
         }
-        let kept = positions.indices.filter { !copies.contains($0) }.map { standsFor[$0] ?? positions[$0] }
         return (lists + [merged], kept)
     }
 

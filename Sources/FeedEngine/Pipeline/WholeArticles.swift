@@ -14,8 +14,9 @@ import HTMLQuery
 /// card is then kept, and its link is not fetched again, as Miniflux does.
 public struct WholeArticles: Sendable {
     public let rule: FullContent
-    /// The source's network (its timeout, `max_body`, retries, the per-host limit and, in
-    /// `serve`, public addresses only); nil fetches nothing (offline, `serve`'s readers).
+    /// The source's network (its timeout, `max_body`, retries, the per-host limit; public
+    /// addresses only off the source's own host); nil fetches nothing (offline, `serve`'s
+    /// readers).
     public let network: (any HTTPTransport)?
     /// Where kept cards are looked up; nil: every card is new.
     public let store: (any CardStore)?
@@ -83,7 +84,8 @@ public struct WholeArticles: Sendable {
             wanted[url, default: []].append(index)
         }
         guard let network, !order.isEmpty else { return cards }
-        let tried = Array(order.prefix(Self.mostPerRun))
+        // The run's allowance: a long listing is accepted a page (or a remembered chunk) at a time.
+        let tried = Array(order.prefix(max(0, Self.mostPerRun - report.fetched - report.failed)))
         report.notTried += order.count - tried.count
         let selector: HTMLQuery? = if case .selector(let query) = rule { query } else { nil }
         let results = Dictionary(await Self.fetch(tried, network: network, selector: selector), uniquingKeysWith: { first, _ in first })
