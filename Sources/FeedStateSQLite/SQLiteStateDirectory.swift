@@ -118,7 +118,7 @@ public final class SQLiteStateDirectory: Sendable {
             do {
                 // Cards are read a page of rows at a time, by index: 8 KiB pages, not the
                 // 64 KiB that suit bodies (a page of a million-card store read 35 MB).
-                let database = try Self.open(cardsPath, schema: schema, connections: connections, pageSize: 8192)
+                let database = try Self.open(cardsPath, schema: schema, connections: connections, pageSize: 8192, cacheKiB: 32768)
                 opened = database
                 return database
             } catch let error as DatabaseError where Self.isDamage(error) {
@@ -166,7 +166,7 @@ public final class SQLiteStateDirectory: Sendable {
     /// processes switching a new file to WAL race; a file lock makes opening and migrating
     /// one process at a time (it is held for milliseconds).
     private static func open(_ path: String, schema: SQLiteSchema?, connections: StateConnections,
-                             pageSize: Int = 65536) throws -> any DatabaseWriter {
+                             pageSize: Int = 65536, cacheKiB: Int = 2048) throws -> any DatabaseWriter {
         let lock = try FileLock(path: path + ".open-lock", wait: 30)
         defer { withExtendedLifetime(lock) {} }
         try PrivateFiles.file(path)
@@ -181,11 +181,13 @@ public final class SQLiteStateDirectory: Sendable {
             // size, more than a whole run writes, so the copy fell to the last close, after
             // the output, on the run's clock. At 16 MiB it happens while the run works.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 256")
-            // SQLite's default cache is 2 MiB: 31 pages of 64 KiB. Recording 25,000 cards
-            // into the card store walked its indexes through that and read 151,000 pages
-            // from the kernel (most of the time of a `refresh` of 500 feeds). The cache
-            // grows only as far as a run touches pages.
-            try db.execute(sql: "PRAGMA cache_size = -32768")
+            // The page cache, per connection. SQLite's default of 2 MiB suits the HTTP cache,
+            // whose bodies are written once and read once: at 32 MiB a cold run of 500 pages
+            // kept 32 MiB of bodies in it. The card store gets 32 MiB: recording 25,000 cards
+            // walked its indexes through 2 MiB and read 151,000 pages from the kernel (most of
+            // the time of a `refresh` of 500 feeds). A cache grows only as far as a run
+            // touches pages.
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
             // A statement that may fail half-way keeps the pages it changes in a statement
             // journal, a temporary file by default: recording 25,000 cards, 100 rows per
             // upsert, wrote 431 MB to one in /var/tmp. In memory it is a copy, not a write.
