@@ -66,48 +66,82 @@ public struct ItemMatcher: Sendable {
     /// The items of two or more cards among `cards`. `rank` orders a card within its item
     /// (lower first: its first-seen time and its source's place in Sources.yml; by default
     /// its place in `cards`, the feed's order).
-    public func items<Cards: RandomAccessCollection>(_ cards: Cards, rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item]
+    public func items(_ cards: [Card], rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item] {
+        matched(cards, rank: rank)
+    }
+
+    /// ``items(_:rank:)`` of cards kept in several lists.
+    public func items(_ cards: CardsInLists, rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item] {
+        matched(cards, rank: rank)
+    }
+
+    // Generic inside the module only: each public entry point above is a concrete type the
+    // optimizer specializes it for, so a card is read in place (through a protocol it was
+    // copied whole, retaining each of its fields, on every read).
+    private func matched<Cards: RandomAccessCollection>(_ cards: Cards, rank: (Int) -> (Double, Int)) -> [Item]
         where Cards.Element == Card, Cards.Index == Int {
-        var groups = Groups(cards: cards, decisions: decisions)
+        // Each card is read once, into what the signals need, which the passes below read
+        // several times each.
+        let facts = cards.map(Facts.init)
+        var groups = Groups(ids: facts.map(\.id), sources: facts.map(\.source), decisions: decisions)
         if !decisions.same.isEmpty {
-            let index = Dictionary(cards.indices.map { (cards[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+            let index = Dictionary(facts.indices.map { (facts[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
             for group in decisions.same {
                 let members = group.compactMap { index[$0] }
                 for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
             }
         }
-        joinBy(cards, &groups) { card in
-            let link = card.url.map(\.absoluteString)
-            let guid = card.upstreamID
-            // A GUID that is the link itself says nothing more.
-            let links = [link, guid == link ? nil : guid].compactMap { $0 }.compactMap(CanonicalLink.canonical)
-            return (links.count == 2 && links[0] == links[1] ? [links[0]] : links).map { ($0, Reason.link($0)) }
-        }
+        joinBy(facts, &groups) { $0.links.map { ($0, Reason.link($0)) } }
         // Variant words are read only for cards that share a code.
         var variants: [Int: Set<String>] = [:]
         func variant(_ index: Int) -> Set<String> {
             if let known = variants[index] { return known }
-            let found = ProductCode.variants(in: TitleWords(cards[index].title).all)
+            let found = ProductCode.variants(in: TitleWords(facts[index].title).all)
             variants[index] = found
             return found
         }
-        joinBy(cards, &groups, agreeing: { a, b in
+        joinBy(facts, &groups, agreeing: { a, b in
             let (mine, theirs) = (variant(a), variant(b))
             return mine.isEmpty || theirs.isEmpty || mine == theirs
-        }) { card in
-            [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) }, ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
-        }
-        joinByTitles(cards, &groups)
+        }) { $0.codes }
+        joinByTitles(facts, &groups)
         return groups.items(rank: rank)
+    }
+
+    /// What the signals read of one card.
+    private struct Facts {
+        let id: String
+        let source: String
+        let title: String
+        /// A post with a date: its title may join it to another's.
+        let published: Date?
+        /// Its canonical link, and its GUID's where that is another link.
+        let links: [String]
+        /// Its GTIN and its brand and part number, where it has them.
+        let codes: [(String, Reason)]
+
+        init(_ card: Card) {
+            id = card.id
+            source = card.source
+            title = card.title
+            published = card.kind == .post ? card.published : nil
+            let link = card.url.map(\.absoluteString)
+            let guid = card.upstreamID
+            // A GUID that is the link itself says nothing more.
+            let links = [link, guid == link ? nil : guid].compactMap { $0 }.compactMap(CanonicalLink.canonical)
+            self.links = links.count == 2 && links[0] == links[1] ? [links[0]] : links
+            codes = [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) },
+                     ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
+        }
     }
 
     /// Joins cards that share a key `keys` gives, when `agreeing` (the first card with a key
     /// is the one the others are joined to).
-    private func joinBy<Cards: RandomAccessCollection>(_ cards: Cards, _ groups: inout Groups<Cards>, agreeing: (Int, Int) -> Bool = { _, _ in true },
-                        keys: (Card) -> [(String, Reason)]) where Cards.Element == Card, Cards.Index == Int {
+    private func joinBy(_ facts: [Facts], _ groups: inout Groups, agreeing: (Int, Int) -> Bool = { _, _ in true },
+                        keys: (Facts) -> [(String, Reason)]) {
         var first: [String: [Int]] = [:]
-        for index in cards.indices {
-            for (key, reason) in keys(cards[index]) {
+        for index in facts.indices {
+            for (key, reason) in keys(facts[index]) {
                 for earlier in first[key] ?? [] where agreeing(earlier, index) {
                     if groups.join(earlier, index, reason) { break }
                 }
@@ -120,11 +154,11 @@ public struct ItemMatcher: Sendable {
     /// words (``TitleKey``) find and measure the pairs; the words themselves
     /// (``TitleWords``) are read only for a pair that is alike enough, to see whether the
     /// two name different things or say opposite ones.
-    private func joinByTitles<Cards: RandomAccessCollection>(_ cards: Cards, _ groups: inout Groups<Cards>) where Cards.Element == Card, Cards.Index == Int {
+    private func joinByTitles(_ facts: [Facts], _ groups: inout Groups) {
         var keys: [Int: TitleKey] = [:]
         var postings: [UInt64: [Int]] = [:]
-        for index in cards.indices where cards[index].kind == .post && cards[index].published != nil {
-            let key = TitleKey(cards[index].title)
+        for index in facts.indices where facts[index].published != nil {
+            let key = TitleKey(facts[index].title)
             guard key.words.count >= Self.leastTitleWords else { continue }
             keys[index] = key
             for word in key.words { postings[word, default: []].append(index) }
@@ -137,10 +171,10 @@ public struct ItemMatcher: Sendable {
             }
             for other in candidates.sorted() {
                 guard let theirs = keys[other], theirs.numbers == key.numbers,
-                      let mine = cards[index].published, let their = cards[other].published,
+                      let mine = facts[index].published, let their = facts[other].published,
                       abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }
                 let likeness = key.likeness(to: theirs)
-                guard likeness >= Self.titleLikeness, !TitleWords(cards[index].title).contradicts(TitleWords(cards[other].title)) else { continue }
+                guard likeness >= Self.titleLikeness, !TitleWords(facts[index].title).contradicts(TitleWords(facts[other].title)) else { continue }
                 groups.join(other, index, .titles(likeness))
             }
         }
@@ -166,9 +200,11 @@ public struct ItemDecisions: Sendable, Equatable {
     }
 }
 
-/// Union-find over a run's cards, with the rules no join may break.
-struct Groups<Cards: RandomAccessCollection> where Cards.Element == Card, Cards.Index == Int {
-    let cards: Cards
+/// Union-find over a run's cards (by index: their ids and sources), with the rules no
+/// join may break.
+struct Groups {
+    let ids: [String]
+    let sources: [String]
     let decisions: ItemDecisions
     private var parent: [Int]
     private var members: [Int: [Int]] = [:]
@@ -176,12 +212,13 @@ struct Groups<Cards: RandomAccessCollection> where Cards.Element == Card, Cards.
     /// Cards a decision keeps apart from some other card, by index.
     private let constrained: Set<Int>
 
-    init(cards: Cards, decisions: ItemDecisions) {
-        self.cards = cards
+    init(ids: [String], sources: [String], decisions: ItemDecisions) {
+        self.ids = ids
+        self.sources = sources
         self.decisions = decisions
-        parent = Array(0..<cards.count)
+        parent = Array(ids.indices)
         let apartIDs = Set(decisions.apart.flatMap { $0 })
-        constrained = Set(cards.indices.filter { apartIDs.contains(cards[$0].id) })
+        constrained = Set(ids.indices.filter { apartIDs.contains(ids[$0]) })
     }
 
     mutating func root(_ index: Int) -> Int {
@@ -204,16 +241,16 @@ struct Groups<Cards: RandomAccessCollection> where Cards.Element == Card, Cards.
         if rootA == rootB { return true }
         let (groupA, groupB) = (group(rootA), group(rootB))
         if !decided {
-            let sourcesA = Set(groupA.map { cards[$0].source })
-            if groupB.contains(where: { sourcesA.contains(cards[$0].source) }) { return false }
+            let sourcesA = Set(groupA.map { sources[$0] })
+            if groupB.contains(where: { sourcesA.contains(sources[$0]) }) { return false }
         }
         for x in groupA where constrained.contains(x) {
-            for y in groupB where decisions.keepsApart(cards[x].id, cards[y].id) { return false }
+            for y in groupB where decisions.keepsApart(ids[x], ids[y]) { return false }
         }
         parent[rootB] = rootA
         members[rootA] = groupA + groupB
         members[rootB] = nil
-        joins[rootA, default: []] += (joins.removeValue(forKey: rootB) ?? []) + [ItemMatcher.Join(first: cards[a].id, second: cards[b].id, reason: reason)]
+        joins[rootA, default: []] += (joins.removeValue(forKey: rootB) ?? []) + [ItemMatcher.Join(first: ids[a], second: ids[b], reason: reason)]
         return true
     }
 

@@ -17,7 +17,16 @@ public enum ItemMerge {
 
     /// For each item, the card it shows by the index of its first card, and the indices of
     /// the copies it absorbs (left out wherever the cards are listed).
-    public static func shownCards<Cards: RandomAccessCollection>(_ items: [ItemMatcher.Item], of cards: Cards)
+    public static func shownCards(_ items: [ItemMatcher.Item], of cards: [Card]) -> (shown: [Int: Card], copies: Set<Int>) {
+        shown(items, of: cards)
+    }
+
+    /// ``shownCards(_:of:)`` of cards kept in several lists.
+    public static func shownCards(_ items: [ItemMatcher.Item], of cards: CardsInLists) -> (shown: [Int: Card], copies: Set<Int>) {
+        shown(items, of: cards)
+    }
+
+    private static func shown<Cards: RandomAccessCollection>(_ items: [ItemMatcher.Item], of cards: Cards)
         -> (shown: [Int: Card], copies: Set<Int>) where Cards.Element == Card, Cards.Index == Int {
         var shown: [Int: Card] = [:]
         var copies = Set<Int>()

@@ -32,8 +32,7 @@ enum FeedOrdering {
     /// for it, made into the card that lists its copies (``ItemMerge``), kept in a list of
     /// its own after the sources'; its other cards are left out.
     static func mergeItems(_ positions: [CardPosition], in lists: [[Card]], decisions: ItemDecisions) -> (lists: [[Card]], positions: [CardPosition]) {
-        // Read in place: copying 25,000 cards into an array was a tenth of merging them.
-        let cards = PositionedCards(lists: lists, positions: positions)
+        let cards = CardsInLists(lists: lists, order: positions.map { ($0.list, $0.index) })
         let items = ItemMatcher(decisions: decisions).items(cards)
         guard !items.isEmpty else { return (lists, positions) }
         let (shown, copies) = ItemMerge.shownCards(items, of: cards)
@@ -109,18 +108,5 @@ extension Array where Element == [Card] {
         cards.reserveCapacity(positions.count)
         for position in positions { cards.append(self[position]) }
         return cards
-    }
-}
-
-/// The cards at `positions` of `lists`, read where they are.
-private struct PositionedCards: RandomAccessCollection {
-    let lists: [[Card]]
-    let positions: [CardPosition]
-
-    var startIndex: Int { 0 }
-    var endIndex: Int { positions.count }
-
-    subscript(index: Int) -> Card {
-        _read { yield lists[Int(positions[index].list)][Int(positions[index].index)] }
     }
 }
