@@ -219,14 +219,14 @@ extension SQLiteCardStore {
         case .after(let number): ("card.number > ?", number.databaseValue, "ASC")
         case .before(let number): ("card.number < ?", number.databaseValue, "DESC")
         case .among(let numbers):
-            ("card.number IN (SELECT value FROM json_each(?))", String(decoding: try JSONEncoder().encode(numbers), as: UTF8.self).databaseValue, "ASC")
+            ("card.number IN (SELECT value FROM json_each(?))", try JSONList.text(numbers).databaseValue, "ASC")
         }
         return try await database.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(SQLiteCardStore.keptColumns) FROM \(SQLiteCardStore.keptFrom(person))
                 WHERE card.user_id = ? AND \(filter) AND card.source IN (SELECT value FROM json_each(?))
                 ORDER BY card.number \(order) LIMIT ?
-                """), arguments: [StoreUser.default, value, String(decoding: try JSONEncoder().encode(sources), as: UTF8.self), limit])
+                """), arguments: [StoreUser.default, value, try JSONList.text(sources), limit])
                 .map { try Self.kept($0, path: path) }
         }
     }

@@ -60,7 +60,7 @@ extension SQLiteCardStore: CardSearchIndex {
     /// (again). A card written twice before that is written once, as it is then.
     static func awaitSearch(_ db: Database, rows: [Int64]) throws {
         guard !rows.isEmpty else { return }
-        let list = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        let list = try JSONList.text(rows)
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO card_unsearched (row) SELECT value FROM json_each(?)").execute(arguments: [list])
     }
 
@@ -111,7 +111,7 @@ extension SQLiteCardStore: CardSearchIndex {
             try indexForSearch(db, card: decoded, row: card.row, firstSeen: card.firstSeen, oldKey: card.oldKey)
             written += 1
         }
-        let done = String(decoding: try JSONEncoder().encode(taken), as: UTF8.self)
+        let done = try JSONList.text(taken)
         try db.cachedStatement(sql: "DELETE FROM card_unsearched WHERE row IN (SELECT value FROM json_each(?))").execute(arguments: [done])
         return written
     }

@@ -199,7 +199,7 @@ public struct SQLiteCardStore: CardStore {
     /// time reranking.
     static func closeRanks(_ db: Database, source: String, removed: [Int], user: Int) throws {
         guard let first = removed.min() else { return }
-        let ranks = String(decoding: try JSONEncoder().encode(removed), as: UTF8.self)
+        let ranks = try JSONList.text(removed)
         try db.cachedStatement(sql: """
             UPDATE card SET rank = rank - (SELECT count(*) FROM json_each(?3) WHERE value < card.rank)
             WHERE user_id = ?1 AND source = ?2 AND rank > ?4
@@ -365,7 +365,7 @@ public struct SQLiteCardStore: CardStore {
         guard !ids.isEmpty else { return [] }
         let (path, person) = (directory.cardsPath, person)
         // The ids go in as one JSON array (as marks and numbers do): one statement, however many.
-        let wanted = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        let wanted = try JSONList.text(ids)
         return try await database.read { db in
             let byID = Dictionary(try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.keptColumns) FROM \(Self.keptFrom(person))
@@ -523,7 +523,7 @@ public struct SQLiteCardStore: CardStore {
             // The batch's ids go in as one JSON array (json_each), four statements for all of
             // them: four compiled statements a card (each opening the search index's
             // structure anew) made a purge of 100,000 cards take minutes.
-            let ids = String(decoding: try JSONEncoder().encode(doomed.map(\.id)), as: UTF8.self)
+            let ids = try JSONList.text(doomed.map(\.id))
             let doomedIDs = "SELECT value FROM json_each(?2)"
             let statements: [(String, StatementArguments)] = [
                 ("DELETE FROM card_search WHERE rowid IN (SELECT search_key FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs)))", [user, ids]),

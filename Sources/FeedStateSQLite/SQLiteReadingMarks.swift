@@ -14,7 +14,7 @@ extension SQLiteCardStore: ReadingMarkStore {
         let (user, person) = (StoreUser.default, person)
         // The ids go in as one JSON array, read by json_each: a statement for all of them,
         // where three per id made marking 10,000 cards cost a quarter of a second.
-        let wanted = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        let wanted = try JSONList.text(ids)
         return try await database.write { db in
             let known = try Set(String.fetchAll(db.cachedStatement(sql: """
                 SELECT card.id FROM json_each(?2) AS wanted CROSS JOIN card ON card.user_id = ?1 AND card.id = wanted.value
@@ -142,7 +142,7 @@ extension SQLiteCardStore: ReadingMarkStore {
 
     public func ids(ofNumbers numbers: [Int64]) async throws -> [Int64: String] {
         guard !numbers.isEmpty else { return [:] }
-        let wanted = String(decoding: try JSONEncoder().encode(numbers), as: UTF8.self)
+        let wanted = try JSONList.text(numbers)
         return try await database.read { db in
             var found: [Int64: String] = [:]
             let rows = try Row.fetchCursor(db.cachedStatement(sql: """
@@ -155,7 +155,7 @@ extension SQLiteCardStore: ReadingMarkStore {
 
     public func numbers(_ filter: ReadingFilter, of sources: [String]) async throws -> [Int64] {
         guard !sources.isEmpty else { return [] }
-        let inSources = String(decoding: try JSONEncoder().encode(sources), as: UTF8.self)
+        let inSources = try JSONList.text(sources)
         let person = person
         // Unread is every card without a read mark; read and starred start from the marks.
         let sql = switch filter {
