@@ -4,6 +4,8 @@
 # cluster in DIR as an unprivileged user, starts it and prints the line to export;
 # `stop DIR` stops it and removes DIR; `pause DIR` and `resume DIR` stop and start it again
 # (a database restart, for the tests). The tests read AGGREGATE_TEST_POSTGRES.
+# AGGREGATE_TEST_POSTGRES_CONF: lines added to the cluster's postgresql.conf (a benchmark's
+# shared_buffers); the tests keep PostgreSQL's defaults.
 set -euo pipefail
 command=${1:?usage: test-postgres.sh start|stop|pause|resume DIR}
 dir=${2:?usage: test-postgres.sh start|stop|pause|resume DIR}
@@ -52,6 +54,9 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
     as_owner "$pgbin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
+    if [ -n "${AGGREGATE_TEST_POSTGRES_CONF:-}" ]; then
+        printf '%s\n' "$AGGREGATE_TEST_POSTGRES_CONF" >>"$dir/data/postgresql.conf"
+    fi
     # A port can still be taken between the check and the bind: then try the next one.
     port=$(choose_port)
     for attempt in 1 2 3 4 5 6 7 8 9 10; do
