@@ -56,16 +56,21 @@ extension PostgresCardStore {
     /// A page of the cards with `reading`'s marks. Each source's list is filtered first and
     /// then interleaved (``StoredPageQuery/reading``), so feed order numbers each source's
     /// marked cards (`n`): the sources' marked rows are numbered in the database, and only
-    /// the page's ids leave it. The Unread view newest first — the reader's first page —
-    /// reads from the date index from the newest instead (``newestUnread``).
+    /// the page's ids leave it. The Unread view by date — the reader's first page newest
+    /// first, or oldest first — reads from the date index from that end instead
+    /// (``unreadByDate``).
     private func markedPage(_ query: StoredPageQuery, sources: [String], reading: ReadingFilter,
                             in database: PostgresStateDatabase) async throws -> StoredPage {
         let person = person
         let unread = "NOT EXISTS (SELECT 1 FROM card_reading r WHERE r.user_id = \(person) AND r.id = card.id AND r.read_at IS NOT NULL)"
-        if reading == .unread, query.order == .published, query.descending,
-           let ids = try await newestUnread(query, sources: sources, unread: unread, in: database) {
-            let total = try await unreadCount(of: sources, in: database)
+        if reading == .unread, query.order == .published,
+           let ids = try await unreadByDate(query, sources: sources, unread: unread, in: database) {
+            let total = try await unreadCounts(of: sources, in: database).values.reduce(0, +)
             return StoredPage(cards: try await kept(ids, in: database), total: total)
+        }
+        if reading == .unread, query.order == .feed, !query.descending,
+           let page = try await unreadInFeedOrder(query, sources: sources, unread: unread, in: database) {
+            return page
         }
         let marked = switch reading {
         case .unread: unread
@@ -99,10 +104,10 @@ extension PostgresCardStore {
         return StoredPage(cards: try await kept(rows.map(\.0), in: database), total: total)
     }
 
-    /// The ids of the Unread view's page newest first, read from the date index from the
-    /// newest (as SQLite's): rows of one date and rank are read whole and ordered by their
-    /// source's place; nil when the rows up to the page pass 10,000.
-    private func newestUnread(_ query: StoredPageQuery, sources: [String], unread: String,
+    /// The ids of the Unread view's page by date (newest or oldest first), read from the
+    /// date index from that end (as SQLite's): rows of one date and rank are read whole and
+    /// ordered by their source's place; nil when the rows up to the page pass 10,000.
+    private func unreadByDate(_ query: StoredPageQuery, sources: [String], unread: String,
                               in database: PostgresStateDatabase) async throws -> [String]? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
@@ -113,7 +118,7 @@ extension PostgresCardStore {
             rows = try await database.query(PostgresQuery(unsafeSQL: """
                 SELECT card.id, card.published, card.rank, card.source FROM card
                 WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.published IS NOT NULL AND \(unread)
-                ORDER BY card.published DESC, card.rank LIMIT $2
+                ORDER BY card.published \(query.descending ? "DESC" : "ASC"), card.rank LIMIT $2
                 """, binds: PageWindow.binds(sources, limit))).map {
                 let (id, date, rank, source) = try $0.decode((String, Double, Int, String).self)
                 return (id, date, rank, place[source] ?? Int.max)
@@ -123,17 +128,47 @@ extension PostgresCardStore {
             guard limit < 10_000 else { return nil }
             limit = min(limit * 4, 10_000)
         }
-        rows.sort { a, b in a.date != b.date ? a.date > b.date : (a.rank, a.place) < (b.rank, b.place) }
+        rows.sort { a, b in
+            guard a.date != b.date else { return (a.rank, a.place) < (b.rank, b.place) }
+            return query.descending ? a.date > b.date : a.date < b.date
+        }
         return rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.id)
     }
 
-    /// The unread cards of `sources` for this person: their cards less the ones read.
-    private func unreadCount(of sources: [String], in database: PostgresStateDatabase) async throws -> Int {
-        try await database.query("""
-            SELECT coalesce(sum(v.cards - coalesce(r.read, 0)), 0)::bigint FROM card_source_version v
+    /// The unread cards of each of `sources` for this person: its cards less the ones read.
+    private func unreadCounts(of sources: [String], in database: PostgresStateDatabase) async throws -> [String: Int] {
+        let rows = try await database.query("""
+            SELECT v.source, (v.cards - coalesce(r.read, 0))::bigint FROM card_source_version v
             LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source
             WHERE v.source = ANY(\(sources)::text[])
-            """).first.map { try $0.decode(Int.self) } ?? 0
+            """).map { try $0.decode((String, Int).self) }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The Unread view in feed order (``InterleavedPage``): each source's unread count,
+    /// then as many of its first unread cards as the page needs, from its own index (one
+    /// statement: a lateral read per source).
+    private func unreadInFeedOrder(_ query: StoredPageQuery, sources: [String], unread: String,
+                                   in database: PostgresStateDatabase) async throws -> StoredPage? {
+        let counts = try await unreadCounts(of: sources, in: database)
+        let page = InterleavedPage(counts: sources.map { counts[$0] ?? 0 }, offset: query.offset, limit: query.limit)
+        var bindings = PostgresBindings()
+        bindings.append(sources)
+        bindings.append(page.wanted)
+        var lists = Array(repeating: [String](), count: sources.count)
+        for row in try await database.query(PostgresQuery(unsafeSQL: """
+            SELECT s.place, firsts.id FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS s(source, wanted, place)
+            CROSS JOIN LATERAL (
+              SELECT card.id, card.rank FROM card WHERE card.user_id = \(StoreUser.default) AND card.source = s.source AND \(unread)
+              ORDER BY card.rank LIMIT s.wanted) AS firsts
+            WHERE s.wanted > 0 ORDER BY s.place, firsts.rank
+            """, binds: bindings)) {
+            let (place, id) = try row.decode((Int, String).self)
+            guard lists.indices.contains(place - 1) else { return nil }
+            lists[place - 1].append(id)
+        }
+        guard let ids = page.page(of: lists) else { return nil }
+        return StoredPage(cards: try await kept(ids, in: database), total: page.total)
     }
 
     /// The kept cards of `ids`, in that order.
