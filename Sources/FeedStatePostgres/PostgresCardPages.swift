@@ -56,15 +56,15 @@ extension PostgresCardStore {
     /// A page of the cards with `reading`'s marks. Each source's list is filtered first and
     /// then interleaved (``StoredPageQuery/reading``), so feed order numbers each source's
     /// marked cards (`n`): the sources' marked rows are numbered in the database, and only
-    /// the page's ids leave it. The Unread view by date — the reader's first page newest
-    /// first, or oldest first — reads from the date index from that end instead
-    /// (``unreadByDate``).
+    /// the page's ids leave it. The Unread view by date (the reader's first page) or price
+    /// reads from the key's index instead (``unreadByKey``), in feed order from each
+    /// source's first unread cards (``unreadInFeedOrder``).
     private func markedPage(_ query: StoredPageQuery, sources: [String], reading: ReadingFilter,
                             in database: PostgresStateDatabase) async throws -> StoredPage {
         let person = person
         let unread = "NOT EXISTS (SELECT 1 FROM card_reading r WHERE r.user_id = \(person) AND r.id = card.id AND r.read_at IS NOT NULL)"
-        if reading == .unread, query.order == .published,
-           let ids = try await unreadByDate(query, sources: sources, unread: unread, in: database) {
+        if reading == .unread, query.order != .feed,
+           let ids = try await unreadByKey(query, sources: sources, unread: unread, in: database) {
             let total = try await unreadCounts(of: sources, in: database).values.reduce(0, +)
             return StoredPage(cards: try await kept(ids, in: database), total: total)
         }
@@ -104,33 +104,38 @@ extension PostgresCardStore {
         return StoredPage(cards: try await kept(rows.map(\.0), in: database), total: total)
     }
 
-    /// The ids of the Unread view's page by date (newest or oldest first), read from the
-    /// date index from that end (as SQLite's): rows of one date and rank are read whole and
-    /// ordered by their source's place; nil when the rows up to the page pass 10,000.
-    private func unreadByDate(_ query: StoredPageQuery, sources: [String], unread: String,
-                              in database: PostgresStateDatabase) async throws -> [String]? {
+    /// The ids of the Unread view's page by date (newest or oldest first) or by price,
+    /// read from the key's index from that end (as SQLite's): rows of one key and rank are
+    /// read whole and ordered by their source's place; nil when the rows up to the page pass
+    /// 10,000, or when the page reaches past the priced cards (the unpriced follow in feed
+    /// order: the caller numbers them). Every card has a date (an undated one, when it was
+    /// first seen).
+    private func unreadByKey(_ query: StoredPageQuery, sources: [String], unread: String,
+                             in database: PostgresStateDatabase) async throws -> [String]? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
+        let column = query.order == .price ? "price_key" : "published"
         let place = Dictionary(sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var rows: [(id: String, date: Double, rank: Int, place: Int)] = []
+        var rows: [(id: String, key: Double, rank: Int, place: Int)] = []
         var limit = end + 1
         while true {
             rows = try await database.query(PostgresQuery(unsafeSQL: """
-                SELECT card.id, card.published, card.rank, card.source FROM card
-                WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.published IS NOT NULL AND \(unread)
-                ORDER BY card.published \(query.descending ? "DESC" : "ASC"), card.rank LIMIT $2
+                SELECT card.id, card.\(column)::double precision, card.rank, card.source FROM card
+                WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.\(column) IS NOT NULL AND \(unread)
+                ORDER BY card.\(column) \(query.descending ? "DESC" : "ASC"), card.rank LIMIT $2
                 """, binds: PageWindow.binds(sources, limit))).map {
-                let (id, date, rank, source) = try $0.decode((String, Double, Int, String).self)
-                return (id, date, rank, place[source] ?? Int.max)
+                let (id, key, rank, source) = try $0.decode((String, Double, Int, String).self)
+                return (id, key, rank, place[source] ?? Int.max)
             }
             // Every unread card read, or the round at the page's end read whole.
-            if rows.count < limit || (rows[end - 1].date, rows[end - 1].rank) != (rows[limit - 1].date, rows[limit - 1].rank) { break }
+            if rows.count < limit || (rows[end - 1].key, rows[end - 1].rank) != (rows[limit - 1].key, rows[limit - 1].rank) { break }
             guard limit < 10_000 else { return nil }
             limit = min(limit * 4, 10_000)
         }
+        if column == "price_key", rows.count < end { return nil }
         rows.sort { a, b in
-            guard a.date != b.date else { return (a.rank, a.place) < (b.rank, b.place) }
-            return query.descending ? a.date > b.date : a.date < b.date
+            guard a.key != b.key else { return (a.rank, a.place) < (b.rank, b.place) }
+            return query.descending ? a.key > b.key : a.key < b.key
         }
         return rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.id)
     }

@@ -74,18 +74,18 @@ extension SQLiteCardStore {
         return try await database.read { db -> StoredPage? in
             let sources = StatementArguments(query.sources)
             let inSources = "card.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
-            if reading == .unread, query.order == .published,
-               let page = try Self.unreadByDate(db, query, inSources: inSources, path: path, person: person) {
+            if query.order == .price,
+               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM card WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1"),
+                                 arguments: [StoreUser.default] + sources) == true {
+                return nil
+            }
+            if reading == .unread, query.order != .feed,
+               let page = try Self.unreadByKey(db, query, inSources: inSources, path: path, person: person) {
                 return page
             }
             if reading == .unread, query.order == .feed, !query.descending,
                let page = try Self.unreadInFeedOrder(db, query, path: path, person: person) {
                 return page
-            }
-            if query.order == .price,
-               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM card WHERE user_id = ? AND price_inexact = 1 AND \(inSources) LIMIT 1"),
-                                 arguments: [StoreUser.default] + sources) == true {
-                return nil
             }
             let marked = switch reading {
             case .unread: "reading.read_at IS NULL"
@@ -122,31 +122,35 @@ extension SQLiteCardStore {
     }
 
     /// The Unread view by date — newest first, the reader's first page, or oldest first —
-    /// read from the date index from that end: the page's unread cards are among the first
-    /// rows, however many cards are kept; the total is the sources' unread counts. Rows of
-    /// one date and rank (a round of cards recorded together) are read whole and ordered by
-    /// their source's place; nil (the caller numbers every unread card instead) when the
-    /// rows up to the page pass 10,000. (Oldest first numbered every unread card: 4.2 s for
-    /// a page of a million cards.)
-    private static func unreadByDate(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
+    /// or by price, read from the key's index from that end: the page's unread cards are
+    /// among the first rows, however many cards are kept; the total is the sources' unread
+    /// counts. Rows of one key and rank (a round of cards recorded together) are read whole
+    /// and ordered by their source's place; nil (the caller numbers every unread card
+    /// instead) when the rows up to the page pass 10,000, or when the page reaches past the
+    /// priced cards (the unpriced follow in feed order). Every card has a date (an undated
+    /// one, when it was first seen). (Numbering every unread card took 4.2 s for a page of
+    /// a million cards.)
+    private static func unreadByKey(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
+        let (column, index) = query.order == .price ? ("price_key", "card_by_price") : ("published", "card_by_date")
         let sources = StatementArguments(query.sources)
         let place = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var rows: [Placed] = []
         var limit = end + 1
         while true {
             rows = try placed(db, sql: """
-                SELECT card.rowid, card.source, card.rank, card.published FROM card INDEXED BY card_by_date
+                SELECT card.rowid, card.source, card.rank, card.\(column) FROM card INDEXED BY \(index)
                 LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
-                WHERE card.user_id = ? AND card.published IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
-                ORDER BY card.published \(query.descending ? "DESC" : "ASC"), card.rank LIMIT ?
+                WHERE card.user_id = ? AND card.\(column) IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
+                ORDER BY card.\(column) \(query.descending ? "DESC" : "ASC"), card.rank LIMIT ?
                 """, arguments: [StoreUser.default] + sources + [limit], order: place)
             // Every unread card read, or the round at the page's end read whole.
             if rows.count < limit || (rows[end - 1].key, rows[end - 1].rank) != (rows[limit - 1].key, rows[limit - 1].rank) { break }
             guard limit < 10_000 else { return nil }
             limit = min(limit * 4, 10_000)
         }
+        if column == "price_key", rows.count < end { return nil }
         rows.sort { a, b in
             guard a.key != b.key else { return (a.rank, a.source) < (b.rank, b.source) }
             return query.descending ? (a.key ?? 0) > (b.key ?? 0) : (a.key ?? 0) < (b.key ?? 0)
