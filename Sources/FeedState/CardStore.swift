@@ -81,6 +81,8 @@ extension CardStore {
 public struct StoredPageQuery: Sendable, Equatable {
     public enum Order: Sendable, Equatable {
         case feed, price, published
+        /// By source id, alphabetically; each source's cards in feed order.
+        case source
     }
 
     public var sources: [String]

@@ -8,7 +8,7 @@ extension StoredPageQuery {
     /// exactly (a price finer than a millionth). It costs every kept card of the sources.
     ///
     /// Feed order takes one card of each source at a time, each source's list filtered by
-    /// the marks first. By price and by date, ties keep their place in the unfiltered feed
+    /// the marks first; by source, each source's list whole, the sources by id. By price and by date, ties keep their place in the unfiltered feed
     /// order (a card's rank in its source, then its source's place): reading a card does not
     /// move the cards tied with it, and a page of the newest unread cards can be read from
     /// the date index alone. A card's date is when it was published, else when it was first
@@ -22,7 +22,8 @@ extension StoredPageQuery {
             if reading?.includes(card.dates) ?? true { lists[card.card.source, default: []].append(Ranked(card: card, rank: rank, place: 0)) }
         }
         var seen = Set<String>()
-        let ordered = sources.filter { seen.insert($0).inserted }.enumerated().map { place, source in
+        let unique = sources.filter { seen.insert($0).inserted }
+        let ordered = unique.enumerated().map { place, source in
             (lists[source] ?? []).map { Ranked(card: $0.card, rank: $0.rank, place: place) }
         }
         var feed: [Ranked] = []
@@ -34,6 +35,7 @@ extension StoredPageQuery {
         case .feed: descending ? feed.reversed() : feed
         case .price: Self.byKey(feed, descending: descending) { $0.card.card.price?.amount }
         case .published: Self.byKey(feed, descending: descending) { $0.card.card.published ?? $0.card.dates.firstSeen }
+        case .source: unique.sorted { descending ? $0 > $1 : $0 < $1 }.flatMap { lists[$0] ?? [] }
         }
         let start = min(offset, sorted.count)
         return StoredPage(cards: sorted[start...].prefix(max(limit, 0)).map(\.card), total: sorted.count)

@@ -18,6 +18,10 @@ extension PostgresCardStore {
             // A price finer than a millionth: the index cannot order it exactly.
             return query.page(of: try await cards(of: sources))
         }
+        if query.order == .source {
+            if let page = try await sourcePage(query, sources: sources, in: database) { return page }
+            return query.page(of: try await cards(of: sources))
+        }
         if let reading = query.reading { return try await markedPage(query, sources: sources, reading: reading, in: database) }
         let (total, keptInAll) = try await database.query("""
             SELECT coalesce(sum(cards) FILTER (WHERE source = ANY(\(sources)::text[])), 0)::bigint, coalesce(sum(cards), 0)::bigint
@@ -33,7 +37,8 @@ extension PostgresCardStore {
         let window = PageWindow(sources: sources, offset: query.offset, limit: query.limit)
         var ids: [String]
         switch query.order {
-        case .feed:
+        // (By source: made above.)
+        case .feed, .source:
             ids = try await window.ids(by: "rank", as: Int.self, where: inSources, descending: query.descending, in: database)
         case .price, .published:
             // The cards with the key by it, feed order breaking ties; then those without it,
@@ -62,7 +67,7 @@ extension PostgresCardStore {
     private func markedPage(_ query: StoredPageQuery, sources: [String], reading: ReadingFilter,
                             in database: PostgresStateDatabase) async throws -> StoredPage {
         let person = person
-        let unread = "NOT EXISTS (SELECT 1 FROM card_reading r WHERE r.user_id = \(person) AND r.id = card.id AND r.read_at IS NOT NULL)"
+        let unread = Self.marked(.unread, person: person)
         if reading == .unread, query.order != .feed,
            let ids = try await unreadByKey(query, sources: sources, unread: unread, in: database) {
             let total = try await unreadCounts(of: sources, in: database).values.reduce(0, +)
@@ -72,19 +77,15 @@ extension PostgresCardStore {
            let page = try await unreadInFeedOrder(query, sources: sources, unread: unread, in: database) {
             return page
         }
-        let marked = switch reading {
-        case .unread: unread
-        case .starred: "EXISTS (SELECT 1 FROM card_reading r WHERE r.user_id = \(person) AND r.id = card.id AND r.starred_at IS NOT NULL)"
-        case .read: "NOT (\(unread))"
-        }
+        let marked = Self.marked(reading, person: person)
         let direction = query.descending ? "DESC" : "ASC"
         let key = switch query.order {
-        case .feed: "NULL::double precision"
+        case .feed, .source: "NULL::double precision"
         case .price: "card.price_key::double precision"
         case .published: "card.published"
         }
         let order = switch query.order {
-        case .feed: "n \(direction), place \(direction)"
+        case .feed, .source: "n \(direction), place \(direction)"
         // By price or date, ties keep their place in the unfiltered feed order (rank).
         case .price, .published: "key IS NULL, key \(direction), rank, place"
         }

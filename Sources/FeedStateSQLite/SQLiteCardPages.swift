@@ -18,6 +18,7 @@ extension SQLiteCardStore {
         guard !query.sources.isEmpty, query.offset >= 0, query.limit > 0 else { return nil }
         let path = directory.cardsPath
         let user = StoreUser.default
+        if query.order == .source { return try await sourcePage(query) }
         if let reading = query.reading { return try await markedPage(query, reading: reading) }
         return try await database.read { db -> StoredPage? in
             let inSources = "source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))"
@@ -40,7 +41,8 @@ extension SQLiteCardStore {
             func index(_ name: String) -> String { query.sources.count == 1 ? "card_by_source" : name }
             let rows: [Placed]
             switch query.order {
-            case .feed:
+            // (By source: made above.)
+            case .feed, .source:
                 rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, index: index("card_by_rank"), where: inSources, sources,
                                             order: order)
             case .price, .published:
@@ -101,11 +103,11 @@ extension SQLiteCardStore {
             let direction = query.descending ? "DESC" : "ASC"
             // By price or date, ties keep their place in the unfiltered feed order (rank).
             let order = switch query.order {
-            case .feed: "n \(direction), place \(direction)"
+            case .feed, .source: "n \(direction), place \(direction)"
             case .price, .published: "key IS NULL, key \(direction), rank, place"
             }
             let key = switch query.order {
-            case .feed: "NULL"
+            case .feed, .source: "NULL"
             case .price: "card.price_key"
             case .published: "card.published"
             }

@@ -243,14 +243,17 @@ extension StoreContractTests {
                 }
                 func key(_ kept: KeptCard) -> Decimal? {
                     switch query.order {
-                    case .feed: nil
+                    case .feed, .source: nil
                     case .price: kept.card.price?.amount
                     // Undated cards by when they were first seen.
                     case .published: Decimal((kept.card.published ?? kept.dates.firstSeen).timeIntervalSince1970)
                     }
                 }
                 let ordered: [KeptCard]
-                if query.order == .feed {
+                if query.order == .source {
+                    // Each source's filtered list whole, the sources by id.
+                    ordered = zip(query.sources, lists).sorted { query.descending ? $0.0 > $1.0 : $0.0 < $1.0 }.flatMap(\.1)
+                } else if query.order == .feed {
                     ordered = query.descending ? merged.reversed() : merged
                 } else {
                     ordered = merged.indices.sorted { i, j in
@@ -267,7 +270,7 @@ extension StoreContractTests {
 
             var made = 0
             for sources in [["a", "b", "c"], ["c", "a"], ["b"]] {
-                for order in [StoredPageQuery.Order.feed, .price, .published] {
+                for order in [StoredPageQuery.Order.feed, .price, .published, .source] {
                     for descending in [false, true] {
                         for (offset, limit) in [(0, 4), (4, 4), (8, 4), (0, 100), (10, 3), (50, 5)] {
                             let query = StoredPageQuery(sources: sources, order: order, descending: descending, offset: offset, limit: limit)
@@ -279,7 +282,7 @@ extension StoreContractTests {
                     }
                 }
             }
-            #expect(made == 108)
+            #expect(made == 144)
 
             let dates = try await store.page(StoredPageQuery(sources: ["a"], order: .feed, descending: false, offset: 4, limit: 1)).cards.first?.dates
             #expect(dates == KeptDates(firstSeen: at(0), lastSeen: at(0), goneSince: at(1), number: dates?.number ?? 0))
@@ -287,9 +290,9 @@ extension StoreContractTests {
             _ = try await marks.mark(["a:1", "a:3", "b:3", "c:2", "c:3"], .read, at: at(2))
             _ = try await marks.mark(["a:4", "b:1", "c:3", "c:4", "a:2"], .star, at: at(2))
             made = 0
-            for reading in [ReadingFilter.unread, .starred] {
+            for reading in [ReadingFilter.unread, .starred, .read] {
                 for sources in [["a", "b", "c"], ["c", "a"]] {
-                    for order in [StoredPageQuery.Order.feed, .price, .published] {
+                    for order in [StoredPageQuery.Order.feed, .price, .published, .source] {
                         for descending in [false, true] {
                             for (offset, limit) in [(0, 3), (3, 3), (0, 100)] {
                                 let query = StoredPageQuery(sources: sources, order: order, descending: descending, offset: offset, limit: limit,
@@ -304,7 +307,7 @@ extension StoreContractTests {
                     }
                 }
             }
-            #expect(made == 72)
+            #expect(made == 144)
 
             // A source named twice is one source; an empty or reversed slice is empty.
             let twice = try await store.page(StoredPageQuery(sources: ["b", "a", "b"], order: .feed, descending: false, offset: 0, limit: 100))

@@ -33,3 +33,17 @@ import Testing
         #expect(page.page(of: [["a1", "a2"], ["b1"], ["c1"]]) == nil)
     }
 }
+
+/// A page by source reads the end of one source and the start of the next.
+@Suite struct SourceRunsPageTests {
+    @Test func thePageIsTheSlicesOfTheSourcesByID() {
+        let counts = ["b": 3, "a": 2, "c": 4]
+        let page = SourceRunsPage(sources: ["c", "a", "b", "a"], counts: counts, descending: false, offset: 1, limit: 3)
+        #expect(page.total == 9)
+        #expect(page.slices == [.init(source: "a", skip: 1, take: 1), .init(source: "b", skip: 0, take: 2)])
+        let backwards = SourceRunsPage(sources: ["c", "a", "b"], counts: counts, descending: true, offset: 3, limit: 10)
+        #expect(backwards.slices == [.init(source: "c", skip: 3, take: 1), .init(source: "b", skip: 0, take: 3), .init(source: "a", skip: 0, take: 2)])
+        #expect(SourceRunsPage(sources: ["a"], counts: counts, descending: false, offset: 2, limit: 5).slices == [])
+        #expect(SourceRunsPage(sources: ["zz"], counts: counts, descending: false, offset: 0, limit: 5).total == 0)
+    }
+}

@@ -215,8 +215,8 @@ public struct FeedRunner: Sendable {
                           outcomes: outcomes)
     }
 
-    /// `query` as a page the card store can make itself from its indexes (feed order, price
-    /// or date, no `--kind` or `--query`: a filter changes each source's rounds), over
+    /// `query` as a page the card store can make itself from its indexes (feed order, price,
+    /// date or source, no `--kind` or `--query`: a filter changes each source's rounds), over
     /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
     /// every kept card instead.
     public static func storedPage(_ query: FeedQuery, sources: [String], reading: ReadingFilter? = nil) -> StoredPageQuery? {
@@ -226,7 +226,8 @@ public struct FeedRunner: Sendable {
         case .feed: order = .feed
         case .price: order = .price
         case .date: order = .published
-        case .title, .source: return nil
+        case .source: order = .source
+        case .title: return nil
         }
         let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         return StoredPageQuery(sources: sources, order: order, descending: query.effectiveOrder == .descending,
