@@ -83,6 +83,8 @@ public struct StoredPageQuery: Sendable, Equatable {
         case feed, price, published
         /// By source id, alphabetically; each source's cards in feed order.
         case source
+        /// By title (``CardSortKeys/titleKey(_:)``), feed order breaking ties.
+        case title
     }
 
     public var sources: [String]
@@ -188,11 +190,22 @@ public struct CardSortKeys: Sendable {
     /// The card has a price not in whole millionths: no page by price from the index.
     public var priceInexact: Bool
     public var published: Double?
+    /// The title as pages order it (``titleKey(_:)``).
+    public var title: String
 
     public init(_ card: Card) {
         price = card.price.flatMap { PriceMicros.micros($0.amount) }
         priceInexact = card.price != nil && price == nil
         published = card.published?.timeIntervalSince1970
+        title = Self.titleKey(card.title)
+    }
+
+    /// A title as `--sort title` orders it: case and diacritics folded, in NFC, so that its
+    /// UTF-8 bytes order as Swift orders the strings (the stores' title indexes compare
+    /// bytes). Most titles are ASCII, which has no diacritics: lowercased without Foundation.
+    public static func titleKey(_ title: String) -> String {
+        if title.utf8.allSatisfy({ $0 < 0x80 }) { return title.lowercased() }
+        return title.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
     /// What a store keeps as the card's date, which the date index orders: when it was

@@ -8,9 +8,10 @@ extension StoredPageQuery {
     /// exactly (a price finer than a millionth). It costs every kept card of the sources.
     ///
     /// Feed order takes one card of each source at a time, each source's list filtered by
-    /// the marks first; by source, each source's list whole, the sources by id. By price and by date, ties keep their place in the unfiltered feed
-    /// order (a card's rank in its source, then its source's place): reading a card does not
-    /// move the cards tied with it, and a page of the newest unread cards can be read from
+    /// the marks first; by source, each source's list whole, the sources by id. By price,
+    /// by date and by title, ties keep their place in the unfiltered feed order (a card's
+    /// rank in its source, then its source's place): reading a card does not move the cards
+    /// tied with it, and a page of the newest unread cards can be read from
     /// the date index alone. A card's date is when it was published, else when it was first
     /// seen: a deal or a product without one sorts among the posts of its day, not last.
     public func page(of kept: [KeptCard]) -> StoredPage {
@@ -35,6 +36,7 @@ extension StoredPageQuery {
         case .feed: descending ? feed.reversed() : feed
         case .price: Self.byKey(feed, descending: descending) { $0.card.card.price?.amount }
         case .published: Self.byKey(feed, descending: descending) { $0.card.card.published ?? $0.card.dates.firstSeen }
+        case .title: Self.byKey(feed, descending: descending) { CardSortKeys.titleKey($0.card.card.title) }
         case .source: unique.sorted { descending ? $0 > $1 : $0 < $1 }.flatMap { lists[$0] ?? [] }
         }
         let start = min(offset, sorted.count)

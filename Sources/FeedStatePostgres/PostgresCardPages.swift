@@ -40,13 +40,16 @@ extension PostgresCardStore {
         // (By source: made above.)
         case .feed, .source:
             ids = try await window.ids(by: "rank", as: Int.self, where: inSources, descending: query.descending, in: database)
-        case .price, .published:
+        case .price, .published, .title:
             // The cards with the key by it, feed order breaking ties; then those without it,
             // in feed order (read only when the page reaches them).
-            let column = query.order == .price ? "price_key" : "published"
-            ids = query.order == .price
-                ? try await window.ids(by: column, as: Int64.self, where: "\(inSources) AND card.\(column) IS NOT NULL", descending: query.descending, in: database)
-                : try await window.ids(by: column, as: Double.self, where: "\(inSources) AND card.\(column) IS NOT NULL", descending: query.descending, in: database)
+            let column = Self.keyColumn(query.order)
+            let keyed = "\(inSources) AND card.\(column) IS NOT NULL"
+            ids = switch query.order {
+            case .price: try await window.ids(by: column, as: Int64.self, where: keyed, descending: query.descending, in: database)
+            case .title: try await window.ids(by: column, as: String.self, where: keyed, descending: query.descending, in: database)
+            default: try await window.ids(by: column, as: Double.self, where: keyed, descending: query.descending, in: database)
+            }
             if ids.count < query.limit {
                 let keyed = !ids.isEmpty ? query.offset + ids.count : try await database.query(PostgresQuery(unsafeSQL: """
                     SELECT count(*)::bigint FROM card WHERE \(inSources) AND card.\(column) IS NOT NULL
@@ -68,8 +71,13 @@ extension PostgresCardStore {
                             in database: PostgresStateDatabase) async throws -> StoredPage {
         let person = person
         let unread = Self.marked(.unread, person: person)
-        if reading == .unread, query.order != .feed,
-           let ids = try await unreadByKey(query, sources: sources, unread: unread, in: database) {
+        let byKey: [String]? = switch query.order {
+        case .feed, .source: nil
+        case .price: reading == .unread ? try await unreadByKey(query, as: Int64.self, sources: sources, unread: unread, in: database) : nil
+        case .title: reading == .unread ? try await unreadByKey(query, as: String.self, sources: sources, unread: unread, in: database) : nil
+        case .published: reading == .unread ? try await unreadByKey(query, as: Double.self, sources: sources, unread: unread, in: database) : nil
+        }
+        if let ids = byKey {
             let total = try await unreadCounts(of: sources, in: database).values.reduce(0, +)
             return StoredPage(cards: try await kept(ids, in: database), total: total)
         }
@@ -81,13 +89,14 @@ extension PostgresCardStore {
         let direction = query.descending ? "DESC" : "ASC"
         let key = switch query.order {
         case .feed, .source: "NULL::double precision"
+        case .title: "card.title_key"
         case .price: "card.price_key::double precision"
         case .published: "card.published"
         }
         let order = switch query.order {
         case .feed, .source: "n \(direction), place \(direction)"
         // By price or date, ties keep their place in the unfiltered feed order (rank).
-        case .price, .published: "key IS NULL, key \(direction), rank, place"
+        case .price, .published, .title: "key IS NULL, key \(direction), rank, place"
         }
         let rows = try await database.query(PostgresQuery(unsafeSQL: """
             SELECT id, count(*) OVER ()::bigint FROM (
@@ -111,21 +120,22 @@ extension PostgresCardStore {
     /// 10,000, or when the page reaches past the priced cards (the unpriced follow in feed
     /// order: the caller numbers them). Every card has a date (an undated one, when it was
     /// first seen).
-    private func unreadByKey(_ query: StoredPageQuery, sources: [String], unread: String,
-                             in database: PostgresStateDatabase) async throws -> [String]? {
+    private func unreadByKey<Key: PostgresDecodable & Comparable & Sendable>(
+        _ query: StoredPageQuery, as: Key.Type, sources: [String], unread: String, in database: PostgresStateDatabase
+    ) async throws -> [String]? where Key._DecodableType == Key {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
-        let column = query.order == .price ? "price_key" : "published"
+        let column = Self.keyColumn(query.order)
         let place = Dictionary(sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var rows: [(id: String, key: Double, rank: Int, place: Int)] = []
+        var rows: [(id: String, key: Key, rank: Int, place: Int)] = []
         var limit = end + 1
         while true {
             rows = try await database.query(PostgresQuery(unsafeSQL: """
-                SELECT card.id, card.\(column)::double precision, card.rank, card.source FROM card
+                SELECT card.id, card.\(column), card.rank, card.source FROM card
                 WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.\(column) IS NOT NULL AND \(unread)
                 ORDER BY card.\(column) \(query.descending ? "DESC" : "ASC"), card.rank LIMIT $2
                 """, binds: PageWindow.binds(sources, limit))).map {
-                let (id, key, rank, source) = try $0.decode((String, Double, Int, String).self)
+                let (id, key, rank, source) = try $0.decode((String, Key, Int, String).self)
                 return (id, key, rank, place[source] ?? Int.max)
             }
             // Every unread card read, or the round at the page's end read whole.
@@ -139,6 +149,15 @@ extension PostgresCardStore {
             return query.descending ? a.key > b.key : a.key < b.key
         }
         return rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.id)
+    }
+
+    /// The column an order's key is kept in.
+    static func keyColumn(_ order: StoredPageQuery.Order) -> String {
+        switch order {
+        case .price: "price_key"
+        case .title: "title_key"
+        case .published, .feed, .source: "published"
+        }
     }
 
     /// The unread cards of each of `sources` for this person: its cards less the ones read.

@@ -168,6 +168,10 @@ public struct PostgresCardStore: CardStore {
               decided_at double precision NOT NULL, PRIMARY KEY (first, second))
             """,
         ]),
+        // Each card's title as pages order it (CardSortKeys.title), compared as bytes, and
+        // its index (as SQLite's "v15"): a page by title ordered every kept card.
+        .init("15: pages by title", [#"ALTER TABLE card ADD COLUMN title_key text COLLATE "C" NOT NULL DEFAULT ''"#],
+              then: { connection in try await PostgresCardStore.keyEveryTitle(on: connection) }),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -261,21 +265,21 @@ public struct PostgresCardStore: CardStore {
                 let keys = cardsChanged.map(CardSortKeys.init)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card (user_id, id, source, position, card, fingerprint, tracked, first_seen, last_seen, gone_since, number,
-                                      rank, price_key, price_inexact, published)
+                                      rank, price_key, price_inexact, published, title_key)
                     SELECT \(user), id, \(listing.source), position, card, fingerprint, tracked, first_seen, \(at), NULL,
                            CASE WHEN is_new THEN nextval('card_number') END,
-                           rank, CASE WHEN priced THEN price END, price_inexact, date
+                           rank, CASE WHEN priced THEN price END, price_inexact, date, title
                     FROM unnest(\(ids)::text[], \(changed.map(\.position))::integer[], \(changed.map { ByteBuffer(bytes: $0.json) })::bytea[],
                                 \(changed.map(\.fingerprint))::text[], \(cardsChanged.map { StoredCardForm.trackedText(of: $0) })::text[],
                                 \(changed.map(\.firstSeen.timeIntervalSince1970))::double precision[], \(ids.map { known[$0] == nil })::boolean[],
                                 \(changed.map { merge.firstRanks?[$0.position] ?? $0.position })::integer[], \(keys.map { $0.price ?? 0 })::bigint[],
                                 \(keys.map { $0.price != nil })::boolean[], \(keys.map(\.priceInexact))::boolean[],
-                                \(zip(keys, changed).map { $0.date(firstSeen: $1.firstSeen) })::double precision[])
-                         AS t(id, position, card, fingerprint, tracked, first_seen, is_new, rank, price, priced, price_inexact, date)
+                                \(zip(keys, changed).map { $0.date(firstSeen: $1.firstSeen) })::double precision[], \(keys.map(\.title))::text[])
+                         AS t(id, position, card, fingerprint, tracked, first_seen, is_new, rank, price, priced, price_inexact, date, title)
                     ON CONFLICT (user_id, id) DO UPDATE SET source = excluded.source, position = excluded.position,
                       card = excluded.card, fingerprint = excluded.fingerprint, tracked = excluded.tracked,
                       last_seen = excluded.last_seen, gone_since = NULL, price_key = excluded.price_key,
-                      price_inexact = excluded.price_inexact, published = excluded.published
+                      price_inexact = excluded.price_inexact, published = excluded.published, title_key = excluded.title_key
                     """, on: connection)
                 // Their search rows are written apart (``updateSearch()``), off the run's path.
                 _ = try await PostgresStateDatabase.rows("""
@@ -346,6 +350,32 @@ public struct PostgresCardStore: CardStore {
             UPDATE card_source_version SET cards = (SELECT count(*) FROM card WHERE user_id = \(user) AND source = \(source))
             WHERE source = \(source)
             """, on: connection)
+    }
+
+    /// Migration 15: every kept card's title key, 2,000 cards at a time (each read from its
+    /// JSON, which only Swift decodes as the stores do), then the index over them.
+    static func keyEveryTitle(on connection: PostgresConnection) async throws {
+        var after = ""
+        while true {
+            let rows = try await PostgresStateDatabase.rows("""
+                SELECT id, card FROM card WHERE user_id = \(StoreUser.default) AND id > \(after) ORDER BY id LIMIT 2000
+                """, on: connection)
+            guard !rows.isEmpty else { break }
+            var ids: [String] = []
+            var titles: [String] = []
+            for row in rows {
+                let (id, json) = try row.decode((String, Data).self)
+                after = id
+                guard let card = StoredCardForm.card(json) else { continue }
+                ids.append(id)
+                titles.append(CardSortKeys(card).title)
+            }
+            _ = try await PostgresStateDatabase.rows("""
+                UPDATE card SET title_key = t.title FROM unnest(\(ids)::text[], \(titles)::text[]) AS t(id, title)
+                WHERE card.user_id = \(StoreUser.default) AND card.id = t.id
+                """, on: connection)
+        }
+        _ = try await PostgresStateDatabase.rows("CREATE INDEX card_by_title ON card (user_id, title_key, rank, source)", on: connection)
     }
 
     /// Migration 8: every kept card's sort keys (read from its JSON, which only Swift

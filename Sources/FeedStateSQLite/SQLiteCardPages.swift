@@ -45,10 +45,10 @@ extension SQLiteCardStore {
             case .feed, .source:
                 rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, index: index("card_by_rank"), where: inSources, sources,
                                             order: order)
-            case .price, .published:
-                let column = query.order == .price ? "price_key" : "published"
+            case .price, .published, .title:
+                let (column, keyIndex) = Self.keyColumn(query.order)
                 var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending,
-                                           index: index(query.order == .price ? "card_by_price" : "card_by_date"), where: inSources, sources, order: order)
+                                           index: index(keyIndex), where: inSources, sources, order: order)
                 if keyed.count < needed {
                     // Cards without the key come last, in feed order. Every card with one is in
                     // `keyed` by now, so the first `needed` in feed order less those hold them,
@@ -104,11 +104,12 @@ extension SQLiteCardStore {
             // By price or date, ties keep their place in the unfiltered feed order (rank).
             let order = switch query.order {
             case .feed, .source: "n \(direction), place \(direction)"
-            case .price, .published: "key IS NULL, key \(direction), rank, place"
+            case .price, .published, .title: "key IS NULL, key \(direction), rank, place"
             }
             let key = switch query.order {
             case .feed, .source: "NULL"
             case .price: "card.price_key"
+            case .title: "card.title_key"
             case .published: "card.published"
             }
             let rows = try Int64.fetchAll(db.cachedStatement(sql: """
@@ -135,7 +136,7 @@ extension SQLiteCardStore {
     private static func unreadByKey(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         guard !overflow, end <= 10_000 else { return nil }
-        let (column, index) = query.order == .price ? ("price_key", "card_by_price") : ("published", "card_by_date")
+        let (column, index) = Self.keyColumn(query.order)
         let sources = StatementArguments(query.sources)
         let place = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var rows: [Placed] = []
@@ -155,7 +156,8 @@ extension SQLiteCardStore {
         if column == "price_key", rows.count < end { return nil }
         rows.sort { a, b in
             guard a.key != b.key else { return (a.rank, a.source) < (b.rank, b.source) }
-            return query.descending ? (a.key ?? 0) > (b.key ?? 0) : (a.key ?? 0) < (b.key ?? 0)
+            guard let x = a.key, let y = b.key else { return a.key != nil }
+            return query.descending ? x > y : x < y
         }
         let total = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
@@ -189,12 +191,37 @@ extension SQLiteCardStore {
         return StoredPage(cards: try cards(db, rowids: rowids, path: path, person: person), total: page.total)
     }
 
+    /// The column an order's key is kept in, and the index that orders it.
+    private static func keyColumn(_ order: StoredPageQuery.Order) -> (column: String, index: String) {
+        switch order {
+        case .price: ("price_key", "card_by_price")
+        case .title: ("title_key", "card_by_title")
+        case .published, .feed, .source: ("published", "card_by_date")
+        }
+    }
+
+    /// A sort key as an index holds it: a price or a date, or a title's key, whose UTF-8
+    /// bytes (as SQLite compares them) order as the strings do.
+    enum PageKey: Comparable {
+        case number(Double)
+        case text(String)
+
+        init?(_ value: DatabaseValue) {
+            switch value.storage {
+            case .int64(let number): self = .number(Double(number))
+            case .double(let number): self = .number(number)
+            case .string(let text): self = .text(text)
+            case .null, .blob: return nil
+            }
+        }
+    }
+
     /// A card's place: its row, source's place in the query, rank, and sort key.
     private struct Placed {
         var rowid: Int64
         var source: Int
         var rank: Int
-        var key: Double?
+        var key: PageKey?
     }
 
     private static func placed(_ db: Database, sql: String, arguments: StatementArguments, order: [String: Int]) throws -> [Placed] {
@@ -204,7 +231,7 @@ extension SQLiteCardStore {
         var placed: [Placed] = []
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         while let row = try rows.next() {
-            placed.append(Placed(rowid: row[0], source: order[row[1] as String] ?? Int.max, rank: row[2], key: row[3]))
+            placed.append(Placed(rowid: row[0], source: order[row[1] as String] ?? Int.max, rank: row[2], key: PageKey(row[3])))
         }
         return placed
     }
@@ -237,13 +264,13 @@ extension SQLiteCardStore {
     private static func upTo(_ count: Int, by column: String, descending: Bool, index: String, where filter: String,
                              _ sources: StatementArguments, order: [String: Int], in db: Database) throws -> [Placed] {
         let user = StoreUser.default
-        let edge = try Double.fetchOne(db.cachedStatement(sql: """
+        let edge = try DatabaseValue.fetchOne(db.cachedStatement(sql: """
             SELECT \(column) FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)
             ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT 1 OFFSET ?
             """), arguments: [user] + sources + [count - 1])
         var sql = "SELECT rowid, source, rank, \(column) AS key FROM card INDEXED BY \(index) WHERE user_id = ? AND \(filter)"
         var arguments: StatementArguments = [user] + sources
-        if let edge {
+        if let edge, !edge.isNull {
             sql += " AND \(column) \(descending ? ">=" : "<=") ?"
             arguments += [edge]
         }

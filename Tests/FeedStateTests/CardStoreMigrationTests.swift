@@ -8,8 +8,8 @@ import Testing
 
 /// A card store written by the version before pages came from indexes (`v1`) is migrated:
 /// its cards get their rank, price key and date (an undated card's first-seen time) and
-/// their numbers in the order first seen, its sources their counts, and pages are made
-/// from them; the search index holds them.
+/// their numbers in the order first seen and their titles' keys, its sources their counts,
+/// and pages are made from them; the search index holds them.
 @Suite struct CardStoreMigrationTests {
     @Test func aV1StoreGetsRanksAndSortKeys() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-cards-\(UUID().uuidString)")
@@ -44,6 +44,9 @@ import Testing
         #expect(byPrice.cards.map(\.card) == [dear, cheap, old])
         let newest = try await store.page(StoredPageQuery(sources: ["shop"], order: .published, descending: true, offset: 0, limit: 10))
         #expect(newest.cards.map(\.card) == [cheap, dear, old])
+        // Their titles keyed (v15): Cheap, Dear, Old.
+        let byTitle = try await store.page(StoredPageQuery(sources: ["shop"], order: .title, descending: true, offset: 0, limit: 2))
+        #expect(byTitle.cards.map(\.card) == [old, dear])
         #expect(try await store.versions() == ["shop": 1])
         // The search index is built from the cards kept.
         #expect(try await state.search.search(try CardSearch(parsing: "cheap"), offset: 0, limit: 10).cards.map(\.card) == [cheap])

@@ -47,3 +47,15 @@ import Testing
         #expect(SourceRunsPage(sources: ["zz"], counts: counts, descending: false, offset: 0, limit: 5).total == 0)
     }
 }
+
+/// Titles order with case and accents folded, and their keys' bytes in the same order.
+@Suite struct TitleKeyTests {
+    @Test func foldedTitlesTieAndOrderAsTheirBytes() {
+        #expect(CardSortKeys.titleKey("Apple") == CardSortKeys.titleKey("apple"))
+        #expect(CardSortKeys.titleKey("Éclair") == CardSortKeys.titleKey("eclair"))
+        #expect(CardSortKeys.titleKey("Crème Brûlée") == "creme brulee")
+        let titles = ["Zebra", "Ürün", "apple", "Éclair", "东京", "Ångström", "banana", "über"]
+        let keys = titles.map(CardSortKeys.titleKey)
+        #expect(keys.sorted() == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+    }
+}

@@ -75,9 +75,7 @@ enum FeedOrdering {
             if let micros = PriceMicros.all(prices) { return stableSort(positions, order: order, keys: micros) }
             return stableSort(positions, order: order, keys: prices)
         case .title:
-            return stableSort(positions, order: order, keys: keys {
-                $0.title.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            })
+            return stableSort(positions, order: order, keys: keys { CardSortKeys.titleKey($0.title) })
         case .source:
             return stableSort(positions, order: order, keys: keys { $0.source })
         }

@@ -216,7 +216,7 @@ public struct FeedRunner: Sendable {
     }
 
     /// `query` as a page the card store can make itself from its indexes (feed order, price,
-    /// date or source, no `--kind` or `--query`: a filter changes each source's rounds), over
+    /// date, title or source, no `--kind` or `--query`: a filter changes each source's rounds), over
     /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
     /// every kept card instead.
     public static func storedPage(_ query: FeedQuery, sources: [String], reading: ReadingFilter? = nil) -> StoredPageQuery? {
@@ -227,7 +227,7 @@ public struct FeedRunner: Sendable {
         case .price: order = .price
         case .date: order = .published
         case .source: order = .source
-        case .title: return nil
+        case .title: order = .title
         }
         let (skip, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.perPage)
         return StoredPageQuery(sources: sources, order: order, descending: query.effectiveOrder == .descending,
