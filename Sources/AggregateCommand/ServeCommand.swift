@@ -37,6 +37,10 @@ struct ServeCommand: ContextCommand {
     @Option(help: "Requests worked on at once; others wait their turn (default: two per processor, at least 4).")
     var maxActiveRequests = ConnectionLimits.defaultActiveRequests
 
+    @Option(help: ArgumentHelp("Most kept cards a view filtered by kind or words may read (it reads every card of its sources; more is answered 422).",
+                               valueName: "cards"))
+    var maxFilteredCards = FeedServer.defaultMaxFilteredCards
+
     @Option(help: "Seconds a new connection has to send its first request head.")
     var headerTimeout = 10.0
 
@@ -92,6 +96,7 @@ struct ServeCommand: ContextCommand {
         guard (1...10_000).contains(maxActiveRequests) else {
             throw ValidationError("--max-active-requests must be between 1 and 10000, got \(maxActiveRequests)")
         }
+        guard maxFilteredCards >= 0 else { throw ValidationError("--max-filtered-cards must be 0 or more, got \(maxFilteredCards)") }
         for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)]
         where !(0.1...3600).contains(seconds) {
             throw ValidationError("\(name) must be between 0.1 and 3600 seconds, got \(seconds)")
@@ -208,7 +213,7 @@ struct ServeCommand: ContextCommand {
             let server = FeedServer(runner: runner, refresher: refresher, config: config, state: state, host: host, port: port,
                                     limits: limits, metrics: metrics, responseCacheBytes: ByteSize.parse(responseCache) ?? (64 << 20),
                                     logsRequests: accessLog, access: access, trustedProxies: trustedProxy.compactMap(IPRange.init),
-                                    metricsToken: metricsToken, reachedAt: baseURL.flatMap { URL(string: $0) },
+                                    metricsToken: metricsToken, reachedAt: baseURL.flatMap { URL(string: $0) }, maxFilteredCards: maxFilteredCards,
                                     reload: common.configReload(context.registry, http: subscriptionTransport(shared: (runner.transports as? StandardTransports)?.live)),
                                     accessLog: { Terminal.writeError($0) })
             do {

@@ -67,6 +67,8 @@ final class FeedRoutes: Sendable {
     let reachedAt: URL?
     /// `--metrics-token`: `/metrics` for a client that is not this machine.
     let metricsToken: String?
+    /// Most kept cards a view filtered by kind or words reads (``FeedServer/defaultMaxFilteredCards``).
+    let maxFilteredCards: Int
     /// Signed-in browsers' sessions, kept in the accounts' state (in memory without accounts).
     let loginSessions: AccountSessions
 
@@ -74,7 +76,9 @@ final class FeedRoutes: Sendable {
          refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
-         access: AccessPolicy = .open, trustedProxies: [IPRange] = [], reachedAt: URL? = nil, metricsToken: String? = nil) {
+         access: AccessPolicy = .open, trustedProxies: [IPRange] = [], reachedAt: URL? = nil, metricsToken: String? = nil,
+         maxFilteredCards: Int = FeedServer.defaultMaxFilteredCards) {
+        self.maxFilteredCards = maxFilteredCards
         self.access = access
         self.trustedProxies = trustedProxies
         self.reachedAt = reachedAt
@@ -210,9 +214,15 @@ final class FeedRoutes: Sendable {
                 await health.store(failure: nil)
                 return (result, Self.firstSeen(undatedIn: page.cards), Self.dates(of: page.cards, in: result))
             }
-            // A filter, an order no index keeps, or cards held apart: every kept card of
-            // the sources ordered here.
-            var kept = try await store.cards(of: sources.filter { !apartSources.contains($0) })
+            // A filter, or cards held apart: every kept card of the sources ordered here.
+            let stored = sources.filter { !apartSources.contains($0) }
+            if query.filters {
+                // Which reads every card of them: beyond the bound, an answer that says so,
+                // not seconds of a core and gigabytes (25 s and 4 GB at a million cards).
+                let held = try await store.page(StoredPageQuery(sources: stored, order: .feed, descending: false, offset: 0, limit: 1)).total
+                if held > maxFilteredCards { throw AnswerFailure.tooManyToFilter(held, bound: maxFilteredCards) }
+            }
+            var kept = try await store.cards(of: stored)
             kept += await refreshed?.apartCards(of: apartSources) ?? []
             if let reading { kept.removeAll { !reading.includes($0.dates) } }
             var result = try FeedRunner.stored(kept.map(\.card), config: config, query: query)
@@ -221,6 +231,8 @@ final class FeedRoutes: Sendable {
             return (result, Self.firstSeen(undatedIn: kept), Self.dates(of: kept, in: result))
         } catch let error as UsageError {
             throw .badQuery(error)
+        } catch let failure as AnswerFailure {
+            throw failure
         } catch {
             let reason = PlainWords.describe(error)
             await health.store(failure: reason)
@@ -380,18 +392,25 @@ enum AnswerFailure: Error, CustomStringConvertible {
     case badQuery(UsageError)
     /// The card store cannot be read now (its file, its database): the server's.
     case storeUnreadable(String)
+    /// A filter by kind or words over more kept cards than the server reads for one view.
+    case tooManyToFilter(Int, bound: Int)
 
     var description: String {
         switch self {
         case .badQuery(let error): error.description
         case .storeUnreadable(let reason): "the card store cannot be read now (\(reason))"
+        case .tooManyToFilter(let held, let bound):
+            "a view filtered by kind or words reads every kept card of its sources: these hold \(held), more than the \(bound) "
+                + "this server reads for one view; choose fewer sources, or search (/search?q=kind:post words), which is indexed"
         }
     }
 
-    /// The answer's problem JSON: 400 for the query, 503 for the store.
+    /// The answer's problem JSON: 400 for the query, 422 for a filter over too many cards,
+    /// 503 for the store.
     var problem: Problem {
         switch self {
         case .badQuery(let error): Problem.badParameter("source", error.description)
+        case .tooManyToFilter: Problem(title: "Too Many Cards to Filter", status: 422, detail: description)
         case .storeUnreadable: Problem(title: "Service Unavailable", status: 503, detail: description)
         }
     }

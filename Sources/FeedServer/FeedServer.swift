@@ -26,16 +26,24 @@ public struct FeedServer: Sendable {
     /// Watches Sources.yml (SIGHUP, changes to the file) when given.
     private let watcher: ConfigWatcher?
 
+    /// Most kept cards a view filtered by kind or words reads: such a view reads every card
+    /// of its sources (no index keeps a filter's rounds), some 4 KB and 25 µs each, so the
+    /// default holds one view near 200 MB and a second; more is answered 422 (`serve
+    /// --max-filtered-cards`).
+    public static let defaultMaxFilteredCards = 50_000
+
     /// `runner` answers readers (any cached copy will do: ``StandardTransports/servesStale``);
     /// `refresher`, when given (online), revalidates every source in the background, waiting
     /// between refreshes on `clock` (a test's own clock moves it on without sleeping).
     /// `metrics` adds `/metrics`. `responseCacheBytes` bounds the rendered responses kept.
     /// `reachedAt` (`--base-url`) is never subscribed to, nor the address a request came to.
     /// `reload`, when given, is how Sources.yml is read again on SIGHUP or when it changes.
+    /// `maxFilteredCards` bounds what a view filtered by kind or words reads (see
+    /// ``defaultMaxFilteredCards``).
     public init(runner: FeedRunner, refresher: FeedRunner?, config: FeedConfig, state: EngineState?, host: String, port: Int,
                 limits: ConnectionLimits = .defaults, metrics: Bool = false, responseCacheBytes: Int = 64 << 20,
                 logsRequests: Bool = true, access: AccessPolicy = .open, trustedProxies: [IPRange] = [], metricsToken: String? = nil,
-                reachedAt: URL? = nil, reload: ConfigReload? = nil,
+                reachedAt: URL? = nil, maxFilteredCards: Int = FeedServer.defaultMaxFilteredCards, reload: ConfigReload? = nil,
                 clock: any Clock<Duration> = ContinuousClock(), accessLog: @escaping @Sendable (String) -> Void) {
         let health = SourceHealth()
         let versions = SourceVersions()
@@ -77,7 +85,7 @@ public struct FeedServer: Sendable {
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, trustedProxies: trustedProxies, reachedAt: reachedAt,
-                            metricsToken: metricsToken)
+                            metricsToken: metricsToken, maxFilteredCards: maxFilteredCards)
         self.refresher = plan.map { plan in
             SourceRefresher(plan: plan, replans: replanned, versions: versions,
                             responses: responses, health: health, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,

@@ -38,14 +38,14 @@ struct ServedInProcess: Sendable {
     static func with(
         sources: [FixtureSourceEntry], extra: [String: String] = [:], metrics: Bool = false, state: EngineState = .inMemory(),
         access: @Sendable (EngineState) -> AccessPolicy = { _ in .open }, trustedProxies: [IPRange] = [], overSocket: Bool = false,
-        _ body: @Sendable (ServedInProcess) async throws -> Void
+        maxFilteredCards: Int = FeedServer.defaultMaxFilteredCards, _ body: @Sendable (ServedInProcess) async throws -> Void
     ) async throws {
         let fixture = FixtureWorld.server()
         try await fixture.withRunning { base in
             let yaml = FixtureWorld.sourcesYml(base: base, sources: sources, extra: extra)
             let config = try ConfigLoader(registry: SourceRegistry(SourceCatalogue.sources), environment: [:]).load(text: yaml, file: "Sources.yml")
             try await serve(config: config, state: state, fixture: fixture, base: base, metrics: metrics, access: access(state),
-                            trustedProxies: trustedProxies, overSocket: overSocket, body)
+                            trustedProxies: trustedProxies, overSocket: overSocket, maxFilteredCards: maxFilteredCards, body)
         }
     }
 
@@ -54,6 +54,7 @@ struct ServedInProcess: Sendable {
     /// peer is an address a `--trusted-proxy` block can hold; else through the router.
     static func serve(config: FeedConfig, state: EngineState, fixture: FixtureServer, base: URL, metrics: Bool = false,
                       access: AccessPolicy = .open, trustedProxies: [IPRange] = [], overSocket: Bool = false,
+                      maxFilteredCards: Int = FeedServer.defaultMaxFilteredCards,
                       _ body: @Sendable (ServedInProcess) async throws -> Void) async throws {
         let registry = SourceRegistry(SourceCatalogue.sources)
         let live = LiveHTTPTransport()
@@ -73,7 +74,8 @@ struct ServedInProcess: Sendable {
                                                          activeRequests: ConnectionLimits.defaults.activeRequests,
                                                          headerTimeout: .seconds(3600), idleTimeout: .seconds(3600)),
                                 metrics: metrics,
-                                logsRequests: false, access: access, trustedProxies: trustedProxies, clock: clock, accessLog: { _ in })
+                                logsRequests: false, access: access, trustedProxies: trustedProxies, maxFilteredCards: maxFilteredCards,
+                                clock: clock, accessLog: { _ in })
         do {
             try await server.application().test(overSocket ? .live : .router) { client in
                 try await body(ServedInProcess(client: client, clock: clock, fixture: fixture, base: base, server: server))

@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// A view filtered by kind or words reads every kept card of its sources: past the
+    /// server's bound it is a 422 that says why and what to do instead, never seconds and
+    /// gigabytes; within it, the filtered view; views from the indexes are not bounded.
+    @Test func aFilterOverMoreCardsThanTheBoundIsRefusedWithWhatToDo() async throws {
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"], maxFilteredCards: 2) { served in
+            await served.clock.untilSleeping(1)
+            let refused = try await served.get("/feed.jsonl?kind=item")
+            #expect(refused.status.code == 422)
+            #expect(refused.header("content-type") == "application/problem+json")
+            #expect(refused.text.contains("these hold 3, more than the 2 this server reads for one view"), "\(refused.text)")
+            #expect(refused.text.contains("/search?q=kind:post words"))
+            let page = try await served.get("/?view=all&kind=item", headers: [.accept: "text/html"])
+            #expect(page.status.code == 422)
+            #expect(try await served.get("/feed.jsonl").status == .ok)
+            #expect(Self.ids(try await served.get("/feed.jsonl?sort=title").text).count == 3)
+        }
+        try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 5\n"], maxFilteredCards: 3) { served in
+            await served.clock.untilSleeping(1)
+            let filtered = try await served.get("/feed.jsonl?kind=item&q=mug")
+            #expect(filtered.status == .ok)
+            #expect(Self.ids(filtered.text) == ["cabify:MUG"])
+        }
+    }
+
     /// An upstream that confirms its body (304) costs a refresh nothing: no body decoded,
     /// no card written (the store's listing of the source stands, seen again), no page retired.
     @Test func anUpstreamThatAnswers304IsNeitherDecodedNorWritten() async throws {
