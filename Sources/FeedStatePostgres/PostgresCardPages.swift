@@ -161,7 +161,7 @@ extension PostgresCardStore {
     }
 
     /// The unread cards of each of `sources` for this person: its cards less the ones read.
-    private func unreadCounts(of sources: [String], in database: PostgresStateDatabase) async throws -> [String: Int] {
+    func unreadCounts(of sources: [String], in database: PostgresStateDatabase) async throws -> [String: Int] {
         let rows = try await database.query("""
             SELECT v.source, (v.cards - coalesce(r.read, 0))::bigint FROM card_source_version v
             LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source

@@ -9,26 +9,7 @@ extension PostgresCardStore {
     func sourcePage(_ query: StoredPageQuery, sources: [String], in database: PostgresStateDatabase) async throws -> StoredPage? {
         let person = person
         let user = StoreUser.default
-        let counted: PostgresQuery = switch query.reading {
-        case nil:
-            "SELECT source, cards::bigint FROM card_source_version WHERE source = ANY(\(sources)::text[])"
-        case .unread?:
-            """
-            SELECT v.source, (v.cards - coalesce(r.read, 0))::bigint FROM card_source_version v
-            LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source WHERE v.source = ANY(\(sources)::text[])
-            """
-        case .read?:
-            """
-            SELECT v.source, coalesce(r.read, 0)::bigint FROM card_source_version v
-            LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source WHERE v.source = ANY(\(sources)::text[])
-            """
-        case .starred?:
-            """
-            SELECT card.source, count(*)::bigint FROM card_reading r JOIN card ON card.user_id = \(user) AND card.id = r.id
-            WHERE r.user_id = \(person) AND r.starred_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) GROUP BY card.source
-            """
-        }
-        let counts = Dictionary(try await database.query(counted).map { try $0.decode((String, Int).self) }, uniquingKeysWith: { first, _ in first })
+        let counts = try await sourceCounts(of: sources, reading: query.reading, in: database)
         let page = SourceRunsPage(sources: sources, counts: counts, descending: query.descending, offset: query.offset, limit: query.limit)
         guard !page.slices.isEmpty else { return StoredPage(cards: [], total: page.total) }
         let marked = query.reading.map { "AND " + Self.marked($0, person: person) } ?? ""
@@ -49,6 +30,29 @@ extension PostgresCardStore {
         // A count that moved under the read: the caller orders every kept card instead.
         guard ids.count == page.slices.reduce(0, { $0 + $1.take }) else { return nil }
         return StoredPage(cards: try await kept(ids, in: database), total: page.total)
+    }
+
+    /// How many cards each of `sources` holds in the view `reading` (all of them when nil):
+    /// kept counts, not counted rows, but for the few starred cards.
+    private func sourceCounts(of sources: [String], reading: ReadingFilter?, in database: PostgresStateDatabase) async throws -> [String: Int] {
+        let counted: PostgresQuery
+        switch reading {
+        case .unread?:
+            return try await unreadCounts(of: sources, in: database)
+        case nil:
+            counted = "SELECT source, cards::bigint FROM card_source_version WHERE source = ANY(\(sources)::text[])"
+        case .read?:
+            counted = """
+                SELECT v.source, coalesce(r.read, 0)::bigint FROM card_source_version v
+                LEFT JOIN card_read_count r ON r.user_id = \(person) AND r.source = v.source WHERE v.source = ANY(\(sources)::text[])
+                """
+        case .starred?:
+            counted = """
+                SELECT card.source, count(*)::bigint FROM card_reading r JOIN card ON card.user_id = \(StoreUser.default) AND card.id = r.id
+                WHERE r.user_id = \(person) AND r.starred_at IS NOT NULL AND card.source = ANY(\(sources)::text[]) GROUP BY card.source
+                """
+        }
+        return Dictionary(try await database.query(counted).map { try $0.decode((String, Int).self) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The condition (over `card`) that a card holds `reading`'s mark for `person`.

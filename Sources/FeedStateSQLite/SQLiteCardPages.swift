@@ -171,12 +171,7 @@ extension SQLiteCardStore {
     private static func unreadInFeedOrder(_ db: Database, _ query: StoredPageQuery, path: String, person: Int) throws -> StoredPage? {
         var seen = Set<String>()
         let sources = query.sources.filter { seen.insert($0).inserted }
-        var counts: [String: Int] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT v.source AS source, \(unread) AS unread FROM \(unreadFrom) WHERE v.source IN (SELECT value FROM json_each(?))
-            """), arguments: [person, try JSONList.text(sources)]) {
-            counts[try column(row, "source", path: path)] = try column(row, "unread", path: path)
-        }
+        let counts = try sourceCounts(db, of: sources, reading: .unread, path: path, person: person)
         let page = InterleavedPage(counts: sources.map { counts[$0] ?? 0 }, offset: query.offset, limit: query.limit)
         let firsts = try db.cachedStatement(sql: """
             SELECT card.rowid FROM card INDEXED BY card_by_source
