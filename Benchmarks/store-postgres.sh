@@ -4,7 +4,8 @@
 # feeds of ENTRIES entries on the fixture server (500 × 2,000 by default: a million cards),
 # recorded by `aggregate refresh` into a state directory and into a throw-away PostgreSQL
 # cluster (Tools/test-postgres.sh) — then measures on each:
-#   - `aggregate --stored --page 1` in feed order, by price, newest first and `--unread`:
+#   - `aggregate --stored --page 1` in feed order, by price, newest first, by source and by
+#     title, and `--unread` newest first, oldest first and in feed order:
 #     the median of RUNS runs and the peak anonymous memory (Benchmarks/measure.py);
 #   - `serve`, its upstreams down, once its first refreshes are over: its resident memory,
 #     100 uncached reader pages and `/feed.atom` pages (p50, p99), 100 two-word searches.
@@ -80,7 +81,15 @@ sync
         "SQLite, newest first=$agg --state $sqlite --stored --page 1 --sort date" \
         "PostgreSQL, newest first=$agg --state $postgres --stored --page 1 --sort date" \
         "SQLite, --unread=$agg --state $sqlite --unread --page 1 --sort date" \
-        "PostgreSQL, --unread=$agg --state $postgres --unread --page 1 --sort date"
+        "PostgreSQL, --unread=$agg --state $postgres --unread --page 1 --sort date" \
+        "SQLite, --unread oldest first=$agg --state $sqlite --unread --page 1 --sort date --order asc" \
+        "PostgreSQL, --unread oldest first=$agg --state $postgres --unread --page 1 --sort date --order asc" \
+        "SQLite, --unread in feed order=$agg --state $sqlite --unread --page 1 --sort feed" \
+        "PostgreSQL, --unread in feed order=$agg --state $postgres --unread --page 1 --sort feed" \
+        "SQLite, by source=$agg --state $sqlite --stored --page 1 --sort source" \
+        "PostgreSQL, by source=$agg --state $postgres --stored --page 1 --sort source" \
+        "SQLite, by title (no index: one pass)=$agg --state $sqlite --stored --page 1 --sort title" \
+        "PostgreSQL, by title (no index: one pass)=$agg --state $postgres --stored --page 1 --sort title"
 } > "$table"
 
 # serve on each store, its upstreams down: readers are answered from what the store holds.

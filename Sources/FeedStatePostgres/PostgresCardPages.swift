@@ -37,19 +37,21 @@ extension PostgresCardStore {
         let window = PageWindow(sources: sources, offset: query.offset, limit: query.limit)
         var ids: [String]
         switch query.order {
+        case .title:
+            // No index keeps titles (it cost every first recording 5%): one pass over the
+            // sources' rows, keeping the page's.
+            ids = try await byKeyFromItsEnd(query, as: String.self, sources: sources, unread: nil, in: database) ?? []
         // (By source: made above.)
         case .feed, .source:
             ids = try await window.ids(by: "rank", as: Int.self, where: inSources, descending: query.descending, in: database)
-        case .price, .published, .title:
+        case .price, .published:
             // The cards with the key by it, feed order breaking ties; then those without it,
             // in feed order (read only when the page reaches them).
             let column = Self.keyColumn(query.order)
             let keyed = "\(inSources) AND card.\(column) IS NOT NULL"
-            ids = switch query.order {
-            case .price: try await window.ids(by: column, as: Int64.self, where: keyed, descending: query.descending, in: database)
-            case .title: try await window.ids(by: column, as: String.self, where: keyed, descending: query.descending, in: database)
-            default: try await window.ids(by: column, as: Double.self, where: keyed, descending: query.descending, in: database)
-            }
+            ids = query.order == .price
+                ? try await window.ids(by: column, as: Int64.self, where: keyed, descending: query.descending, in: database)
+                : try await window.ids(by: column, as: Double.self, where: keyed, descending: query.descending, in: database)
             if ids.count < query.limit {
                 let keyed = !ids.isEmpty ? query.offset + ids.count : try await database.query(PostgresQuery(unsafeSQL: """
                     SELECT count(*)::bigint FROM card WHERE \(inSources) AND card.\(column) IS NOT NULL
@@ -73,9 +75,9 @@ extension PostgresCardStore {
         let unread = Self.marked(.unread, person: person)
         let byKey: [String]? = switch query.order {
         case .feed, .source: nil
-        case .price: reading == .unread ? try await unreadByKey(query, as: Int64.self, sources: sources, unread: unread, in: database) : nil
-        case .title: reading == .unread ? try await unreadByKey(query, as: String.self, sources: sources, unread: unread, in: database) : nil
-        case .published: reading == .unread ? try await unreadByKey(query, as: Double.self, sources: sources, unread: unread, in: database) : nil
+        case .price: reading == .unread ? try await byKeyFromItsEnd(query, as: Int64.self, sources: sources, unread: unread, in: database) : nil
+        case .title: reading == .unread ? try await byKeyFromItsEnd(query, as: String.self, sources: sources, unread: unread, in: database) : nil
+        case .published: reading == .unread ? try await byKeyFromItsEnd(query, as: Double.self, sources: sources, unread: unread, in: database) : nil
         }
         if let ids = byKey {
             let total = try await unreadCounts(of: sources, in: database).values.reduce(0, +)
@@ -114,34 +116,38 @@ extension PostgresCardStore {
         return StoredPage(cards: try await kept(rows.map(\.0), in: database), total: total)
     }
 
-    /// The ids of the Unread view's page by date (newest or oldest first) or by price,
-    /// read from the key's index from that end (as SQLite's): rows of one key and rank are
-    /// read whole and ordered by their source's place; nil when the rows up to the page pass
-    /// 10,000, or when the page reaches past the priced cards (the unpriced follow in feed
-    /// order: the caller numbers them). Every card has a date (an undated one, when it was
-    /// first seen).
-    private func unreadByKey<Key: PostgresDecodable & Comparable & Sendable>(
-        _ query: StoredPageQuery, as: Key.Type, sources: [String], unread: String, in database: PostgresStateDatabase
+    /// The ids of a page by a key from its end (as SQLite's ``byKeyFromItsEnd``): the
+    /// Unread view (`unread`, its condition) by date or price, read from the key's index
+    /// from that end, and any view by title, which no index keeps, in one pass that keeps
+    /// the rows up to the page. Rows of one key and rank are read whole and ordered by their
+    /// source's place; nil when an index walk's rows up to the page pass 10,000, or when
+    /// the page reaches past the priced cards (the unpriced follow in feed order: the caller
+    /// numbers them). Every card has a date (an undated one, when it was first seen) and a
+    /// title.
+    private func byKeyFromItsEnd<Key: PostgresDecodable & Comparable & Sendable>(
+        _ query: StoredPageQuery, as: Key.Type, sources: [String], unread: String?, in database: PostgresStateDatabase
     ) async throws -> [String]? where Key._DecodableType == Key {
-        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
-        guard !overflow, end <= 10_000 else { return nil }
         let column = Self.keyColumn(query.order)
+        // Titles have no index: every statement reads every row, the cap only bounds what is kept.
+        let cap = query.order == .title ? Int.max : 10_000
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        guard !overflow, end <= cap else { return nil }
         let place = Dictionary(sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var rows: [(id: String, key: Key, rank: Int, place: Int)] = []
         var limit = end + 1
         while true {
             rows = try await database.query(PostgresQuery(unsafeSQL: """
                 SELECT card.id, card.\(column), card.rank, card.source FROM card
-                WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.\(column) IS NOT NULL AND \(unread)
+                WHERE card.user_id = \(StoreUser.default) AND card.source = ANY($1::text[]) AND card.\(column) IS NOT NULL \(unread.map { "AND " + $0 } ?? "")
                 ORDER BY card.\(column) \(query.descending ? "DESC" : "ASC"), card.rank LIMIT $2
                 """, binds: PageWindow.binds(sources, limit))).map {
                 let (id, key, rank, source) = try $0.decode((String, Key, Int, String).self)
                 return (id, key, rank, place[source] ?? Int.max)
             }
-            // Every unread card read, or the round at the page's end read whole.
+            // Every row read, or the round at the page's end read whole.
             if rows.count < limit || (rows[end - 1].key, rows[end - 1].rank) != (rows[limit - 1].key, rows[limit - 1].rank) { break }
-            guard limit < 10_000 else { return nil }
-            limit = min(limit * 4, 10_000)
+            guard limit < cap else { return nil }
+            limit = min(limit * 4, cap)
         }
         if column == "price_key", rows.count < end { return nil }
         rows.sort { a, b in

@@ -45,10 +45,14 @@ extension SQLiteCardStore {
             case .feed, .source:
                 rows = try Self.inFeedOrder(db, count: needed, descending: query.descending, index: index("card_by_rank"), where: inSources, sources,
                                             order: order)
-            case .price, .published, .title:
+            case .title:
+                // No index keeps titles (it cost every first recording 5%): one pass over
+                // the sources' rows, keeping the page's.
+                return try Self.byKeyFromItsEnd(db, query, inSources: "card.\(inSources)", unreadOnly: false, path: path, person: person)
+            case .price, .published:
                 let (column, keyIndex) = Self.keyColumn(query.order)
                 var keyed = try Self.byKey(db, column: column, count: needed, descending: query.descending,
-                                           index: index(keyIndex), where: inSources, sources, order: order)
+                                           index: index(keyIndex ?? "card_by_rank"), where: inSources, sources, order: order)
                 if keyed.count < needed {
                     // Cards without the key come last, in feed order. Every card with one is in
                     // `keyed` by now, so the first `needed` in feed order less those hold them,
@@ -82,7 +86,7 @@ extension SQLiteCardStore {
                 return nil
             }
             if reading == .unread, query.order != .feed,
-               let page = try Self.unreadByKey(db, query, inSources: inSources, path: path, person: person) {
+               let page = try Self.byKeyFromItsEnd(db, query, inSources: inSources, unreadOnly: true, path: path, person: person) {
                 return page
             }
             if reading == .unread, query.order == .feed, !query.descending,
@@ -124,34 +128,40 @@ extension SQLiteCardStore {
         }
     }
 
-    /// The Unread view by date — newest first, the reader's first page, or oldest first —
-    /// or by price, read from the key's index from that end: the page's unread cards are
-    /// among the first rows, however many cards are kept; the total is the sources' unread
-    /// counts. Rows of one key and rank (a round of cards recorded together) are read whole
-    /// and ordered by their source's place; nil (the caller numbers every unread card
-    /// instead) when the rows up to the page pass 10,000, or when the page reaches past the
-    /// priced cards (the unpriced follow in feed order). Every card has a date (an undated
-    /// one, when it was first seen). (Numbering every unread card took 4.2 s for a page of
-    /// a million cards.)
-    private static func unreadByKey(_ db: Database, _ query: StoredPageQuery, inSources: String, path: String, person: Int) throws -> StoredPage? {
-        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
-        guard !overflow, end <= 10_000 else { return nil }
+    /// A page by a key from its end: the Unread view (`unreadOnly`) by date — newest first,
+    /// the reader's first page, or oldest first — or by price, read from the key's index
+    /// from that end, where the page's unread cards are among the first rows however many
+    /// cards are kept; and any view by title, which no index keeps, in one pass over the
+    /// sources' rows that keeps the rows up to the page (SQLite's sorter, a page's memory).
+    /// Rows of one key and rank (a round of cards recorded together) are read whole and
+    /// ordered by their source's place. The total is the sources' unread counts, or their
+    /// cards. Nil (the caller numbers every unread card instead) when an index walk's rows
+    /// up to the page pass 10,000, or when the page reaches past the priced cards (the
+    /// unpriced follow in feed order). Every card has a date (an undated one, when it was
+    /// first seen) and a title. (Numbering every unread card took 4.2 s for a page of a
+    /// million cards, ordering every card by title 26 s and 4 GB.)
+    private static func byKeyFromItsEnd(_ db: Database, _ query: StoredPageQuery, inSources: String, unreadOnly: Bool,
+                                        path: String, person: Int) throws -> StoredPage? {
         let (column, index) = Self.keyColumn(query.order)
+        // Without an index every statement reads every row: the cap only bounds what is kept.
+        let cap = index == nil ? Int.max : 10_000
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        guard !overflow, end <= cap else { return nil }
         let sources = StatementArguments(query.sources)
         let place = Dictionary(query.sources.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var rows: [Placed] = []
         var limit = end + 1
         while true {
             rows = try placed(db, sql: """
-                SELECT card.rowid, card.source, card.rank, card.\(column) FROM card INDEXED BY \(index)
-                LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id
-                WHERE card.user_id = ? AND card.\(column) IS NOT NULL AND \(inSources) AND reading.read_at IS NULL
+                SELECT card.rowid, card.source, card.rank, card.\(column) FROM card \(index.map { "INDEXED BY \($0)" } ?? "")
+                \(unreadOnly ? "LEFT JOIN card_reading reading ON reading.user_id = \(person) AND reading.id = card.id" : "")
+                WHERE card.user_id = ? AND card.\(column) IS NOT NULL AND \(inSources) \(unreadOnly ? "AND reading.read_at IS NULL" : "")
                 ORDER BY card.\(column) \(query.descending ? "DESC" : "ASC"), card.rank LIMIT ?
                 """, arguments: [StoreUser.default] + sources + [limit], order: place)
-            // Every unread card read, or the round at the page's end read whole.
+            // Every row read, or the round at the page's end read whole.
             if rows.count < limit || (rows[end - 1].key, rows[end - 1].rank) != (rows[limit - 1].key, rows[limit - 1].rank) { break }
-            guard limit < 10_000 else { return nil }
-            limit = min(limit * 4, 10_000)
+            guard limit < cap else { return nil }
+            limit = min(limit * 4, cap)
         }
         if column == "price_key", rows.count < end { return nil }
         rows.sort { a, b in
@@ -159,9 +169,8 @@ extension SQLiteCardStore {
             guard let x = a.key, let y = b.key else { return a.key != nil }
             return query.descending ? x > y : x < y
         }
-        let total = try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT coalesce(sum(\(unread)), 0) FROM \(unreadFrom) WHERE v.source IN (\(query.sources.map { _ in "?" }.joined(separator: ", ")))
-            """), arguments: [person] + sources) ?? 0
+        let total = try sourceCounts(db, of: query.sources, reading: unreadOnly ? .unread : nil, path: path, person: person)
+            .values.reduce(0, +)
         let page = rows[min(query.offset, rows.count)..<min(end, rows.count)].map(\.rowid)
         return StoredPage(cards: try cards(db, rowids: page, path: path, person: person), total: total)
     }
@@ -186,11 +195,11 @@ extension SQLiteCardStore {
         return StoredPage(cards: try cards(db, rowids: rowids, path: path, person: person), total: page.total)
     }
 
-    /// The column an order's key is kept in, and the index that orders it.
-    private static func keyColumn(_ order: StoredPageQuery.Order) -> (column: String, index: String) {
+    /// The column an order's key is kept in, and the index that orders it (none for titles).
+    private static func keyColumn(_ order: StoredPageQuery.Order) -> (column: String, index: String?) {
         switch order {
         case .price: ("price_key", "card_by_price")
-        case .title: ("title_key", "card_by_title")
+        case .title: ("title_key", nil)
         case .published, .feed, .source: ("published", "card_by_date")
         }
     }
