@@ -136,6 +136,11 @@ struct CommonOptions: ParsableArguments {
             Terminal.writeError("aggregate: give --state or --state-dir, not both")
             throw ExitStatus.usage.code
         }
+        // An empty value (a script's `$(mktemp -d)` that failed) would be the current directory.
+        for (option, value) in [("--state", state), ("--state-dir", stateDir)] where value?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+            Terminal.writeError("aggregate: \(option) is empty: give a directory or a postgres:// URL (an empty one would put the state in the current directory)")
+            throw ExitStatus.usage.code
+        }
         if let stateDir { return .directory(URL(fileURLWithPath: stateDir)) }
         if let text = state ?? environment["AGGREGATE_STATE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do {

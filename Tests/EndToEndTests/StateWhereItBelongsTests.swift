@@ -44,6 +44,22 @@ import Testing
         }
     }
 
+    /// An empty `--state-dir` (a script's `$(mktemp -d)` that failed) is a usage error,
+    /// not the current directory filled with state files.
+    @Test func anEmptyStateLocationIsAUsageErrorNotTheCurrentDirectory() async throws {
+        try await FixtureWorld.withSession(sources: FixtureWorld.only("cabify")) { session in
+            let workspace = session.workspace
+            for option in ["--state-dir", "--state"] {
+                let run = try await workspace.aggregate(arguments: ["--all", option, ""])
+                #expect(run.status == 2)
+                #expect(run.stdout.isEmpty)
+                #expect(run.stderrLines == ["aggregate: \(option) is empty: give a directory or a postgres:// URL "
+                    + "(an empty one would put the state in the current directory)"])
+            }
+            #expect(!FileManager.default.fileExists(atPath: workspace.url.appendingPathComponent("cache.sqlite").path))
+        }
+    }
+
     static func ids(_ run: Binary.Run) -> [String] {
         run.stdoutLines.compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String }
     }
