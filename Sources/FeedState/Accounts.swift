@@ -85,7 +85,7 @@ public struct AccountToken: Sendable, Equatable {
     }
 
     public static func hash(secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: Data(secret.utf8)))
     }
 
     /// Whether `secret` is the one `secretHash` was made of, compared in constant time.
@@ -95,7 +95,7 @@ public struct AccountToken: Sendable, Equatable {
 
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return Hex.lowercase((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -114,7 +114,7 @@ extension AccountToken {
 
     /// Fever's `api_key` for `name` and `password`: MD5 of `name:password` in lowercase hex.
     public static func feverKey(name: String, password: String) -> String {
-        Insecure.MD5.hash(data: Data("\(name):\(password)".utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(Insecure.MD5.hash(data: Data("\(name):\(password)".utf8)))
     }
 
     /// The id of the token a Fever key is kept as (8 hex digits, as every token's).

@@ -208,7 +208,7 @@ public struct MappedPageRecord: Sendable, Equatable {
 /// listing the card store merged last.
 public enum BodyDigest {
     public static func of(_ body: Data) -> String {
-        SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: body).prefix(16))
     }
 }
 

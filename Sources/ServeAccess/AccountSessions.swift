@@ -14,7 +14,7 @@ package struct AccountSessions: PersistDriver {
     package let store: any AccountStore
 
     package static func key(_ id: String) -> String {
-        SHA256.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: Data(id.utf8)))
     }
 
     private static func expiry(_ expires: Duration?) -> Date? {

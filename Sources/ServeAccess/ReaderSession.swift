@@ -1,5 +1,6 @@
 import ServeHTTP
 import Crypto
+import FeedState
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -27,7 +28,7 @@ package struct ReaderSessions: Sendable {
 
     /// The forms' token of session `id`.
     package func token(for id: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key))
     }
 
     /// Whether `token` is session `id`'s, compared in constant time.

@@ -188,7 +188,8 @@ public struct FeedRunner: Sendable {
         feeds.compactMap { feed in
             guard feed.config.record else { return nil }
             if feed.isUnchanged, let tag = feed.listingTag { return .unchanged(source: feed.config.id, tag: tag, at: at) }
-            let live = feed.cards.filter { $0.origin == nil }
+            // Usually every card is live: the source's own array is shared, not copied.
+            let live = feed.cards.contains { $0.origin != nil } ? feed.cards.filter { $0.origin == nil } : feed.cards
             guard !live.isEmpty || feed.outcome.status == .live && feed.exhausted else { return nil }
             let complete = !filtered && feed.exhausted && feed.outcome.status == .live && feed.outcome.budgetNote == nil
                 && live.count == feed.cards.count && feed.outcome.skipped.isEmpty
