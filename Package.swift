@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "FeedState",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "SameItem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -139,7 +139,7 @@ let package = Package(
         .target(
             name: "FeedStateSQLite",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedState",
+                "FeedCore", "FeedSupport", "FeedState", "SameItem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -148,7 +148,7 @@ let package = Package(
         .target(
             name: "FeedStatePostgres",
             dependencies: [
-                "FeedCore", "FeedSupport", "FeedConfig", "FeedState",
+                "FeedCore", "FeedSupport", "FeedConfig", "FeedState", "SameItem",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,6 +3,7 @@ import FeedCore
 import FeedFormats
 import FeedSupport
 import Foundation
+import SameItem
 
 /// The memory of every card seen: per card, the latest card, when it was first and last
 /// seen, and since when its source no longer lists it; a history of changes of what users
@@ -489,6 +490,13 @@ public protocol CardSearchIndex: Sendable {
     /// every card recorded before it; `serve` does it after each refresh, so its searches do
     /// not wait). How many cards it indexed.
     func updateSearch() async throws -> Int
+    /// The kept cards, gone ones too, with `person`'s marks, that share a same-item key
+    /// (``ItemKeys``) with any of `ids`' cards — those cards themselves not among them — by
+    /// id: the candidates ``ItemMatcher`` decides over for a page, looked up by key instead
+    /// of found by comparing every kept card. A key more than ``ItemKeys/widest`` cards
+    /// share finds none. A store that indexes apart from recording writes a card's keys
+    /// with its search row (``updateSearch()``).
+    func cards(sharingItemKeysWith ids: [String]) async throws -> [KeptCard]
 }
 
 extension CardSearchIndex where Self: CardStore {
@@ -504,5 +512,25 @@ extension CardSearchIndex where Self: CardStore {
         let start = min(max(offset, 0), found.count)
         let page = found[start...].prefix(max(limit, 0)).compactMap { byID[$0.id] }
         return StoredPage(cards: page, total: found.count)
+    }
+
+    /// Every kept card's keys worked out here: the in-memory store's way, and the
+    /// specification of the stores' key tables.
+    public func cards(sharingItemKeysWith ids: [String]) async throws -> [KeptCard] {
+        let wanted = Set(ids)
+        guard !wanted.isEmpty else { return [] }
+        let kept = try await cards(of: nil)
+        let keys = kept.map { ItemKeys.of($0.card) }
+        var holders: [Int64: [Int]] = [:]
+        for (index, cardKeys) in keys.enumerated() {
+            for key in cardKeys { holders[key, default: []].append(index) }
+        }
+        var found = Set<Int>()
+        for (index, card) in kept.enumerated() where wanted.contains(card.card.id) {
+            for key in keys[index] {
+                if let cards = holders[key], cards.count <= ItemKeys.widest { found.formUnion(cards) }
+            }
+        }
+        return found.map { kept[$0] }.filter { !wanted.contains($0.card.id) }.sorted { $0.card.id < $1.card.id }
     }
 }

@@ -98,6 +98,7 @@ extension PostgresCardStore: CardSearchIndex {
                     firstSeen.append(Date(timeIntervalSince1970: seen))
                 }
                 try await Self.indexForSearch(cards, firstSeen: firstSeen, on: connection)
+                try await Self.writeItemKeys(of: cards, replacing: ids, on: connection)
                 // Ids whose card is gone (a purge between) are dropped too.
                 _ = try await PostgresStateDatabase.rows("""
                     DELETE FROM card_unsearched WHERE id = ANY(\(ids)::text[])

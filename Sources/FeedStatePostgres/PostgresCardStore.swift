@@ -173,6 +173,11 @@ public struct PostgresCardStore: CardStore {
         // first recording 5%.
         .init("15: pages by title", [#"ALTER TABLE card ADD COLUMN title_key text COLLATE "C" NOT NULL DEFAULT ''"#],
               then: { connection in try await PostgresCardStore.keyEveryTitle(on: connection) }),
+        // Each card's same-item keys (ItemKeys), written with its search row (as SQLite's "v16").
+        .init("16: same-item keys", [
+            "CREATE TABLE card_item_key (key bigint NOT NULL, id text NOT NULL, PRIMARY KEY (key, id))",
+            "CREATE INDEX card_item_key_by_id ON card_item_key (id)",
+        ], then: { connection in try await PostgresCardStore.keyEveryItem(on: connection) }),
     ])
 
     /// The rows ``kept(_:)`` reads: the cards with `person`'s marks (an integer, never
@@ -527,6 +532,7 @@ public struct PostgresCardStore: CardStore {
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_change WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_search WHERE user_id = \(user) AND id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("DELETE FROM card_unsearched WHERE id = ANY(\(doomed)::text[])", on: connection)
+                _ = try await PostgresStateDatabase.rows("DELETE FROM card_item_key WHERE id = ANY(\(doomed)::text[])", on: connection)
                 _ = try await PostgresStateDatabase.rows("""
                     INSERT INTO card_source_version (source, version) VALUES (\(source), 1)
                     ON CONFLICT (source) DO UPDATE SET version = card_source_version.version + 1, listing_tag = NULL

@@ -109,7 +109,14 @@ extension SQLiteCardStore: CardSearchIndex {
         for card in pending.sorted(by: { $0.key < $1.key }) {
             guard let json = try Data.fetchOne(read, arguments: [card.row]), let decoded = StoredCardForm.card(json) else { continue }
             try indexForSearch(db, card: decoded, row: card.row, firstSeen: card.firstSeen, oldKey: card.oldKey)
+            try writeItemKeys(db, of: decoded, row: card.row)
             written += 1
+        }
+        // A row taken whose card is gone (or no longer reads) keeps no keys.
+        let unread = Set(taken).subtracting(pending.map(\.row))
+        if !unread.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM card_item_key WHERE row IN (SELECT value FROM json_each(?))")
+                .execute(arguments: [try JSONList.text(unread.sorted())])
         }
         let done = try JSONList.text(taken)
         try db.cachedStatement(sql: "DELETE FROM card_unsearched WHERE row IN (SELECT value FROM json_each(?))").execute(arguments: [done])

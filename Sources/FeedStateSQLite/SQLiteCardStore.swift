@@ -163,6 +163,9 @@ public struct SQLiteCardStore: CardStore {
                 try update.execute(arguments: [CardSortKeys(card).title, row["rowid"] as Int64])
             }
         }
+        migrator.registerMigration("v16: same-item keys") { db in
+            try createItemKeys(db)
+        }
         return SQLiteSchema(name: "cards", migrator: migrator)
     }()
 
@@ -541,6 +544,7 @@ public struct SQLiteCardStore: CardStore {
             let doomedIDs = "SELECT value FROM json_each(?2)"
             let statements: [(String, StatementArguments)] = [
                 ("DELETE FROM card_search WHERE rowid IN (SELECT search_key FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs)))", [user, ids]),
+                ("DELETE FROM card_item_key WHERE row IN (SELECT rowid FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs)))", [user, ids]),
                 ("DELETE FROM card WHERE user_id = ?1 AND id IN (\(doomedIDs))", [user, ids]),
                 ("DELETE FROM card_change WHERE user_id = ?1 AND id IN (\(doomedIDs))", [user, ids]),
                 // Marks are each person's: every person's marks of these cards go with them.

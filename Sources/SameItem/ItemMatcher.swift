@@ -124,15 +124,30 @@ public struct ItemMatcher: Sendable {
             id = card.id
             source = card.source
             title = card.title
-            published = card.kind == .post ? card.published : nil
-            let link = card.url.map(\.absoluteString)
-            let guid = card.upstreamID
-            // A GUID that is the link itself says nothing more.
-            let links = [link, guid == link ? nil : guid].compactMap { $0 }.compactMap(CanonicalLink.canonical)
-            self.links = links.count == 2 && links[0] == links[1] ? [links[0]] : links
-            codes = [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) },
-                     ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
+            published = ItemMatcher.titleDate(of: card)
+            links = ItemMatcher.links(of: card)
+            codes = ItemMatcher.codes(of: card)
         }
+    }
+
+    /// A post's date: a dated post's title may join it to another's.
+    static func titleDate(of card: Card) -> Date? {
+        card.kind == .post ? card.published : nil
+    }
+
+    /// A card's canonical link, and its GUID's where that is another link.
+    static func links(of card: Card) -> [String] {
+        let link = card.url.map(\.absoluteString)
+        let guid = card.upstreamID
+        // A GUID that is the link itself says nothing more.
+        let links = [link, guid == link ? nil : guid].compactMap { $0 }.compactMap(CanonicalLink.canonical)
+        return links.count == 2 && links[0] == links[1] ? [links[0]] : links
+    }
+
+    /// A card's GTIN and its brand and part number, where it has them.
+    static func codes(of card: Card) -> [(String, Reason)] {
+        [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) },
+         ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
     }
 
     /// Joins cards that share a key `keys` gives, when `agreeing` (the first card with a key

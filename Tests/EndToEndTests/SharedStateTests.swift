@@ -52,7 +52,7 @@ struct SharedStateTests {
                 #expect(count == 1, "SHARED\(trial) reported \(count) times")
             }
             let migrations = try await hostA.sql(database, "SELECT component || ' ' || id FROM aggregate_migration ORDER BY component, split_part(id, ':', 1)::integer")
-            #expect(migrations == "cards 1: card store\ncards 2: listing tags\ncards 3: reading marks\ncards 4: search\ncards 5: marks per person\ncards 6: card numbers\ncards 7: marks versions\ncards 8: pages from indexes\ncards 9: read counts\ncards 10: listing times\ncards 11: search rows written apart from recording\ncards 12: undated cards by first seen\ncards 13: cards numbered in the order first seen\ncards 14: item decisions\ncards 15: pages by title\ndigests 1: digest state, pending delivery\ndigests 2: alerts and delivery targets\n"
+            #expect(migrations == "cards 1: card store\ncards 2: listing tags\ncards 3: reading marks\ncards 4: search\ncards 5: marks per person\ncards 6: card numbers\ncards 7: marks versions\ncards 8: pages from indexes\ncards 9: read counts\ncards 10: listing times\ncards 11: search rows written apart from recording\ncards 12: undated cards by first seen\ncards 13: cards numbered in the order first seen\ncards 14: item decisions\ncards 15: pages by title\ncards 16: same-item keys\ndigests 1: digest state, pending delivery\ndigests 2: alerts and delivery targets\n"
                 + "digests 3: outbox order\ndigests 4: file output through the outbox\nengine 1: http cache, mapped pages, first seen\nengine 2: request identities\nengine 3: body digests\nengine 4: the first-seen log dropped\n")
         }
     }

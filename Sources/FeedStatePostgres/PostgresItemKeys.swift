@@ -1,0 +1,62 @@
+import FeedCore
+import FeedState
+import Foundation
+import PostgresNIO
+import SameItem
+
+/// Each card's same-item keys (``ItemKeys``) in `card_item_key`, by key and by card id:
+/// written with its search row (``updateSearch()``), off the recording's path, and read to
+/// find the copies of a page's cards by key (as SQLite's `card_item_key`).
+extension PostgresCardStore {
+    /// Writes the keys of `cards` in place of those of `replacing` (the ids taken, whose
+    /// cards may be gone or no longer read: those keep none).
+    static func writeItemKeys(of cards: [Card], replacing: [String], on connection: PostgresConnection) async throws {
+        _ = try await PostgresStateDatabase.rows("DELETE FROM card_item_key WHERE id = ANY(\(replacing)::text[])", on: connection)
+        var keys: [Int64] = []
+        var ids: [String] = []
+        for card in cards {
+            for key in ItemKeys.of(card) {
+                keys.append(key)
+                ids.append(card.id)
+            }
+        }
+        guard !keys.isEmpty else { return }
+        _ = try await PostgresStateDatabase.rows("""
+            INSERT INTO card_item_key (key, id) SELECT * FROM unnest(\(keys)::bigint[], \(ids)::text[]) ON CONFLICT DO NOTHING
+            """, on: connection)
+    }
+
+    /// Migration 16: the keys of every card already kept, 2,000 cards a statement.
+    static func keyEveryItem(on connection: PostgresConnection) async throws {
+        var after = ""
+        while true {
+            let rows = try await PostgresStateDatabase.rows("""
+                SELECT id, card FROM card WHERE user_id = \(StoreUser.default) AND id > \(after) ORDER BY id LIMIT 2000
+                """, on: connection)
+            guard !rows.isEmpty else { break }
+            var cards: [Card] = []
+            for row in rows {
+                let (id, json) = try row.decode((String, Data).self)
+                after = id
+                if let card = StoredCardForm.card(json) { cards.append(card) }
+            }
+            try await writeItemKeys(of: cards, replacing: [], on: connection)
+        }
+    }
+
+    public func cards(sharingItemKeysWith ids: [String]) async throws -> [KeptCard] {
+        let wanted = Array(Set(ids))
+        guard !wanted.isEmpty else { return [] }
+        let database = try await migrated()
+        // Each key of the cards, and its cards up to one past the widest: a key that common
+        // finds none.
+        let found = try await database.query("""
+            SELECT DISTINCT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(wanted)::text[])) mine
+            CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
+              SELECT id FROM card_item_key WHERE key = mine.key LIMIT \(ItemKeys.widest + 1)) limited) holders
+            CROSS JOIN LATERAL unnest(holders.ids) AS held(id)
+            WHERE cardinality(holders.ids) <= \(ItemKeys.widest) AND NOT held.id = ANY(\(wanted)::text[])
+            """).map { try $0.decode(String.self) }
+        return try await cards(ids: found.sorted())
+    }
+}
