@@ -279,7 +279,7 @@ let package = Package(
             name: "FeedServer",
             dependencies: [
                 "FeedCore", "FeedSupport", "FeedConfig", "FeedFormats", "FeedState", "FeedEngine", "HTMLTemplates", "ReaderPages",
-                "ServeHTTP", "ServeAccess", "GoogleReaderModel", "FeverModel",
+                "ServeHTTP", "ServeAccess", "GoogleReaderModel", "FeverModel", "SameItem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // SIGHUP reloads Sources.yml.

@@ -36,6 +36,8 @@ final class FeedRoutes: Sendable {
     /// Each person's marks on the store's cards, and its search index (nil without the store).
     let marks: (any ReadingMarkStore)?
     let searchIndex: (any CardSearchIndex)?
+    /// Which cards people said are or are not one item (nil without the store).
+    let itemDecisions: (any ItemDecisionStore)?
     let refreshed: RefreshedSources?
     let health: SourceHealth
     /// Rendered feeds, kept as bytes while the sources they were built from are unchanged.
@@ -73,7 +75,7 @@ final class FeedRoutes: Sendable {
     let loginSessions: AccountSessions
 
     init(reconfiguration: Reconfiguration, store: (any CardStore)?, marks: (any ReadingMarkStore)? = nil, searchIndex: (any CardSearchIndex)? = nil,
-         refreshed: RefreshedSources?, health: SourceHealth,
+         itemDecisions: (any ItemDecisionStore)? = nil, refreshed: RefreshedSources?, health: SourceHealth,
          responses: any RenderedResponseCache, versions: SourceVersions, metrics: ServeMetrics, ruleTimeouts: RuleTimeoutReporter,
          slots: RequestSlots, accessLog: @escaping @Sendable (String) -> Void, logsRequests: Bool,
          access: AccessPolicy = .open, trustedProxies: [IPRange] = [], reachedAt: URL? = nil, metricsToken: String? = nil,
@@ -98,6 +100,7 @@ final class FeedRoutes: Sendable {
         self.store = store
         self.marks = marks
         self.searchIndex = searchIndex
+        self.itemDecisions = itemDecisions
         self.refreshed = refreshed
         self.health = health
         self.responses = responses

@@ -60,6 +60,7 @@ public struct FeedServer: Sendable {
         let store = refresher == nil ? nil : state?.cards
         let marks = store == nil ? nil : state?.marks
         let searchIndex = store == nil ? nil : state?.search
+        let itemDecisions = store == nil ? nil : state?.items
         let refreshed = store == nil ? nil : RefreshedSources(sources: config.sources.filter(\.enabled).map(\.id))
         // What the readers' runner hands its sources to decode is counted: with the store,
         // nothing but a card lookup should be.
@@ -81,7 +82,8 @@ public struct FeedServer: Sendable {
         let (served, plan) = makeServed(config)
         let reconfiguration = Reconfiguration(served: served, file: reload, ownAuthorities: Set(reachedAt.map { [Reconfiguration.authority(of: $0)] } ?? []), refreshed: refreshed, health: health, versions: versions,
                                               responses: responses, replans: replans, say: accessLog, makeServed: makeServed)
-        routes = FeedRoutes(reconfiguration: reconfiguration, store: store, marks: marks, searchIndex: searchIndex, refreshed: refreshed,
+        routes = FeedRoutes(reconfiguration: reconfiguration, store: store, marks: marks, searchIndex: searchIndex,
+                            itemDecisions: itemDecisions, refreshed: refreshed,
                             health: health, responses: responses, versions: versions, metrics: serveMetrics, ruleTimeouts: ruleTimeouts,
                             slots: RequestSlots(count: limits.activeRequests), accessLog: { lines.append($0) }, logsRequests: logsRequests,
                             access: access, trustedProxies: trustedProxies, reachedAt: reachedAt,

@@ -8,6 +8,7 @@ import FeedState
 import FeedSupport
 import Foundation
 import ReaderPages
+import SameItem
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -44,12 +45,50 @@ extension FeedRoutes {
             view = chosen
         }
         // The sort menu's "Oldest first" is the date, ascending (one menu, not two).
-        let named = pairs.filter { $0.0 != "view" }.flatMap { pair -> [(String, String)] in
+        let named = pairs.filter { $0.0 != "view" && $0.0 != "merge" }.flatMap { pair -> [(String, String)] in
             pair == ("sort", "oldest") ? [("sort", "date"), ("order", "asc")] : [pair]
         }
         var query = try FeedRequest.query(pairs: named, config: config)
         if view != .all, !pairs.contains(where: { $0.0 == "sort" }) { query.sort = .date }
         return (view, query)
+    }
+
+    /// Whether a view shows one card per item (issue 64): on unless `merge=off`.
+    static func mergesCopies(_ pairs: [(String, String)]) throws(ProblemError) -> Bool {
+        switch pairs.last(where: { $0.0 == "merge" })?.1 {
+        case nil, "on"?: return true
+        case "off"?: return false
+        case let other?: throw ProblemError(problem: .badParameter("merge", "\"\(other)\" is not on or off"))
+        }
+    }
+
+    /// The same-item view of the store for `person` (nil without a store).
+    func itemsOnPage(person: Int) async throws -> ItemsOnPage? {
+        guard let index = searchIndex?.searching(as: person) else { return nil }
+        let decisions = ItemDecisions(try await itemDecisions?.itemDecisions() ?? [])
+        let order = Dictionary(config.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ItemsOnPage(index: index, decisions: decisions, sourceOrder: order)
+    }
+
+    /// `cards` (with their kept dates) one per item, as ``ItemsOnPage/merged(_:)`` shows them.
+    func mergedCopies(_ cards: [KeptCard], person: Int) async throws(AnswerFailure) -> [KeptCard] {
+        do {
+            guard let items = try await itemsOnPage(person: person) else { return cards }
+            return try await items.merged(cards)
+        } catch {
+            throw .storeUnreadable(PlainWords.describe(error))
+        }
+    }
+
+    /// `ids` and every other copy of their items, each once: a mark in the reader reaches
+    /// every copy of what it marks.
+    func withCopies(_ ids: [String], person: Int) async throws -> [String] {
+        // A page's worth at most: a mark of more (an app's batch) reaches what it names.
+        guard ids.count <= FeedQuery.maxPerPage, let store = store?.reading(as: person),
+              let items = try await itemsOnPage(person: person) else { return ids }
+        var seen = Set<String>()
+        let copies = try await items.everyCopy(of: try await store.cards(ids: ids))
+        return (ids + copies).filter { seen.insert($0).inserted }
     }
 
     /// `GET /`: a view of the kept cards with their marks, kept as rendered while nothing
@@ -75,15 +114,22 @@ extension FeedRoutes {
         let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
         let query: FeedQuery
+        let merges: Bool
         do {
             (view, query) = try readingQuery(pairs)
+            merges = try Self.mergesCopies(pairs)
         } catch {
             return RenderedResponse(problem: error.problem, versions: built)
         }
         let sources = (try? runner.select(query.sourceIDs).map(\.id)) ?? query.sourceIDs
-        let answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
+        var answered: (result: FeedResult, firstSeen: [String: Date], kept: [String: KeptDates])
         do {
             answered = try await answer(query, sources: sources, reading: view.filter, person: person)
+            // One card per item: the page's cards, their copies looked up by key.
+            let page = answered.result.cards.compactMap { card in answered.kept[card.id].map { KeptCard(card: card, dates: $0, position: 0) } }
+            if merges, page.count == answered.result.cards.count {
+                answered.result.cards = FeedCards(try await mergedCopies(page, person: person).map(\.card))
+            }
         } catch {
             return RenderedResponse(problem: error.problem, versions: built)
         }
@@ -91,9 +137,10 @@ extension FeedRoutes {
         // after the page was made, so "everything up to now" means up to the second before
         // (the page's own cards of this second go by their ids).
         let upTo = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
-        let reading = ReadingContext(view: view, unread: (try? await marks?.marks(of: person).unreadCounts()) ?? [:], token: token,
+        var reading = ReadingContext(view: view, unread: (try? await marks?.marks(of: person).unreadCounts()) ?? [:], token: token,
                                      returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
                                      signedIn: signedIn, folders: sourceFolders)
+        reading.mergesCopies = merges
         let degraded = await degraded(answered.result.outcomes, sources: sources)
         let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
                                    now: Date(), reading: reading)
@@ -107,8 +154,14 @@ extension FeedRoutes {
         }
         let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty }
         let parameters = FormFields(pairs: pairs)
-        for (name, _) in pairs where !["q", "source", "page", "per_page"].contains(name) {
-            return Problem.badParameter(name, "unknown parameter (known: q, source, page, per_page)").response
+        for (name, _) in pairs where !["q", "source", "page", "per_page", "merge"].contains(name) {
+            return Problem.badParameter(name, "unknown parameter (known: q, source, page, per_page, merge)").response
+        }
+        let merges: Bool
+        do {
+            merges = try Self.mergesCopies(pairs)
+        } catch {
+            return error.problem.response
         }
         var search: CardSearch
         do {
@@ -123,9 +176,11 @@ extension FeedRoutes {
         guard (1...FeedQuery.maxPerPage).contains(perPage) else {
             return Problem.badParameter("per_page", "must be a whole number from 1 to \(FeedQuery.maxPerPage)").response
         }
-        let found: StoredPage
+        var found: StoredPage
         do {
             found = try await index.search(search, offset: (page - 1) * perPage, limit: perPage)
+            // Each item found once.
+            if merges { found.cards = try await mergedCopies(found.cards, person: person) }
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be read now").response
         }
@@ -147,6 +202,7 @@ extension FeedRoutes {
                                      signedIn: signedIn, folders: sourceFolders)
         reading.highlight = search.required
         reading.search = parameters.get("q")
+        reading.mergesCopies = merges
         let html = ReaderPage.list(result, parameters: pairs, config: config, degraded: [:], unselectedSources: unselectedSources,
                                    now: Date(), reading: reading, path: "/search")
         return Self.personal(html, session: session)
@@ -161,7 +217,7 @@ extension FeedRoutes {
         let session = sessions.session(of: request)
         let now = Date()
         let neighbours = await neighbours(of: card.id, request: request, wasUnread: kept.dates.readAt == nil, person: person)
-        _ = try? await personal.mark([card.id], .read, at: now)
+        _ = try? await personal.mark(await (try? withCopies([card.id], person: person)) ?? [card.id], .read, at: now)
         let history = (try? await store.history(of: card.id)) ?? []
         let marks = ReaderPage.CardMarks(starred: kept.dates.starredAt != nil, token: sessions.token(for: session.id),
                                          returnTo: request.uri.description, back: neighbours.back, signedIn: signedIn)
@@ -219,14 +275,15 @@ extension FeedRoutes {
     func markOne(_ request: Request, id: String, mark: ReadingMark, person: Int) async -> Response {
         let form = await FormGuard.form(of: request)
         guard let marks = marks?.marks(of: person) else { return Problem.notFound("no card store").response }
+        let marked: Int
         do {
-            guard try await marks.mark([id], mark, at: Date()).count == 1 else {
-                return Problem.notFound("no card \(id) in the card store").response
-            }
+            let reached = try await marks.mark(try await withCopies([id], person: person), mark, at: Date())
+            guard reached.contains(id) else { return Problem.notFound("no card \(id) in the card store").response }
+            marked = reached.count
         } catch {
             return Problem(title: "Service Unavailable", status: 503, detail: "the card store cannot be written now").response
         }
-        return await back(request, form: form, marked: 1, marks: marks)
+        return await back(request, form: form, marked: marked, marks: marks)
     }
 
     /// `POST /read` with `ids=` (repeated) or `before=` (RFC 3339, with `source=` to narrow).
@@ -242,10 +299,10 @@ extension FeedRoutes {
                 }
                 let sources = form.getAll("source")
                 marked = try await marks.markRead(seenBy: seenBy, sources: sources.isEmpty ? nil : sources, at: Date())
-                    + (ids.isEmpty ? 0 : try await marks.mark(ids, .read, at: Date()).count)
+                    + (ids.isEmpty ? 0 : try await marks.mark(try await withCopies(ids, person: person), .read, at: Date()).count)
             } else if !ids.isEmpty {
                 guard ids.count <= 100_000 else { return Problem.badParameter("ids", "at most 100000 ids at once").response }
-                marked = try await marks.mark(ids, .read, at: Date()).count
+                marked = try await marks.mark(try await withCopies(ids, person: person), .read, at: Date()).count
             } else {
                 return Problem.badParameter("ids", "give the cards to mark read as ids=, or before= to mark everything up to a time").response
             }

@@ -50,12 +50,16 @@ extension PostgresCardStore {
         let database = try await migrated()
         // Each key of the cards, and its cards up to one past the widest: a key that common
         // finds none.
+        // finds none; per card holding them, the strong keys and title words it shares
+        // (a title word's key is odd: ItemKeys).
         let found = try await database.query("""
-            SELECT DISTINCT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(wanted)::text[])) mine
+            SELECT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(wanted)::text[])) mine
             CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
               SELECT id FROM card_item_key WHERE key = mine.key LIMIT \(ItemKeys.widest + 1)) limited) holders
             CROSS JOIN LATERAL unnest(holders.ids) AS held(id)
             WHERE cardinality(holders.ids) <= \(ItemKeys.widest) AND NOT held.id = ANY(\(wanted)::text[])
+            GROUP BY held.id
+            HAVING count(*) FILTER (WHERE mine.key % 2 = 0) > 0 OR count(*) FILTER (WHERE mine.key % 2 <> 0) >= \(ItemKeys.leastSharedWords)
             """).map { try $0.decode(String.self) }
         return try await cards(ids: found.sorted())
     }

@@ -47,11 +47,15 @@ extension SQLiteCardStore {
                 """), arguments: [try JSONList.text(own.sorted())])
             // Each key's cards, up to one past the widest: a key that common finds none.
             let holders = try db.cachedStatement(sql: "SELECT row FROM card_item_key WHERE key = ? LIMIT ?")
-            var found = Set<Int64>()
+            var shared: [Int64: (strong: Int, words: Int)] = [:]
             for key in keys {
                 let rows = try Int64.fetchAll(holders, arguments: [key, ItemKeys.widest + 1])
-                if rows.count <= ItemKeys.widest { found.formUnion(rows) }
+                guard rows.count <= ItemKeys.widest else { continue }
+                for row in rows {
+                    if ItemKeys.isWord(key) { shared[row, default: (0, 0)].words += 1 } else { shared[row, default: (0, 0)].strong += 1 }
+                }
             }
+            let found = Set(shared.filter { ItemKeys.isCandidate(strong: $0.value.strong, words: $0.value.words) }.keys)
             let cards = try Self.cards(db, rowids: found.subtracting(own).sorted(), path: path, person: person)
             return cards.sorted { $0.card.id < $1.card.id }
         }

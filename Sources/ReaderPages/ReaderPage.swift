@@ -73,6 +73,13 @@ package enum ReaderPage {
             context["searchable"] = true
             context["search_text"] = reading.search ?? ""
             if let name = reading.signedIn { context["signed_in"] = name }
+            if let merges = reading.mergesCopies {
+                // The same-item switch, kept by the filters' form and every page link.
+                let others = parameters.filter { $0.0 != "merge" && $0.0 != "page" }
+                context["copies"] = ["merge_off": !merges, "href": path + queryString(others + (merges ? [("merge", "off")] : [])),
+                                     "text": merges ? "Each item once, with where else it is." : "Every copy apart.",
+                                     "label": merges ? "Show every copy" : "Show each item once"] as [String: Any]
+            }
         }
         if config.sources.isEmpty {
             // A reader started from nothing: say how to fill it.
@@ -95,7 +102,7 @@ package enum ReaderPage {
         let viewParameters = reading != nil && path == "/" ? parameters.filter { $0.0 != "page" && $0.0 != "per_page" } : nil
         context["cards"] = cards.enumerated().map { offset, card in
             var fields = self.card(context: card, sourceName: config.sourceName(card.source), now: now,
-                                   firstSeen: reading?.marks[card.id]?.firstSeen)
+                                   firstSeen: reading?.marks[card.id]?.firstSeen, sourceNames: config.sourceName)
             if let viewParameters {
                 fields["href"] = cardPath(card.id) + queryString(viewParameters + [("at", String(first + offset))])
             }
@@ -293,7 +300,8 @@ package enum ReaderPage {
     /// A card's fields as the templates use them.
     /// A card without a published date shows when it was `firstSeen` (where the store
     /// knows it), the date the views sort it by.
-    package static func card(context card: Card, sourceName: String, now: Date, firstSeen: Date? = nil) -> [String: Any] {
+    package static func card(context card: Card, sourceName: String, now: Date, firstSeen: Date? = nil,
+                             sourceNames: (String) -> String = { $0 }) -> [String: Any] {
         var fields: [String: Any] = [
             "title": card.title, "source": sourceName, "kind": card.kind.rawValue,
             "href": cardPath(card.id), "path": cardPath(card.id),
@@ -319,6 +327,21 @@ package enum ReaderPage {
                                    "relative": "first seen \(relative(firstSeen, now: now))"]
         }
         if let origin = card.origin { fields["origin"] = origin.rawValue }
+        if let also = card.also, !also.isEmpty {
+            // Where else the item is (merge: same-item): the shops and their prices, or the sources.
+            let priced = also.contains { $0.price != nil }
+            let otherCurrencies = also.contains { $0.price != nil && $0.price?.currency != card.price?.currency }
+            var line: [String: Any] = [
+                "label": priced ? "Also at" : "Also in",
+                "copies": also.enumerated().map { offset, copy in
+                    var fields: [String: Any] = ["name": sourceNames(copy.source), "href": cardPath(copy.id), "separator": offset == 0 ? "" : ", "]
+                    if let price = copy.price { fields["price"] = price.label }
+                    return fields
+                },
+            ]
+            if otherCurrencies { line["note"] = "other currencies listed, not compared" }
+            fields["also"] = line
+        }
         // A list says which cards hold an episode or a video, before they are opened.
         if let files = card.details["enclosures"].flatMap(enclosures) {
             if files.contains(where: { $0["is_video"] as? Bool == true }) { fields["media"] = "video" }

@@ -51,6 +51,8 @@ package struct ReadingContext {
     package var signedIn: String?
     /// Each source's folder: the side list groups sources by them, the ungrouped last.
     package var folders: [String: String]
+    /// Whether the view shows one card per item (its switch is shown); nil: no switch.
+    package var mergesCopies: Bool?
 
     package init(view: ReaderView, unread: [String: Int], token: String, returnTo: String, marks: [String: KeptDates], renderedAt: Date,
                  highlight: [[String]] = [], search: String? = nil, sourceList: SourceViews, signedIn: String? = nil,

@@ -2,32 +2,48 @@ import FeedCore
 import FeedSupport
 
 /// What a card can be found by as a copy of another: ``ItemMatcher``'s signals as hashed
-/// keys — its canonical links, its product codes and, for a dated post with enough
-/// significant words, each of its title's words. A card store keeps them beside each card,
-/// so that the copies of a page's cards are looked up by key instead of found by comparing
-/// every kept card; ``ItemMatcher`` then decides which candidates are one item. Two cards
-/// the matcher would join share at least one key; sharing one proves nothing.
+/// keys — its canonical links and its product codes (strong keys: one shared is enough to
+/// be a candidate) and, for a dated post with enough significant words, each of its
+/// title's words (a candidate shares at least ``leastSharedWords`` of them). A card store
+/// keeps them beside each card, so that the copies of a page's cards are looked up by key
+/// instead of found by comparing every kept card; ``ItemMatcher`` then decides which
+/// candidates are one item. Two cards the matcher would join by a rule are candidates of
+/// each other; being one proves nothing.
 public enum ItemKeys {
     /// A key more cards share than this finds none: a word that common says nothing of a
     /// subject (``ItemMatcher/commonWord``), and a link or code that common is no one item's.
     public static let widest = ItemMatcher.commonWord
 
-    /// `card`'s keys, sorted, each once.
+    /// The title words two posts share at the least when the matcher joins them by title:
+    /// shared ≥ 0.6 × (all of both − shared) means shared ≥ 0.375 × (|A| + |B|), and each
+    /// title has at least 5 words, so shared ≥ 3.75.
+    public static let leastSharedWords = 4
+
+    /// `card`'s keys, sorted, each once. A title word's key is odd, a strong key even.
     public static func of(_ card: Card) -> [Int64] {
-        var keys = ItemMatcher.links(of: card).map { key("link", $0) }
-        keys += ItemMatcher.codes(of: card).map { key("code", $0.0) }
+        var keys = ItemMatcher.links(of: card).map { strong("link", $0) }
+        keys += ItemMatcher.codes(of: card).map { strong("code", $0.0) }
         if ItemMatcher.titleDate(of: card) != nil {
             let title = TitleKey(card.title)
             if title.words.count >= ItemMatcher.leastTitleWords {
-                keys += title.words.map { word in
-                    withUnsafeBytes(of: word.littleEndian) { Int64(bitPattern: FNV1a.hash($0, seed: FNV1a.hash("word"))) }
-                }
+                keys += title.words.map { word in Int64(bitPattern: word | 1) }
             }
         }
         return Array(Set(keys)).sorted()
     }
 
-    private static func key(_ kind: String, _ value: String) -> Int64 {
-        Int64(bitPattern: FNV1a.hash(value.utf8, seed: FNV1a.hash(kind)))
+    /// Whether `key` is a title word's (else a link's or a code's).
+    public static func isWord(_ key: Int64) -> Bool {
+        key & 1 == 1
+    }
+
+    /// Whether a card that shares `strong` strong keys and `words` title words with the
+    /// asked cards is a candidate.
+    public static func isCandidate(strong: Int, words: Int) -> Bool {
+        strong > 0 || words >= leastSharedWords
+    }
+
+    private static func strong(_ kind: String, _ value: String) -> Int64 {
+        Int64(bitPattern: FNV1a.hash(value.utf8, seed: FNV1a.hash(kind)) & ~1)
     }
 }

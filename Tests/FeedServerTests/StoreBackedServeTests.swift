@@ -123,7 +123,10 @@ import Testing
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify"), extra: ["cabify": "    refresh: 86400\n"], state: state) { served in
             await served.clock.untilSleeping(1)
             #expect(try await served.get("/feed.jsonl?per_page=2").status == .ok)
-            let file = try DatabaseQueue(path: directory.appendingPathComponent("cards.sqlite").path)
+            // Waiting its turn: serve's background indexing of the first refresh may be writing.
+            var waits = Configuration()
+            waits.busyMode = .timeout(30)
+            let file = try DatabaseQueue(path: directory.appendingPathComponent("cards.sqlite").path, configuration: waits)
             try await file.write { db in try db.execute(sql: "ALTER TABLE card RENAME TO card_aside") }
             let answer = try await served.get("/feed.jsonl?per_page=3")
             #expect(answer.status == .serviceUnavailable)

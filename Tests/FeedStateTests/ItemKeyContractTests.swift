@@ -27,6 +27,8 @@ extension StoreContractTests {
             LiveListing(source: "blog", cards: [
                 post("blog", "c", "Rust 2.0 ships with rewritten borrow checker today", "https://blog.example/rust", hours: 5),
                 post("blog", "d", "Gardening in winter", "https://blog.example/garden", hours: 5),
+                // Two words in common are not enough to be a candidate (ItemKeys.leastSharedWords).
+                post("blog", "e", "Rust borrow rules for beginners explained", "https://blog.example/rules", hours: 5),
             ], complete: true, at: start),
             LiveListing(source: "shop-a", cards: [
                 product("shop-a", "q45", "Quiet 45 dishwasher", gtin: "4006381333931"),
@@ -46,7 +48,8 @@ extension StoreContractTests {
             func copies(_ ids: String...) async throws -> [String] {
                 try await state.search.cards(sharingItemKeysWith: ids).map(\.card.id)
             }
-            // The link without its tracking parameter, and the title's words; not the garden.
+            // The link without its tracking parameter, and the title's words; not the garden,
+            // nor a title sharing two words.
             #expect(try await copies("hn:a") == ["blog:c", "lobsters:b"])
             #expect(try await copies("shop-a:q45") == ["shop-b:4471"])
             #expect(try await copies("shop-a:gift") == [])
@@ -68,6 +71,7 @@ extension StoreContractTests {
             lobsters.at = t2
             var blog = corpus[2]
             blog.cards.removeFirst()
+            // (blog:e stays: the purge below removes the one card gone.)
             blog.at = t2
             try await state.cards.record([lobsters, blog])
             #expect(try await state.cards.purge({ _ in KeepPolicy(goneFor: 0, maxCards: 100) }, now: t2.addingTimeInterval(1), limit: 100) == 1)
