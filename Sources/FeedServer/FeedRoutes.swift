@@ -140,12 +140,18 @@ final class FeedRoutes: Sendable {
                               lastModified: nil, maxAge: nil).response(to: request)
         }
         group.get("/") { request, context in
-            self.readsMarks ? await self.slots.run { await self.readingList(request, person: context.person, signedIn: context.identity?.account?.name) }
+            self.readsMarks ? await self.slots.run {
+                await self.readingList(request, person: context.person, signedIn: context.identity?.account?.name,
+                                       decidesItems: context.identity?.roles.contains(.admin) == true)
+            }
                 : await self.reader(request)
         }
         if readsMarks {
             group.get("/search") { request, context in
-                await self.slots.run { await self.search(request, person: context.person, signedIn: context.identity?.account?.name) }
+                await self.slots.run {
+                    await self.search(request, person: context.person, signedIn: context.identity?.account?.name,
+                                      decidesItems: context.identity?.roles.contains(.admin) == true)
+                }
             }
         }
     }

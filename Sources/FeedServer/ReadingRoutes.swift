@@ -93,15 +93,16 @@ extension FeedRoutes {
 
     /// `GET /`: a view of the kept cards with their marks, kept as rendered while nothing
     /// it shows has moved (``PersonalPages``).
-    func readingList(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
+    func readingList(_ request: Request, person: Int, signedIn: String? = nil, decidesItems: Bool = false) async -> Response {
         let session = sessions.session(of: request)
         let token = sessions.token(for: session.id)
         guard let marksVersion = try? await marks?.marks(of: person).marksVersion() else {
-            return await readingListPage(request, person: person, signedIn: signedIn, token: token).answer(to: request, session: session)
+            return await readingListPage(request, person: person, signedIn: signedIn, decidesItems: decidesItems, token: token)
+                .answer(to: request, session: session)
         }
         let key = PersonalPages.key(person: person, signedIn: signedIn, marksVersion: marksVersion, now: Date(), target: request.uri.description)
         let (page, hit) = await personalPages.page(key, versions: versions, token: token) { standIn in
-            await self.readingListPage(request, person: person, signedIn: signedIn, token: standIn)
+            await self.readingListPage(request, person: person, signedIn: signedIn, decidesItems: decidesItems, token: standIn)
         }
         metrics.responseCache(hit: hit)
         return page.answer(to: request, session: session)
@@ -109,7 +110,7 @@ extension FeedRoutes {
 
     /// A view of the kept cards, rendered with `token` in its forms: the page, or the
     /// problem to answer. Built from every source (the side list counts each one's unread).
-    private func readingListPage(_ request: Request, person: Int, signedIn: String?, token: String) async -> RenderedResponse {
+    private func readingListPage(_ request: Request, person: Int, signedIn: String?, decidesItems: Bool, token: String) async -> RenderedResponse {
         let built = versions.snapshot(config.sources.map(\.id))
         let pairs = Form.pairs(request.uri.query ?? "").filter { !$0.1.isEmpty && $0.0 != "token" }
         let view: ReaderView
@@ -141,6 +142,7 @@ extension FeedRoutes {
                                      returnTo: request.uri.description, marks: answered.kept, renderedAt: upTo, sourceList: sourceViews,
                                      signedIn: signedIn, folders: sourceFolders)
         reading.mergesCopies = merges
+        reading.decidesItems = decidesItems
         let degraded = await degraded(answered.result.outcomes, sources: sources)
         let html = ReaderPage.list(answered.result, parameters: pairs, config: config, degraded: degraded, unselectedSources: unselectedSources,
                                    now: Date(), reading: reading)
@@ -148,7 +150,7 @@ extension FeedRoutes {
     }
 
     /// `GET /search?q=`: the kept cards a search finds, as a page or JSON Lines.
-    func search(_ request: Request, person: Int, signedIn: String? = nil) async -> Response {
+    func search(_ request: Request, person: Int, signedIn: String? = nil, decidesItems: Bool = false) async -> Response {
         guard let index = searchIndex?.searching(as: person), let marks = marks?.marks(of: person) else {
             return Problem.notFound("search needs the card store").response
         }
@@ -203,6 +205,7 @@ extension FeedRoutes {
         reading.highlight = search.required
         reading.search = parameters.get("q")
         reading.mergesCopies = merges
+        reading.decidesItems = decidesItems
         let html = ReaderPage.list(result, parameters: pairs, config: config, degraded: [:], unselectedSources: unselectedSources,
                                    now: Date(), reading: reading, path: "/search")
         return Self.personal(html, session: session)

@@ -20,6 +20,7 @@ import HummingbirdAuth
 /// | operations: `/metrics` | the operator | ``OperationsAccess``, ``RequireOperations`` |
 /// | reading: feeds, `/`, `/cards/{id}`, `/search`, `/sources`, OPML | a reader | sessions, ``Authenticate``, reader role |
 /// | marks: `POST /cards/{id}/{mark}`, `POST /read` | a reader, with the form's token | the reading group's and ``FormGuard`` |
+/// | item decisions: `POST /items/same`, `POST /items/apart` | an admin, with the form's token | the marks' and the admin role |
 /// | Google Reader API | a reader, by header or token (never a cookie) | ``Authenticate`` without sessions, reader role |
 /// | subscriptions (`subscription/quickadd`, `subscription/edit`) | an admin | the API's and the admin role |
 /// | Fever API: `/api/fever/` | a reader, by the form's `api_key` | ``FeverAuthenticate`` (a wrong key: `auth: 0`) |
@@ -47,7 +48,12 @@ extension FeedRoutes {
         registerOperations(on: operations)
         let reading = browserGroup(router, requiring: .reader)
         registerReading(on: reading)
-        if readsMarks { registerMarks(on: reading.group().add(middleware: FormGuard(sessions: sessions))) }
+        if readsMarks {
+            registerMarks(on: reading.group().add(middleware: FormGuard(sessions: sessions)))
+            let deciding = reading.group().add(middleware: FormGuard(sessions: sessions))
+            Self.require(.admin, on: deciding)
+            registerItemDecisions(on: deciding)
+        }
         let api = apiGroup(router, requiring: .reader)
         registerGoogleReader(on: api)
         registerFever(on: router.group().add(middleware: FeverAuthenticate(signIn: signIn, owner: owner)))

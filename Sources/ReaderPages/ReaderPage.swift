@@ -109,6 +109,10 @@ package enum ReaderPage {
             if let reading {
                 let dates = reading.marks[card.id]
                 if dates != nil { fields["marks"] = ["read": dates?.readAt != nil, "starred": dates?.starredAt != nil] }
+                if reading.decidesItems, var also = fields["also"] as? [String: Any], let copies = also["copies"] as? [[String: Any]] {
+                    also["copies"] = copies.map { copy in copy.merging(["apart": true, "shown": card.id]) { _, new in new } }
+                    fields["also"] = also
+                }
                 if !reading.highlight.isEmpty {
                     fields["title_parts"] = Highlight.parts(card.title, terms: reading.highlight)
                     if let line = fields["summary_line"] as? String { fields["summary_parts"] = Highlight.parts(line, terms: reading.highlight) }
@@ -334,7 +338,8 @@ package enum ReaderPage {
             var line: [String: Any] = [
                 "label": priced ? "Also at" : "Also in",
                 "copies": also.enumerated().map { offset, copy in
-                    var fields: [String: Any] = ["name": sourceNames(copy.source), "href": cardPath(copy.id), "separator": offset == 0 ? "" : ", "]
+                    var fields: [String: Any] = ["name": sourceNames(copy.source), "href": cardPath(copy.id), "id": copy.id,
+                                                 "separator": offset == 0 ? "" : ", "]
                     if let price = copy.price { fields["price"] = price.label }
                     return fields
                 },

@@ -53,6 +53,9 @@ package struct ReadingContext {
     package var folders: [String: String]
     /// Whether the view shows one card per item (its switch is shown); nil: no switch.
     package var mergesCopies: Bool?
+    /// Whether the person may say which cards are one item (an admin): each copy named
+    /// under a card then has a *Not the same* button.
+    package var decidesItems = false
 
     package init(view: ReaderView, unread: [String: Int], token: String, returnTo: String, marks: [String: KeptDates], renderedAt: Date,
                  highlight: [[String]] = [], search: String? = nil, sourceList: SourceViews, signedIn: String? = nil,

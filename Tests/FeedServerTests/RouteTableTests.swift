@@ -45,6 +45,8 @@ import Testing
         // Marks: cookie-backed, so only with the form's token, which none of these sends.
         Row(method: .post, path: "/cards/cabify:MUG/star", form: "return=/", statuses: [401, 403, 403, 403, 403, 401, 403]),
         Row(method: .post, path: "/read", form: "ids=cabify:MUG", statuses: [401, 403, 403, 403, 403, 401, 403]),
+        // A person's word on items: an admin's, with the form's token, which none of these sends.
+        Row(method: .post, path: "/items/apart", form: "ids=cabify:MUG&ids=cabify:TSHIRT", statuses: [401, 403, 403, 403, 403, 401, 403]),
         // Operations: /healthz to anyone; /metrics to this machine or an admin.
         Row(method: .get, path: "/healthz", statuses: [200, 200, 200, 200, 200, 200, 200]),
         Row(method: .get, path: "/metrics", statuses: [200, 200, 200, 200, 200, 403, 403]),

@@ -40,9 +40,10 @@ import Testing
             let story = try Self.shown(Self.story, in: ids)
             let dishwasher = try Self.shown(Self.dishwasher, in: ids)
             let otherSource = String(story.other.prefix { $0 != ":" })
-            #expect(merged.text.contains(#"<p class="also">Also in: <a href="/cards/\#(story.other)">\#(otherSource)</a></p>"#), "\(merged.text)")
+            // (The owner may say two copies are not one item: a button after each.)
+            #expect(merged.text.contains(#"<p class="also">Also in: <a href="/cards/\#(story.other)">\#(otherSource)</a> <form class="apart""#), "\(merged.text)")
             let offer = dishwasher.other == "shop-b:4471" ? "shop-b £649.00" : "shop-a £699.00"
-            #expect(merged.text.contains(#"<p class="also">Also at: <a href="/cards/\#(dishwasher.other)">\#(offer)</a></p>"#))
+            #expect(merged.text.contains(#"<p class="also">Also at: <a href="/cards/\#(dishwasher.other)">\#(offer)</a> <form class="apart""#))
             // The item's price is its best offer.
             #expect(merged.text.components(separatedBy: "<strong>£649.00</strong>").count == 2)
             #expect(merged.text.contains(#"<p class="copies">Each item once, with where else it is. <a href="/?view=all&amp;sort=title&amp;merge=off">Show every copy</a></p>"#))
@@ -79,6 +80,21 @@ import Testing
             #expect(json.text.contains(#""also":[{"id":"\#(story.other)""#), "\(json.text)")
             let both = try await served.get("/search?q=harbour&merge=off")
             #expect(both.text.split(separator: "\n").count == 2)
+
+            // The owner says the shops' cards are two things: from now on they are shown apart.
+            #expect(merged.text.contains(#"<input type="hidden" name="ids" value="\#(dishwasher.shown)"><input type="hidden" name="ids" value="\#(dishwasher.other)"><button type="submit""#))
+            let wrongIDs = try await ReadingServeTests.post(served, "/items/apart", "token=\(browser.token)&ids=\(dishwasher.shown)", headers: browser.headers)
+            #expect(wrongIDs.status == .badRequest)
+            let unknown = try await ReadingServeTests.post(served, "/items/apart", "token=\(browser.token)&ids=\(dishwasher.shown)&ids=shop-b:nope",
+                                                           headers: browser.headers)
+            #expect(unknown.status == .notFound)
+            let apartNow = try await ReadingServeTests.post(served, "/items/apart",
+                                                            "token=\(browser.token)&return=%2F%3Fview%3Dall&ids=\(dishwasher.shown)&ids=\(dishwasher.other)",
+                                                            headers: browser.headers)
+            #expect(apartNow.status == .seeOther && apartNow.header("location") == "/?view=all")
+            let split = try await served.get("/?view=all&sort=title", headers: [.cookie: browser.cookie, .accept: "text/html"])
+            #expect(ReadingServeTests.ids(split.text).count == 5)
+            #expect(Set(Self.dishwasher).isSubset(of: ReadingServeTests.ids(split.text)))
         }
     }
 }
