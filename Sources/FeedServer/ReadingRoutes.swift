@@ -53,10 +53,12 @@ extension FeedRoutes {
         return (view, query)
     }
 
-    /// Whether a view shows one card per item (issue 64): on unless `merge=off`.
-    static func mergesCopies(_ pairs: [(String, String)]) throws(ProblemError) -> Bool {
+    /// Whether a view shows one card per item (issue 64): `merge=on` or `off`, else
+    /// `byDefault` (on in the reader's pages; a script's JSON stays one line per card).
+    static func mergesCopies(_ pairs: [(String, String)], byDefault: Bool = true) throws(ProblemError) -> Bool {
         switch pairs.last(where: { $0.0 == "merge" })?.1 {
-        case nil, "on"?: return true
+        case nil: return byDefault
+        case "on"?: return true
         case "off"?: return false
         case let other?: throw ProblemError(problem: .badParameter("merge", "\"\(other)\" is not on or off"))
         }
@@ -161,7 +163,7 @@ extension FeedRoutes {
         }
         let merges: Bool
         do {
-            merges = try Self.mergesCopies(pairs)
+            merges = try Self.mergesCopies(pairs, byDefault: Form.wantsHTML(request))
         } catch {
             return error.problem.response
         }

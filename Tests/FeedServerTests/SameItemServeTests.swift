@@ -75,10 +75,11 @@ import Testing
             // Search finds the story once, or both copies with the switch off.
             let found = try await served.get("/search?q=harbour", headers: [.cookie: browser.cookie, .accept: "text/html"])
             #expect(ReadingServeTests.ids(found.text).count == 1)
-            let json = try await served.get("/search?q=harbour")
+            // A script's JSON Lines stay a line per card unless it asks.
+            let json = try await served.get("/search?q=harbour&merge=on")
             #expect(json.text.split(separator: "\n").count == 1)
             #expect(json.text.contains(#""also":[{"id":"\#(story.other)""#), "\(json.text)")
-            let both = try await served.get("/search?q=harbour&merge=off")
+            let both = try await served.get("/search?q=harbour")
             #expect(both.text.split(separator: "\n").count == 2)
 
             // The owner says the shops' cards are two things: from now on they are shown apart.
