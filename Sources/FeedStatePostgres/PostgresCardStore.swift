@@ -177,6 +177,7 @@ public struct PostgresCardStore: CardStore {
         .init("16: same-item keys", [
             "CREATE TABLE card_item_key (key bigint NOT NULL, id text NOT NULL, PRIMARY KEY (key, id))",
             "CREATE INDEX card_item_key_by_id ON card_item_key (id)",
+            "ALTER TABLE card ADD COLUMN has_copies boolean NOT NULL DEFAULT false",
         ], then: { connection in try await PostgresCardStore.keyEveryItem(on: connection) }),
     ])
 

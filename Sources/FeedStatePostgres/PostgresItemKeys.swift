@@ -4,12 +4,14 @@ import Foundation
 import PostgresNIO
 import SameItem
 
-/// Each card's same-item keys (``ItemKeys``) in `card_item_key`, by key and by card id:
-/// written with its search row (``updateSearch()``), off the recording's path, and read to
-/// find the copies of a page's cards by key (as SQLite's `card_item_key`).
+/// Each card's same-item keys (``ItemKeys``) in `card_item_key`, by key and by card id,
+/// and whether it may have copies (`card.has_copies`): written with its search row
+/// (``updateSearch()``), off the recording's path, and read to find the copies of a page's
+/// marked cards by key (as SQLite's `card_item_key`).
 extension PostgresCardStore {
     /// Writes the keys of `cards` in place of those of `replacing` (the ids taken, whose
-    /// cards may be gone or no longer read: those keep none).
+    /// cards may be gone or no longer read: those keep none), and marks each card that has
+    /// a candidate, and the candidate.
     static func writeItemKeys(of cards: [Card], replacing: [String], on connection: PostgresConnection) async throws {
         _ = try await PostgresStateDatabase.rows("DELETE FROM card_item_key WHERE id = ANY(\(replacing)::text[])", on: connection)
         var keys: [Int64] = []
@@ -23,6 +25,24 @@ extension PostgresCardStore {
         guard !keys.isEmpty else { return }
         _ = try await PostgresStateDatabase.rows("""
             INSERT INTO card_item_key (key, id) SELECT * FROM unnest(\(keys)::bigint[], \(ids)::text[]) ON CONFLICT DO NOTHING
+            """, on: connection)
+        // The pairs of candidates among the cards' keys' holders (up to the widest; a title
+        // word's key is odd: ItemKeys.isCandidate in SQL), both marked.
+        _ = try await PostgresStateDatabase.rows("""
+            WITH batch AS (SELECT key, id FROM card_item_key WHERE id = ANY(\(cards.map(\.id))::text[])),
+            keys AS (SELECT DISTINCT key FROM batch),
+            holders AS (
+              SELECT keys.key, held.id FROM keys
+              CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
+                SELECT id FROM card_item_key WHERE key = keys.key LIMIT \(ItemKeys.widest + 1)) limited) holding
+              CROSS JOIN LATERAL unnest(holding.ids) AS held(id)
+              WHERE cardinality(holding.ids) <= \(ItemKeys.widest)),
+            pairs AS (
+              SELECT batch.id AS card, holders.id AS other FROM batch JOIN holders ON holders.key = batch.key
+              WHERE holders.id <> batch.id GROUP BY batch.id, holders.id
+              HAVING count(*) FILTER (WHERE batch.key % 2 = 0) > 0 OR count(*) FILTER (WHERE batch.key % 2 <> 0) >= \(ItemKeys.leastSharedWords))
+            UPDATE card SET has_copies = true
+            WHERE user_id = \(StoreUser.default) AND NOT has_copies AND id IN (SELECT card FROM pairs UNION SELECT other FROM pairs)
             """, on: connection)
     }
 
@@ -48,12 +68,17 @@ extension PostgresCardStore {
         let wanted = Array(Set(ids))
         guard !wanted.isEmpty else { return [] }
         let database = try await migrated()
+        // Only a marked card can have a candidate: most pages look nothing up.
+        let marked = try await database.query("""
+            SELECT id FROM card WHERE user_id = \(StoreUser.default) AND id = ANY(\(wanted)::text[]) AND has_copies
+            """).map { try $0.decode(String.self) }
+        guard !marked.isEmpty else { return [] }
         // Each key of the cards, and its cards up to one past the widest: a key that common
         // finds none.
         // finds none; per card holding them, the strong keys and title words it shares
         // (a title word's key is odd: ItemKeys).
         let found = try await database.query("""
-            SELECT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(wanted)::text[])) mine
+            SELECT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(marked)::text[])) mine
             CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
               SELECT id FROM card_item_key WHERE key = mine.key LIMIT \(ItemKeys.widest + 1)) limited) holders
             CROSS JOIN LATERAL unnest(holders.ids) AS held(id)

@@ -112,6 +112,7 @@ extension SQLiteCardStore: CardSearchIndex {
             try writeItemKeys(db, of: decoded, row: card.row)
             written += 1
         }
+        try markCopies(db, of: pending.map(\.row))
         // A row taken whose card is gone (or no longer reads) keeps no keys.
         let unread = Set(taken).subtracting(pending.map(\.row))
         if !unread.isEmpty {

@@ -82,7 +82,7 @@ public struct ItemMatcher: Sendable {
         where Cards.Element == Card, Cards.Index == Int {
         // Each card is read once, into what the signals need, which the passes below read
         // several times each.
-        let facts = cards.map(Facts.init)
+        let facts = Self.facts(of: cards)
         var groups = Groups(ids: facts.map(\.id), sources: facts.map(\.source), decisions: decisions)
         if !decisions.same.isEmpty {
             let index = Dictionary(facts.indices.map { (facts[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -106,6 +106,32 @@ public struct ItemMatcher: Sendable {
         }) { $0.codes }
         joinByTitles(facts, &groups)
         return groups.items(rank: rank)
+    }
+
+    /// Cards per task when their facts are read on every core.
+    static let factsBlock = 2048
+
+    /// The facts of `cards`, in order: most of matching a run's cards (their canonical
+    /// links, codes and title words), read a block per task on every core, as the output
+    /// writes its lines; the joins after it are hash lookups.
+    private static func facts<Cards: RandomAccessCollection>(of cards: Cards) -> [Facts] where Cards.Element == Card, Cards.Index == Int {
+        let count = (cards.count + factsBlock - 1) / factsBlock
+        guard count > 1 else { return cards.map(Facts.init) }
+        var blocks = [[Facts]](repeating: [], count: count)
+        let total = cards.count
+        // Read through a closure of a concrete type: the tasks capture no generic type.
+        withoutActuallyEscaping({ (index: Int) in Facts(cards[cards.startIndex + index]) }) { fact in
+            blocks.withUnsafeMutableBufferPointer { buffer in
+                // Each task writes its own slot only, and reads the cards only.
+                nonisolated(unsafe) let slots = buffer
+                nonisolated(unsafe) let fact = fact
+                DispatchQueue.concurrentPerform(iterations: count) { block in
+                    let low = block * factsBlock
+                    slots[block] = (low..<min(low + factsBlock, total)).map(fact)
+                }
+            }
+        }
+        return blocks.flatMap { $0 }
     }
 
     /// What the signals read of one card.

@@ -78,6 +78,17 @@ extension StoreContractTests {
             _ = try await state.search.updateSearch()
             #expect(try await copies("hn:a") == [])
             #expect(try await copies("shop-b:4471") == ["shop-a:q45"])
+
+            // A copy recorded later finds a card that had none, and the card finds it.
+            #expect(try await copies("blog:d") == [])
+            var hn = corpus[0]
+            hn.cards.append(Card(source: "hn", upstreamID: "g", kind: .post, title: "Winter gardens", url: URL(string: "https://blog.example/garden"),
+                                 published: t2))
+            hn.at = t2
+            try await state.cards.record([hn])
+            _ = try await state.search.updateSearch()
+            #expect(try await copies("blog:d") == ["hn:g"])
+            #expect(try await copies("hn:g") == ["blog:d"])
         }
     }
 }
