@@ -38,6 +38,8 @@ final class FeedRoutes: Sendable {
     let searchIndex: (any CardSearchIndex)?
     /// Which cards people said are or are not one item (nil without the store).
     let itemDecisions: (any ItemDecisionStore)?
+    /// The decisions as pages read them (``RecentItemDecisions``).
+    let recentDecisions: RecentItemDecisions
     let refreshed: RefreshedSources?
     let health: SourceHealth
     /// Rendered feeds, kept as bytes while the sources they were built from are unchanged.
@@ -101,6 +103,7 @@ final class FeedRoutes: Sendable {
         self.marks = marks
         self.searchIndex = searchIndex
         self.itemDecisions = itemDecisions
+        recentDecisions = RecentItemDecisions(itemDecisions)
         self.refreshed = refreshed
         self.health = health
         self.responses = responses

@@ -30,6 +30,7 @@ extension FeedRoutes {
             }
             let pairs = same ? ids.dropFirst().map { ItemPair(ids[0], $0) } : [ItemPair(ids[0], ids[1])]
             try await itemDecisions.decide(pairs, same: same, at: Date())
+            recentDecisions.forget()
             // Every kept page showing these sources is made again with the decision.
             for source in Set(kept.map(\.card.source)) { versions.bump(source) }
         } catch {

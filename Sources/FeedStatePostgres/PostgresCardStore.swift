@@ -359,24 +359,30 @@ public struct PostgresCardStore: CardStore {
             """, on: connection)
     }
 
-    /// Migration 15: every kept card's title key, 2,000 cards at a time (each read from its
-    /// JSON, which only Swift decodes as the stores do).
-    static func keyEveryTitle(on connection: PostgresConnection) async throws {
+    /// Every kept card that reads, 2,000 at a time by id, each batch handed to `body`
+    /// (a migration that writes what only Swift reads from a card's JSON).
+    static func everyKeptCard(on connection: PostgresConnection, _ body: ([Card]) async throws -> Void) async throws {
         var after = ""
         while true {
             let rows = try await PostgresStateDatabase.rows("""
                 SELECT id, card FROM card WHERE user_id = \(StoreUser.default) AND id > \(after) ORDER BY id LIMIT 2000
                 """, on: connection)
             guard !rows.isEmpty else { break }
-            var ids: [String] = []
-            var titles: [String] = []
+            var cards: [Card] = []
             for row in rows {
                 let (id, json) = try row.decode((String, Data).self)
                 after = id
-                guard let card = StoredCardForm.card(json) else { continue }
-                ids.append(id)
-                titles.append(CardSortKeys(card).title)
+                if let card = StoredCardForm.card(json) { cards.append(card) }
             }
+            try await body(cards)
+        }
+    }
+
+    /// Migration 15: every kept card's title key.
+    static func keyEveryTitle(on connection: PostgresConnection) async throws {
+        try await everyKeptCard(on: connection) { cards in
+            let ids = cards.map(\.id)
+            let titles = cards.map { CardSortKeys($0).title }
             _ = try await PostgresStateDatabase.rows("""
                 UPDATE card SET title_key = t.title FROM unnest(\(ids)::text[], \(titles)::text[]) AS t(id, title)
                 WHERE card.user_id = \(StoreUser.default) AND card.id = t.id

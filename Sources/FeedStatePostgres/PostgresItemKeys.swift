@@ -46,22 +46,9 @@ extension PostgresCardStore {
             """, on: connection)
     }
 
-    /// Migration 16: the keys of every card already kept, 2,000 cards a statement.
+    /// Migration 16: the keys and marks of every card already kept.
     static func keyEveryItem(on connection: PostgresConnection) async throws {
-        var after = ""
-        while true {
-            let rows = try await PostgresStateDatabase.rows("""
-                SELECT id, card FROM card WHERE user_id = \(StoreUser.default) AND id > \(after) ORDER BY id LIMIT 2000
-                """, on: connection)
-            guard !rows.isEmpty else { break }
-            var cards: [Card] = []
-            for row in rows {
-                let (id, json) = try row.decode((String, Data).self)
-                after = id
-                if let card = StoredCardForm.card(json) { cards.append(card) }
-            }
-            try await writeItemKeys(of: cards, replacing: [], on: connection)
-        }
+        try await everyKeptCard(on: connection) { cards in try await writeItemKeys(of: cards, replacing: [], on: connection) }
     }
 
     public func cards(sharingItemKeysWith ids: [String]) async throws -> [KeptCard] {
