@@ -145,6 +145,8 @@ public struct ItemMatcher: Sendable {
         let links: [String]
         /// Its GTIN and its brand and part number, where it has them.
         let codes: [(String, Reason)]
+        /// A dated post's title words, when it has enough to be compared.
+        let titleKey: TitleKey?
 
         init(_ card: Card) {
             id = card.id
@@ -153,6 +155,8 @@ public struct ItemMatcher: Sendable {
             published = ItemMatcher.titleDate(of: card)
             links = ItemMatcher.links(of: card)
             codes = ItemMatcher.codes(of: card)
+            let key = published == nil ? nil : TitleKey(card.title)
+            titleKey = key.flatMap { $0.words.count >= ItemMatcher.leastTitleWords ? $0 : nil }
         }
     }
 
@@ -198,9 +202,9 @@ public struct ItemMatcher: Sendable {
     private func joinByTitles(_ facts: [Facts], _ groups: inout Groups) {
         var keys: [Int: TitleKey] = [:]
         var postings: [UInt64: [Int]] = [:]
-        for index in facts.indices where facts[index].published != nil {
-            let key = TitleKey(facts[index].title)
-            guard key.words.count >= Self.leastTitleWords else { continue }
+        for index in facts.indices {
+            // Read with the card's other facts, on every core.
+            guard let key = facts[index].titleKey else { continue }
             keys[index] = key
             for word in key.words { postings[word, default: []].append(index) }
         }
