@@ -22,6 +22,7 @@ struct ItemsOnPage {
     /// other copies are left out.
     func merged(_ page: [KeptCard]) async throws -> [KeptCard] {
         let (all, items) = try await self.items(around: page)
+        let cards = all.map(\.card)
         var shown = page
         var copies = Set<Int>()
         for item in items {
@@ -29,7 +30,7 @@ struct ItemsOnPage {
             guard let first = onPage.first else { continue }
             var shownFirst = item
             shownFirst.members = [first] + item.members.filter { $0 != first }
-            shown[first].card = ItemMerge.card(shownFirst, of: all.map(\.card))
+            shown[first].card = ItemMerge.card(shownFirst, of: cards)
             copies.formUnion(onPage.dropFirst())
         }
         return shown.indices.filter { !copies.contains($0) }.map { shown[$0] }
