@@ -525,17 +525,9 @@ extension CardSearchIndex where Self: CardStore {
         for (index, cardKeys) in keys.enumerated() {
             for key in cardKeys { holders[key, default: []].append(index) }
         }
-        // Each key of the asked cards once; per card holding it, the strong keys and the
-        // title words it shares with them.
+        // Each key of the asked cards once.
         let asked = Set(kept.indices.filter { wanted.contains(kept[$0].card.id) }.flatMap { keys[$0] })
-        var shared: [Int: (strong: Int, words: Int)] = [:]
-        for key in asked {
-            guard let cards = holders[key], cards.count <= ItemKeys.widest else { continue }
-            for card in cards {
-                if ItemKeys.isWord(key) { shared[card, default: (0, 0)].words += 1 } else { shared[card, default: (0, 0)].strong += 1 }
-            }
-        }
-        return shared.filter { ItemKeys.isCandidate(strong: $0.value.strong, words: $0.value.words) }.map { kept[$0.key] }
+        return ItemKeys.candidates(sharing: asked, holders: holders).map { kept[$0] }
             .filter { !wanted.contains($0.card.id) }.sorted { $0.card.id < $1.card.id }
     }
 }

@@ -60,10 +60,9 @@ extension PostgresCardStore {
             SELECT id FROM card WHERE user_id = \(StoreUser.default) AND id = ANY(\(wanted)::text[]) AND has_copies
             """).map { try $0.decode(String.self) }
         guard !marked.isEmpty else { return [] }
-        // Each key of the cards, and its cards up to one past the widest: a key that common
-        // finds none.
-        // finds none; per card holding them, the strong keys and title words it shares
-        // (a title word's key is odd: ItemKeys).
+        // Each key of the marked cards, and its cards up to one past the widest: a key that
+        // common finds none; per card holding them, the strong keys and title words it
+        // shares (a title word's key is odd: ItemKeys.isCandidate in SQL).
         let found = try await database.query("""
             SELECT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(marked)::text[])) mine
             CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (

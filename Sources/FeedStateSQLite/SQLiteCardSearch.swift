@@ -105,23 +105,23 @@ extension SQLiteCardStore: CardSearchIndex {
             pending.append((searchKey(published: published, row: at, firstSeen: firstSeen), at, firstSeen, row[3]))
         }
         let read = try db.cachedStatement(sql: "SELECT card FROM card WHERE rowid = ?")
-        var written = 0
+        var keyed: [Int64] = []
         for card in pending.sorted(by: { $0.key < $1.key }) {
             guard let json = try Data.fetchOne(read, arguments: [card.row]), let decoded = StoredCardForm.card(json) else { continue }
             try indexForSearch(db, card: decoded, row: card.row, firstSeen: card.firstSeen, oldKey: card.oldKey)
             try writeItemKeys(db, of: decoded, row: card.row)
-            written += 1
+            keyed.append(card.row)
         }
-        try markCopies(db, of: pending.map(\.row))
+        try markCopies(db, of: keyed)
         // A row taken whose card is gone (or no longer reads) keeps no keys.
-        let unread = Set(taken).subtracting(pending.map(\.row))
+        let unread = Set(taken).subtracting(keyed)
         if !unread.isEmpty {
             try db.cachedStatement(sql: "DELETE FROM card_item_key WHERE row IN (SELECT value FROM json_each(?))")
                 .execute(arguments: [try JSONList.text(unread.sorted())])
         }
         let done = try JSONList.text(taken)
         try db.cachedStatement(sql: "DELETE FROM card_unsearched WHERE row IN (SELECT value FROM json_each(?))").execute(arguments: [done])
-        return written
+        return keyed.count
     }
 
     /// Writes the search row of `card`, stored at `row`, in place of the one at `oldKey`.

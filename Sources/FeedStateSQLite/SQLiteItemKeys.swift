@@ -55,7 +55,7 @@ extension SQLiteCardStore {
         let holders = try self.holders(db, of: Set(keysOf.values.joined()))
         var marked = Set<Int64>()
         for (row, keys) in keysOf {
-            let others = candidates(of: keys, holders: holders).subtracting([row])
+            let others = ItemKeys.candidates(sharing: keys, holders: holders).subtracting([row])
             if !others.isEmpty { marked.insert(row); marked.formUnion(others) }
         }
         guard !marked.isEmpty else { return }
@@ -72,17 +72,6 @@ extension SQLiteCardStore {
             if holding.count <= ItemKeys.widest { holders[key] = holding }
         }
         return holders
-    }
-
-    /// The rows that share `keys` as ``ItemKeys/isCandidate(strong:words:)`` says.
-    private static func candidates(of keys: some Sequence<Int64>, holders: [Int64: [Int64]]) -> Set<Int64> {
-        var shared: [Int64: (strong: Int, words: Int)] = [:]
-        for key in keys {
-            for row in holders[key] ?? [] {
-                if ItemKeys.isWord(key) { shared[row, default: (0, 0)].words += 1 } else { shared[row, default: (0, 0)].strong += 1 }
-            }
-        }
-        return Set(shared.filter { ItemKeys.isCandidate(strong: $0.value.strong, words: $0.value.words) }.keys)
     }
 
     public func cards(sharingItemKeysWith ids: [String]) async throws -> [KeptCard] {
@@ -104,7 +93,7 @@ extension SQLiteCardStore {
             let keys = Set(try Int64.fetchAll(db.cachedStatement(sql: """
                 SELECT key FROM card_item_key WHERE row IN (SELECT value FROM json_each(?))
                 """), arguments: [try JSONList.text(marked)]))
-            let found = Self.candidates(of: keys, holders: try Self.holders(db, of: keys)).subtracting(own)
+            let found = ItemKeys.candidates(sharing: keys, holders: try Self.holders(db, of: keys)).subtracting(own)
             return try Self.cards(db, rowids: found.sorted(), path: path, person: person).sorted { $0.card.id < $1.card.id }
         }
     }

@@ -102,17 +102,14 @@ package enum ReaderPage {
         let viewParameters = reading != nil && path == "/" ? parameters.filter { $0.0 != "page" && $0.0 != "per_page" } : nil
         context["cards"] = cards.enumerated().map { offset, card in
             var fields = self.card(context: card, sourceName: config.sourceName(card.source), now: now,
-                                   firstSeen: reading?.marks[card.id]?.firstSeen, sourceNames: config.sourceName)
+                                   firstSeen: reading?.marks[card.id]?.firstSeen, sourceNames: config.sourceName,
+                                   decidesItems: reading?.decidesItems == true)
             if let viewParameters {
                 fields["href"] = cardPath(card.id) + queryString(viewParameters + [("at", String(first + offset))])
             }
             if let reading {
                 let dates = reading.marks[card.id]
                 if dates != nil { fields["marks"] = ["read": dates?.readAt != nil, "starred": dates?.starredAt != nil] }
-                if reading.decidesItems, var also = fields["also"] as? [String: Any], let copies = also["copies"] as? [[String: Any]] {
-                    also["copies"] = copies.map { copy in copy.merging(["apart": true, "shown": card.id]) { _, new in new } }
-                    fields["also"] = also
-                }
                 if !reading.highlight.isEmpty {
                     fields["title_parts"] = Highlight.parts(card.title, terms: reading.highlight)
                     if let line = fields["summary_line"] as? String { fields["summary_parts"] = Highlight.parts(line, terms: reading.highlight) }
@@ -305,7 +302,7 @@ package enum ReaderPage {
     /// A card without a published date shows when it was `firstSeen` (where the store
     /// knows it), the date the views sort it by.
     package static func card(context card: Card, sourceName: String, now: Date, firstSeen: Date? = nil,
-                             sourceNames: (String) -> String = { $0 }) -> [String: Any] {
+                             sourceNames: (String) -> String = { $0 }, decidesItems: Bool = false) -> [String: Any] {
         var fields: [String: Any] = [
             "title": card.title, "source": sourceName, "kind": card.kind.rawValue,
             "href": cardPath(card.id), "path": cardPath(card.id),
@@ -341,6 +338,8 @@ package enum ReaderPage {
                     var fields: [String: Any] = ["name": sourceNames(copy.source), "href": cardPath(copy.id), "id": copy.id,
                                                  "separator": offset == 0 ? "" : ", "]
                     if let price = copy.price { fields["price"] = price.label }
+                    // An admin's *Not the same* after the copy: its id and the card's.
+                    if decidesItems { fields["apart"] = ["shown": card.id] }
                     return fields
                 },
             ]

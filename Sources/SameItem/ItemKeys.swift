@@ -23,11 +23,8 @@ public enum ItemKeys {
     public static func of(_ card: Card) -> [Int64] {
         var keys = ItemMatcher.links(of: card).map { strong("link", $0) }
         keys += ItemMatcher.codes(of: card).map { strong("code", $0.0) }
-        if ItemMatcher.titleDate(of: card) != nil {
-            let title = TitleKey(card.title)
-            if title.words.count >= ItemMatcher.leastTitleWords {
-                keys += title.words.map { word in Int64(bitPattern: word | 1) }
-            }
+        if let title = ItemMatcher.titleKey(of: card) {
+            keys += title.words.map { word in Int64(bitPattern: word | 1) }
         }
         return Array(Set(keys)).sorted()
     }
@@ -38,9 +35,23 @@ public enum ItemKeys {
     }
 
     /// Whether a card that shares `strong` strong keys and `words` title words with the
-    /// asked cards is a candidate.
+    /// asked cards is a candidate (PostgreSQL's stores say the same in SQL).
     public static func isCandidate(strong: Int, words: Int) -> Bool {
         strong > 0 || words >= leastSharedWords
+    }
+
+    /// The holders of `keys` that are candidates: each key's holders (`holders`, by key)
+    /// counted as the strong keys and title words they share, a key more than ``widest``
+    /// hold counting for none. What every store's lookup does over its own key table.
+    public static func candidates<Holder: Hashable>(sharing keys: some Sequence<Int64>, holders: [Int64: [Holder]]) -> Set<Holder> {
+        var shared: [Holder: (strong: Int, words: Int)] = [:]
+        for key in keys {
+            guard let held = holders[key], held.count <= widest else { continue }
+            for holder in held {
+                if isWord(key) { shared[holder, default: (0, 0)].words += 1 } else { shared[holder, default: (0, 0)].strong += 1 }
+            }
+        }
+        return Set(shared.filter { isCandidate(strong: $0.value.strong, words: $0.value.words) }.keys)
     }
 
     private static func strong(_ kind: String, _ value: String) -> Int64 {

@@ -155,14 +155,20 @@ public struct ItemMatcher: Sendable {
             published = ItemMatcher.titleDate(of: card)
             links = ItemMatcher.links(of: card)
             codes = ItemMatcher.codes(of: card)
-            let key = published == nil ? nil : TitleKey(card.title)
-            titleKey = key.flatMap { $0.words.count >= ItemMatcher.leastTitleWords ? $0 : nil }
+            titleKey = ItemMatcher.titleKey(of: card)
         }
     }
 
     /// A post's date: a dated post's title may join it to another's.
     static func titleDate(of card: Card) -> Date? {
         card.kind == .post ? card.published : nil
+    }
+
+    /// A dated post's title words, when it has enough of them to be compared.
+    static func titleKey(of card: Card) -> TitleKey? {
+        guard titleDate(of: card) != nil else { return nil }
+        let key = TitleKey(card.title)
+        return key.words.count >= leastTitleWords ? key : nil
     }
 
     /// A card's canonical link, and its GUID's where that is another link.
