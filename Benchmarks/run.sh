@@ -133,7 +133,16 @@ same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(w
     python3 Benchmarks/measure.py "$runs" \
         "aggregate --all --sort date=$feedagg --state-dir \$(mktemp -d -p $work)" \
         "python3 peers/feeds.py (feedparser)=$work/venv/bin/python Benchmarks/peers/feeds.py $feedbase $feeds" \
-        "aggregate refresh (into the card store)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)"
+        "aggregate refresh (into the card store)=$bin/aggregate --config $work/Feeds.yml refresh --state-dir \$(mktemp -d -p $work)" \
+        "aggregate --all --sort date --merge (one card per item)=$feedagg --merge --state-dir \$(mktemp -d -p $work)"
+    # Merging a warm run: every feed fresh in the cache, so the matcher is most of what differs.
+    $feedagg --state-dir "$work/feeds-warm" > /dev/null
+    echo
+    echo "### Feeds, warm: every feed fresh in the cache; one card per item (\`--merge\`) against every card"
+    echo
+    python3 Benchmarks/measure.py "$runs" \
+        "aggregate --all --sort date (warm)=$feedagg --state-dir $work/feeds-warm" \
+        "aggregate --all --sort date --merge (warm)=$feedagg --merge --state-dir $work/feeds-warm"
     # The daily run of the feed job: the store holds the entries, the cache is cold.
     $feedagg --state-dir "$work/feeds-daily" > /dev/null
     echo

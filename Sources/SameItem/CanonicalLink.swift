@@ -22,41 +22,55 @@ public enum CanonicalLink {
     }
 
     /// The canonical form of `text` when it is an http(s) address (a GUID that is a link).
-    /// Read from the text's bytes (URLComponents for each of a run's 25,000 links was most
-    /// of the time merging added).
+    /// Read in place from the text's bytes into one buffer (URLComponents for each of a
+    /// run's 25,000 links was most of the time merging added, and an array per part of
+    /// each link most of what was left).
     public static func canonical(_ text: String) -> String? {
-        var bytes = Array(text.utf8)
-        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes.removeSubrange(hash...) }
+        var text = text
+        return text.withUTF8 { canonical(utf8: $0) }
+    }
+
+    private static func canonical(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
-        func starts(_ prefix: String, at index: Int) -> Bool {
-            let prefix = Array(prefix.utf8)
-            return bytes.count - index >= prefix.count && zip(bytes[index...], prefix).allSatisfy { lower($0) == $1 }
+        /// Whether `bytes[range]` is `lowercase` without case.
+        func equal(_ range: Range<Int>, _ lowercase: [UInt8]) -> Bool {
+            guard range.count == lowercase.count else { return false }
+            var at = range.lowerBound
+            for byte in lowercase {
+                guard lower(bytes[at]) == byte else { return false }
+                at += 1
+            }
+            return true
         }
         var index: Int
-        if starts("https://", at: 0) { index = 8 } else if starts("http://", at: 0) { index = 7 } else { return nil }
-        let authorityEnd = bytes[index...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        if equal(0..<min(8, end), https) { index = 8 } else if equal(0..<min(7, end), http) { index = 7 } else { return nil }
+        let authorityEnd = bytes[index..<end].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? end
         if let at = bytes[index..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { index = at + 1 }
-        var host = bytes[index..<authorityEnd].map(lower)
-        var port: [UInt8] = []
-        if let colon = host.lastIndex(of: UInt8(ascii: ":")), host.last != UInt8(ascii: "]") {
-            port = Array(host[(colon + 1)...])
-            host.removeSubrange(colon...)
-            if port == Array("80".utf8) || port == Array("443".utf8) { port = [] }
+        var hostEnd = authorityEnd
+        var port = authorityEnd..<authorityEnd
+        if let colon = bytes[index..<authorityEnd].lastIndex(of: UInt8(ascii: ":")), bytes[authorityEnd - 1] != UInt8(ascii: "]") {
+            hostEnd = colon
+            port = (colon + 1)..<authorityEnd
+            if equal(port, defaultPorts[0]) || equal(port, defaultPorts[1]) { port = authorityEnd..<authorityEnd }
         }
-        guard !host.isEmpty else { return nil }
-        let dots = host.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
-        if dots >= 2, let prefix = hostPrefixes.first(where: { host.starts(with: $0) }) { host.removeFirst(prefix.count) }
-        let queryStart = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "?"))
-        var path = Array(bytes[authorityEnd..<(queryStart ?? bytes.count)])
+        guard hostEnd > index else { return nil }
+        let dots = bytes[index..<hostEnd].reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
+        if dots >= 2, let prefix = hostPrefixes.first(where: { equal(index..<min(index + $0.count, hostEnd), $0) }) { index += prefix.count }
+        let queryStart = bytes[authorityEnd..<end].firstIndex(of: UInt8(ascii: "?"))
+        var (pathStart, pathEnd) = (authorityEnd, queryStart ?? end)
         // AMP pages: `/amp`, `/amp/` or `.amp` at the end, or `/amp/` in front.
-        if let suffix = ampSuffixes.first(where: { path.count >= $0.count && path.suffix($0.count).map(lower) == $0 }) { path.removeLast(suffix.count) }
-        if path.count >= 5, path.prefix(5).map(lower) == Array("/amp/".utf8) { path.removeFirst(4) }
-        while path.last == UInt8(ascii: "/") { path.removeLast() }
-        var canonical: [UInt8] = Array("//".utf8) + host
-        if !port.isEmpty { canonical += [UInt8(ascii: ":")] + port }
-        canonical += path
+        if let suffix = ampSuffixes.first(where: { pathEnd - pathStart >= $0.count && equal((pathEnd - $0.count)..<pathEnd, $0) }) { pathEnd -= suffix.count }
+        if pathEnd - pathStart >= 5, equal(pathStart..<(pathStart + 5), ampSuffixes[0]) { pathStart += 4 }
+        while pathEnd > pathStart, bytes[pathEnd - 1] == UInt8(ascii: "/") { pathEnd -= 1 }
+        var canonical: [UInt8] = []
+        canonical.reserveCapacity(end + 2)
+        canonical += [UInt8(ascii: "/"), UInt8(ascii: "/")]
+        for at in index..<hostEnd { canonical.append(lower(bytes[at])) }
+        if !port.isEmpty { canonical.append(UInt8(ascii: ":")); canonical += bytes[port] }
+        canonical += bytes[pathStart..<pathEnd]
         if let queryStart {
-            let kept = bytes[(queryStart + 1)...].split(separator: UInt8(ascii: "&")).filter { pair in
+            let kept = bytes[(queryStart + 1)..<end].split(separator: UInt8(ascii: "&")).filter { pair in
                 let name = String(decoding: pair.prefix { $0 != UInt8(ascii: "=") }.map(lower), as: UTF8.self)
                 return !name.isEmpty && !trackingParameters.contains(name) && !trackingPrefixes.contains { name.hasPrefix($0) }
             }.map { String(decoding: $0, as: UTF8.self) }.sorted()
@@ -65,6 +79,9 @@ public enum CanonicalLink {
         return String(decoding: canonical, as: UTF8.self)
     }
 
+    static let https = Array("https://".utf8)
+    static let http = Array("http://".utf8)
+    static let defaultPorts = [Array("80".utf8), Array("443".utf8)]
     static let hostPrefixes = ["www.", "amp.", "m."].map { Array($0.utf8) }
     static let ampSuffixes = ["/amp/", "/amp", ".amp"].map { Array($0.utf8) }
 }

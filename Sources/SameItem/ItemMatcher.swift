@@ -1,4 +1,5 @@
 import FeedCore
+import FeedSupport
 import Foundation
 
 /// One item across sources: which cards of a run (or of the store) are the same story or
@@ -91,7 +92,12 @@ public struct ItemMatcher: Sendable {
                 for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
             }
         }
-        joinBy(facts, &groups) { $0.links.map { ($0, Reason.link($0)) } }
+        // Cards with the same hash of a link are compared by the links themselves (read
+        // again for those few cards): a hash that two links share proves nothing.
+        joinBy(facts, &groups, keys: { facts[$0].linkHashes }) { earlier, index, hash in
+            let theirs = Self.links(of: cards[earlier])
+            return Self.links(of: cards[index]).first { Self.linkHash($0) == hash && theirs.contains($0) }.map(Reason.link)
+        }
         // Variant words are read only for cards that share a code.
         var variants: [Int: Set<String>] = [:]
         func variant(_ index: Int) -> Set<String> {
@@ -100,10 +106,11 @@ public struct ItemMatcher: Sendable {
             variants[index] = found
             return found
         }
-        joinBy(facts, &groups, agreeing: { a, b in
-            let (mine, theirs) = (variant(a), variant(b))
-            return mine.isEmpty || theirs.isEmpty || mine == theirs
-        }) { $0.codes }
+        joinBy(facts, &groups, keys: { facts[$0].codes.map(\.0) }) { earlier, index, code in
+            let (mine, theirs) = (variant(earlier), variant(index))
+            guard mine.isEmpty || theirs.isEmpty || mine == theirs else { return nil }
+            return facts[index].codes.first { $0.0 == code }?.1
+        }
         joinByTitles(facts, &groups)
         return groups.items(rank: rank)
     }
@@ -117,21 +124,22 @@ public struct ItemMatcher: Sendable {
     private static func facts<Cards: RandomAccessCollection>(of cards: Cards) -> [Facts] where Cards.Element == Card, Cards.Index == Int {
         let count = (cards.count + factsBlock - 1) / factsBlock
         guard count > 1 else { return cards.map(Facts.init) }
-        var blocks = [[Facts]](repeating: [], count: count)
         let total = cards.count
         // Read through a closure of a concrete type: the tasks capture no generic type.
-        withoutActuallyEscaping({ (index: Int) in Facts(cards[cards.startIndex + index]) }) { fact in
-            blocks.withUnsafeMutableBufferPointer { buffer in
-                // Each task writes its own slot only, and reads the cards only.
+        return withoutActuallyEscaping({ (index: Int) in Facts(cards[cards.startIndex + index]) }) { fact in
+            // Each fact is made in its place in the array (joining blocks copied each once more).
+            [Facts](unsafeUninitializedCapacity: total) { buffer, initialized in
+                // Each task initializes its own block only, and reads the cards only.
                 nonisolated(unsafe) let slots = buffer
                 nonisolated(unsafe) let fact = fact
                 DispatchQueue.concurrentPerform(iterations: count) { block in
-                    let low = block * factsBlock
-                    slots[block] = (low..<min(low + factsBlock, total)).map(fact)
+                    for index in (block * factsBlock)..<min((block + 1) * factsBlock, total) {
+                        slots.initializeElement(at: index, to: fact(index))
+                    }
                 }
+                initialized = total
             }
         }
-        return blocks.flatMap { $0 }
     }
 
     /// What the signals read of one card.
@@ -141,19 +149,21 @@ public struct ItemMatcher: Sendable {
         let title: String
         /// A post with a date: its title may join it to another's.
         let published: Date?
-        /// Its canonical link, and its GUID's where that is another link.
-        let links: [String]
+        /// Hashes of its canonical link and its GUID's where that is another link
+        /// (``ItemMatcher/linkHash(_:)``).
+        let linkHashes: [UInt64]
         /// Its GTIN and its brand and part number, where it has them.
         let codes: [(String, Reason)]
         /// A dated post's title words, when it has enough to be compared.
         let titleKey: TitleKey?
 
-        init(_ card: Card) {
+        // Borrowed: taking the card owned copied each of a run's 25,000 cards once more.
+        init(_ card: borrowing Card) {
             id = card.id
             source = card.source
             title = card.title
             published = ItemMatcher.titleDate(of: card)
-            links = ItemMatcher.links(of: card)
+            linkHashes = ItemMatcher.links(of: card).map(ItemMatcher.linkHash)
             codes = ItemMatcher.codes(of: card)
             titleKey = ItemMatcher.titleKey(of: card)
         }
@@ -180,23 +190,40 @@ public struct ItemMatcher: Sendable {
         return links.count == 2 && links[0] == links[1] ? [links[0]] : links
     }
 
+    /// What finds the cards whose canonical links may be `link`.
+    static func linkHash(_ link: String) -> UInt64 {
+        FNV1a.hash(link.utf8)
+    }
+
     /// A card's GTIN and its brand and part number, where it has them.
     static func codes(of card: Card) -> [(String, Reason)] {
         [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) },
          ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
     }
 
-    /// Joins cards that share a key `keys` gives, when `agreeing` (the first card with a key
-    /// is the one the others are joined to).
-    private func joinBy(_ facts: [Facts], _ groups: inout Groups, agreeing: (Int, Int) -> Bool = { _, _ in true },
-                        keys: (Facts) -> [(String, Reason)]) {
-        var first: [String: [Int]] = [:]
+    /// Joins cards that share a key `keys` gives (by index), with the reason `reason` gives
+    /// an earlier card and a later one sharing a key, or not when it gives none (the first
+    /// card with a key is the one the others are joined to).
+    private func joinBy<Key: Hashable>(_ facts: [Facts], _ groups: inout Groups, keys: (Int) -> [Key],
+                                       reason: (_ earlier: Int, _ index: Int, Key) -> Reason?) {
+        // Each key's holders in order, the first apart: most keys have one, and an empty
+        // array is no allocation.
+        var holders: [Key: (first: Int, more: [Int])] = [:]
+        holders.reserveCapacity(facts.count)
         for index in facts.indices {
-            for (key, reason) in keys(facts[index]) {
-                for earlier in first[key] ?? [] where agreeing(earlier, index) {
-                    if groups.join(earlier, index, reason) { break }
+            for key in keys(index) {
+                guard let held = holders[key] else {
+                    holders[key] = (index, [])
+                    continue
                 }
-                first[key, default: []].append(index)
+                func joined(_ earlier: Int) -> Bool {
+                    guard let why = reason(earlier, index, key) else { return false }
+                    return groups.join(earlier, index, why)
+                }
+                if !joined(held.first) {
+                    for earlier in held.more where joined(earlier) { break }
+                }
+                holders[key]?.more.append(index)
             }
         }
     }
@@ -206,22 +233,21 @@ public struct ItemMatcher: Sendable {
     /// (``TitleWords``) are read only for a pair that is alike enough, to see whether the
     /// two name different things or say opposite ones.
     private func joinByTitles(_ facts: [Facts], _ groups: inout Groups) {
-        var keys: [Int: TitleKey] = [:]
         var postings: [UInt64: [Int]] = [:]
         for index in facts.indices {
             // Read with the card's other facts, on every core.
             guard let key = facts[index].titleKey else { continue }
-            keys[index] = key
             for word in key.words { postings[word, default: []].append(index) }
         }
-        for (index, key) in keys.sorted(by: { $0.key < $1.key }) {
+        for index in facts.indices {
+            guard let key = facts[index].titleKey else { continue }
             var candidates = Set<Int>()
             for word in key.words {
                 guard let list = postings[word], list.count <= Self.commonWord else { continue }
                 for other in list where other < index { candidates.insert(other) }
             }
             for other in candidates.sorted() {
-                guard let theirs = keys[other], theirs.numbers == key.numbers,
+                guard let theirs = facts[other].titleKey, theirs.numbers == key.numbers,
                       let mine = facts[index].published, let their = facts[other].published,
                       abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }
                 let likeness = key.likeness(to: theirs)

@@ -9,11 +9,17 @@ public enum ProductCode {
     /// The card's GTIN as 14 digits (GTIN-8/12/13/14 with a valid check digit), from its
     /// `details` (`gtin`, `gtin8`…`gtin14`, `ean`, `upc`).
     public static func gtin(of card: Card) -> String? {
-        for key in ["gtin", "gtin14", "gtin13", "gtin12", "gtin8", "ean", "upc"] {
-            if let text = text(card.details[key]), let gtin = gtin(text) { return gtin }
+        // One walk of the card's few details finds which of the keys it has (most cards:
+        // none), where a lookup of each key hashed all seven for every card of a run.
+        var found: [(rank: Int, text: String)] = []
+        for (key, value) in card.details {
+            if let rank = gtinKeys.firstIndex(of: key), let text = text(value) { found.append((rank, text)) }
         }
-        return nil
+        return found.sorted { $0.rank < $1.rank }.lazy.compactMap { gtin($0.text) }.first
     }
+
+    /// Where a card's details may hold its GTIN, the most specific first.
+    static let gtinKeys = ["gtin", "gtin14", "gtin13", "gtin12", "gtin8", "ean", "upc"]
 
     /// `text` as a GTIN-14 when it is a GTIN-8, -12, -13 or -14 whose check digit holds.
     public static func gtin(_ text: String) -> String? {

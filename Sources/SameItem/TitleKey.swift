@@ -47,8 +47,21 @@ struct TitleKey: Sendable {
             }
         }
         finish(bytes.count)
-        self.words = Array(Set(words)).sorted()
-        self.numbers = Array(Set(numbers)).sorted()
+        self.words = Self.sortedOnce(words)
+        self.numbers = Self.sortedOnce(numbers)
+    }
+
+    /// `hashes` sorted, each once (a title's dozen words: sorting beats hashing them into a set).
+    private static func sortedOnce(_ hashes: [UInt64]) -> [UInt64] {
+        var hashes = hashes
+        hashes.sort()
+        var kept = 0
+        for hash in hashes where kept == 0 || hashes[kept - 1] != hash {
+            hashes[kept] = hash
+            kept += 1
+        }
+        hashes.removeLast(hashes.count - kept)
+        return hashes
     }
 
     /// Shared words over all words, by a walk of the two sorted lists.
