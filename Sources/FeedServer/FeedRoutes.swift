@@ -145,7 +145,7 @@ final class FeedRoutes: Sendable {
         group.get("/") { request, context in
             self.readsMarks ? await self.slots.run {
                 await self.readingList(request, person: context.person, signedIn: context.identity?.account?.name,
-                                       decidesItems: context.identity?.roles.contains(.admin) == true)
+                                       decidesItems: context.isAdmin)
             }
                 : await self.reader(request)
         }
@@ -153,7 +153,7 @@ final class FeedRoutes: Sendable {
             group.get("/search") { request, context in
                 await self.slots.run {
                     await self.search(request, person: context.person, signedIn: context.identity?.account?.name,
-                                      decidesItems: context.identity?.roles.contains(.admin) == true)
+                                      decidesItems: context.isAdmin)
                 }
             }
         }

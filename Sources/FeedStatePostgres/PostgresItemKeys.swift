@@ -26,24 +26,35 @@ extension PostgresCardStore {
         _ = try await PostgresStateDatabase.rows("""
             INSERT INTO card_item_key (key, id) SELECT * FROM unnest(\(keys)::bigint[], \(ids)::text[]) ON CONFLICT DO NOTHING
             """, on: connection)
-        // The pairs of candidates among the cards' keys' holders (up to the widest; a title
-        // word's key is odd: ItemKeys.isCandidate in SQL), both marked.
+        // The pairs of candidates among the cards' keys' holders, both marked.
         _ = try await PostgresStateDatabase.rows("""
             WITH batch AS (SELECT key, id FROM card_item_key WHERE id = ANY(\(cards.map(\.id))::text[])),
             keys AS (SELECT DISTINCT key FROM batch),
-            holders AS (
-              SELECT keys.key, held.id FROM keys
-              CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
-                SELECT id FROM card_item_key WHERE key = keys.key LIMIT \(ItemKeys.widest + 1)) limited) holding
-              CROSS JOIN LATERAL unnest(holding.ids) AS held(id)
-              WHERE cardinality(holding.ids) <= \(ItemKeys.widest)),
+            holders AS (SELECT keys.key, held.id FROM \(unescaped: holdersSQL(of: "keys"))),
             pairs AS (
               SELECT batch.id AS card, holders.id AS other FROM batch JOIN holders ON holders.key = batch.key
-              WHERE holders.id <> batch.id GROUP BY batch.id, holders.id
-              HAVING count(*) FILTER (WHERE batch.key % 2 = 0) > 0 OR count(*) FILTER (WHERE batch.key % 2 <> 0) >= \(ItemKeys.leastSharedWords))
+              WHERE holders.id <> batch.id GROUP BY batch.id, holders.id HAVING \(unescaped: isCandidateSQL(sharing: "batch.key")))
             UPDATE card SET has_copies = true
             WHERE user_id = \(StoreUser.default) AND NOT has_copies AND id IN (SELECT card FROM pairs UNION SELECT other FROM pairs)
             """, on: connection)
+    }
+
+    /// SQL for `keys` (a relation with a `key` column) joined to each key's holders as
+    /// `held.id`, up to the widest: a key more cards hold than ``ItemKeys/widest`` finds
+    /// none. A `WHERE` clause the caller may go on with `AND`.
+    private static func holdersSQL(of keys: String) -> String {
+        """
+        \(keys) CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
+          SELECT id FROM card_item_key WHERE key = \(keys).key LIMIT \(ItemKeys.widest + 1)) limited) holding
+        CROSS JOIN LATERAL unnest(holding.ids) AS held(id)
+        WHERE cardinality(holding.ids) <= \(ItemKeys.widest)
+        """
+    }
+
+    /// SQL for ``ItemKeys/isCandidate(strong:words:)`` over a group's shared keys (`key`,
+    /// a column): a strong key is even, a title word's odd.
+    private static func isCandidateSQL(sharing key: String) -> String {
+        "count(*) FILTER (WHERE \(key) % 2 = 0) > 0 OR count(*) FILTER (WHERE \(key) % 2 <> 0) >= \(ItemKeys.leastSharedWords)"
     }
 
     /// Migration 16: the keys and marks of every card already kept.
@@ -60,17 +71,12 @@ extension PostgresCardStore {
             SELECT id FROM card WHERE user_id = \(StoreUser.default) AND id = ANY(\(wanted)::text[]) AND has_copies
             """).map { try $0.decode(String.self) }
         guard !marked.isEmpty else { return [] }
-        // Each key of the marked cards, and its cards up to one past the widest: a key that
-        // common finds none; per card holding them, the strong keys and title words it
-        // shares (a title word's key is odd: ItemKeys.isCandidate in SQL).
+        // Each key of the marked cards and its holders; per holder, whether the keys it
+        // shares make it a candidate.
         let found = try await database.query("""
-            SELECT held.id FROM (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(marked)::text[])) mine
-            CROSS JOIN LATERAL (SELECT array_agg(id) AS ids FROM (
-              SELECT id FROM card_item_key WHERE key = mine.key LIMIT \(ItemKeys.widest + 1)) limited) holders
-            CROSS JOIN LATERAL unnest(holders.ids) AS held(id)
-            WHERE cardinality(holders.ids) <= \(ItemKeys.widest) AND NOT held.id = ANY(\(wanted)::text[])
-            GROUP BY held.id
-            HAVING count(*) FILTER (WHERE mine.key % 2 = 0) > 0 OR count(*) FILTER (WHERE mine.key % 2 <> 0) >= \(ItemKeys.leastSharedWords)
+            WITH mine AS (SELECT DISTINCT key FROM card_item_key WHERE id = ANY(\(marked)::text[]))
+            SELECT held.id FROM \(unescaped: Self.holdersSQL(of: "mine")) AND NOT held.id = ANY(\(wanted)::text[])
+            GROUP BY held.id HAVING \(unescaped: Self.isCandidateSQL(sharing: "mine.key"))
             """).map { try $0.decode(String.self) }
         return try await cards(ids: found.sorted())
     }

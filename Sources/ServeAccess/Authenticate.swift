@@ -139,7 +139,7 @@ package struct OperationsAccess: RouterMiddleware {
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.seesOperations = context.isLocal || context.identity?.roles.contains(.admin) == true
+        context.seesOperations = context.isLocal || context.isAdmin
             || (metricsToken.map { ConstantTime.equal(Authenticate.token(of: request) ?? "", $0) } ?? false)
         return try await next(request, context)
     }

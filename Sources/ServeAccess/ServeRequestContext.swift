@@ -39,6 +39,12 @@ package struct ServeRequestContext: RequestContext, RemoteAddressRequestContext,
     package var person: Int {
         identity?.person ?? StoreUser.default
     }
+
+    /// Whether the request is an admin's: the role the admin route groups require
+    /// (``SignedIn/roles``), asked by pages that offer an admin's buttons.
+    package var isAdmin: Bool {
+        identity?.roles.contains(.admin) == true
+    }
 }
 
 /// What a signed-in browser's session keeps: the account, and the password version it
