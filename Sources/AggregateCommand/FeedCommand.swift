@@ -118,7 +118,15 @@ struct FeedCommand: ContextCommand {
             let sources = try FeedRunner.select(query.sourceIDs, in: config)
             // A page the store makes from its indexes costs a page, however many it keeps.
             if let request = FeedRunner.storedPage(query, sources: sources.map(\.id), reading: reading) {
-                let page = try await store.page(request)
+                var page = try await store.page(request)
+                if let decisions = query.merge {
+                    // As the reader's pages: each item once where its first copy on the page
+                    // is, its copies found by key (written with the search rows: brought up
+                    // to date first, as a search does).
+                    _ = try await stores.search.updateSearch()
+                    let order = Dictionary(config.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+                    page.cards = try await ItemsOnPage(index: stores.search, decisions: decisions, sourceOrder: order).merged(page.cards)
+                }
                 let dates = Dictionary(page.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
                 return (FeedRunner.stored(page, query: query, sources: sources), dates, config)
             }

@@ -35,6 +35,13 @@ import Testing
             let merged = try await session.run("--format", "jsonl", "--merge", "--sort", "title")
             #expect(merged.status == 0, "\(merged.stderr)")
             #expect(Self.lines(merged, base: session.base) == Self.merged)
+            // The kept cards, a page made by the store's index with each card's copies found
+            // by key: the same items.
+            let stored = try await session.run("--format", "jsonl", "--merge", "--sort", "title", "--stored")
+            #expect(stored.status == 0, "\(stored.stderr)")
+            // (A kept card says when it was first and last seen: the rest is the same.)
+            let seen = /"(first|last)_seen":"[^"]*",/
+            #expect(Self.lines(stored, base: session.base).map { $0.replacing(seen, with: "") } == Self.merged)
 
             // For people: where else each item is, under it.
             let text = try await session.run("--format", "text", "--merge", "--sort", "title")

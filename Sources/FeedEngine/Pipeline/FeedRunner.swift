@@ -221,7 +221,8 @@ public struct FeedRunner: Sendable {
     /// `sources` in their order; nil when it cannot, and ``stored(_:config:query:)`` orders
     /// every kept card instead.
     public static func storedPage(_ query: FeedQuery, sources: [String], reading: ReadingFilter? = nil) -> StoredPageQuery? {
-        guard !query.filters, query.merge == nil else { return nil }
+        // Merged, the page's items are made with their copies found by key (``ItemsOnPage``).
+        guard !query.filters else { return nil }
         let order: StoredPageQuery.Order
         switch query.sort {
         case .feed: order = .feed

@@ -1,26 +1,31 @@
 import FeedCore
-import FeedEngine
 import FeedState
 import SameItem
-import Synchronization
 
-/// The reader's same-item view: one card per item on a page, and marks that reach every
-/// copy. The copies of a page's cards are looked up in the store by their keys
+/// The same-item view of a page the card store made (the reader's, `--stored --merge`):
+/// one card per item on a page, and marks that reach every copy. The copies of a page's
+/// cards are looked up in the store by their keys
 /// (``CardSearchIndex/cards(sharingItemKeysWith:)``, two steps, so that a copy joined
 /// through another copy is found too), and ``ItemMatcher`` decides over those few cards
 /// alone: a page costs its cards and their candidates, whatever the store's size.
-struct ItemsOnPage {
-    let index: any CardSearchIndex
-    let decisions: ItemDecisions
+public struct ItemsOnPage {
+    public let index: any CardSearchIndex
+    public let decisions: ItemDecisions
     /// Each source's place in Sources.yml: of two copies first seen together, the first
     /// source's shows the item.
-    let sourceOrder: [String: Int]
+    public let sourceOrder: [String: Int]
+
+    public init(index: any CardSearchIndex, decisions: ItemDecisions, sourceOrder: [String: Int]) {
+        self.index = index
+        self.decisions = decisions
+        self.sourceOrder = sourceOrder
+    }
 
     /// `page` with each item once, where its first copy on the page is — the item's
     /// first-seen card when the page has it, so each card shown is one the view selects —
     /// carrying every other copy (on the page or not) in its `also` and `offers`; the page's
     /// other copies are left out.
-    func merged(_ page: [KeptCard]) async throws -> [KeptCard] {
+    public func merged(_ page: [KeptCard]) async throws -> [KeptCard] {
         let (all, items) = try await self.items(around: page)
         let cards = all.map(\.card)
         var shown = page
@@ -37,7 +42,7 @@ struct ItemsOnPage {
     }
 
     /// `cards`' ids and those of every other copy of their items: what a mark reaches.
-    func everyCopy(of cards: [KeptCard]) async throws -> [String] {
+    public func everyCopy(of cards: [KeptCard]) async throws -> [String] {
         let (all, items) = try await self.items(around: cards)
         var ids = cards.map(\.card.id)
         for item in items where item.members.contains(where: { $0 < cards.count }) {
@@ -58,40 +63,5 @@ struct ItemsOnPage {
             (all[index].dates.firstSeen.timeIntervalSince1970, sourceOrder[all[index].card.source] ?? Int.max)
         }
         return (all, items)
-    }
-}
-
-/// The store's same-item decisions as the reader's pages read them: read again at most
-/// once a second (a decision from the command line or another replica shows within it),
-/// and at once after this server records one. A page read them from the store every time:
-/// on PostgreSQL a round trip per page for a table that changes when a person says so.
-final class RecentItemDecisions: Sendable {
-    private struct Reading {
-        var kept: (at: ContinuousClock.Instant, decisions: ItemDecisions)?
-        /// Moved by ``forget()``: a reading begun before it is not kept.
-        var generation = 0
-    }
-
-    private let store: (any ItemDecisionStore)?
-    private let reading = Mutex(Reading())
-    static let freshFor: Duration = .seconds(1)
-
-    init(_ store: (any ItemDecisionStore)?) {
-        self.store = store
-    }
-
-    /// The decisions, read from the store when the last reading is a second old.
-    func current() async throws -> ItemDecisions {
-        let now = ContinuousClock.now
-        let (kept, generation) = reading.withLock { ($0.kept, $0.generation) }
-        if let kept, now - kept.at < Self.freshFor { return kept.decisions }
-        let decisions = ItemDecisions(try await store?.itemDecisions() ?? [])
-        reading.withLock { if $0.generation == generation { $0.kept = (now, decisions) } }
-        return decisions
-    }
-
-    /// Forgets the last reading (this server recorded a decision).
-    func forget() {
-        reading.withLock { $0.kept = nil; $0.generation += 1 }
     }
 }
