@@ -34,6 +34,15 @@ state=$(mktemp -d -p "$(dirname "$1")"); cp "$1/cards.sqlite" "$state/"; store=$
 exec "$@" --state-dir "$state"
 SH
 
+# A table of the benchmark: its heading, then measure.py's rows ("label=command" each).
+section() {
+    echo
+    echo "### $1"
+    echo
+    shift
+    python3 Benchmarks/measure.py "$runs" "$@"
+}
+
 # Starts a fixture server with ARGS, waits for it, and prints its base URL.
 start_server() {
     local log="$work/server-$RANDOM.log"
@@ -137,18 +146,12 @@ same=$(cmp -s "$work/ids-aggregate" "$work/ids-feedparser" && echo "the same $(w
         "aggregate --all --sort date --merge (one card per item)=$feedagg --merge --state-dir \$(mktemp -d -p $work)"
     # Merging a warm run: every feed fresh in the cache, so the matcher is most of what differs.
     $feedagg --state-dir "$work/feeds-warm" > /dev/null
-    echo
-    echo "### Feeds, warm: every feed fresh in the cache; one card per item (\`--merge\`) against every card"
-    echo
-    python3 Benchmarks/measure.py "$runs" \
+    section "Feeds, warm: every feed fresh in the cache; one card per item (\`--merge\`) against every card" \
         "aggregate --all --sort date (warm)=$feedagg --state-dir $work/feeds-warm" \
         "aggregate --all --sort date --merge (warm)=$feedagg --merge --state-dir $work/feeds-warm"
     # The daily run of the feed job: the store holds the entries, the cache is cold.
     $feedagg --state-dir "$work/feeds-daily" > /dev/null
-    echo
-    echo "### Feeds, the daily run: the card store holds the entries, the HTTP cache is cold"
-    echo
-    python3 Benchmarks/measure.py "$runs" \
+    section "Feeds, the daily run: the card store holds the entries, the HTTP cache is cold" \
         "aggregate --all --sort date (daily)=bash $work/daily.sh $work/feeds-daily $feedagg" \
         "the same --no-record=bash $work/daily.sh $work/feeds-daily $feedagg --no-record" \
         "aggregate --all --sort date (first, empty store)=$feedagg --state-dir \$(mktemp -d -p $work)"
