@@ -7,7 +7,10 @@ import Foundation
 /// PostgreSQL beside the cards.
 public protocol ItemDecisionStore: Sendable {
     /// Records that each of `pairs` is (`same`) or is not one item; a later decision on a
-    /// pair replaces an earlier one.
+    /// pair replaces an earlier one. A store that also keeps the cards moves the version of
+    /// each named card's source with it (``CardStore/versions()``), so that every process
+    /// keeping pages of those sources — a `serve` beside the command line, another
+    /// replica — makes them again with the decision.
     func decide(_ pairs: [ItemPair], same: Bool, at: Date) async throws
     /// Every pair's latest decision.
     func itemDecisions() async throws -> [ItemDecision]

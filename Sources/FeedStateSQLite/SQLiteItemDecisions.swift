@@ -13,6 +13,11 @@ extension SQLiteCardStore: ItemDecisionStore {
                     ON CONFLICT (first, second) DO UPDATE SET same = excluded.same, decided_at = excluded.decided_at
                     """).execute(arguments: [pair.first, pair.second, same, at.timeIntervalSince1970])
             }
+            let ids = try JSONList.text(Array(Set(pairs.flatMap { [$0.first, $0.second] })).sorted())
+            try db.cachedStatement(sql: """
+                UPDATE card_source_version SET version = version + 1 WHERE source IN (
+                  SELECT DISTINCT source FROM card WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)))
+                """).execute(arguments: [StoreUser.default, ids])
         }
     }
 

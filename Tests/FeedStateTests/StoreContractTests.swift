@@ -167,6 +167,26 @@ import Testing
         }
     }
 
+    /// A decision moves the version of each named card's source, and of no other: every
+    /// process keeping pages of them makes them again (the in-memory decisions keep no cards).
+    @Test(arguments: Backend.all.filter { $0 != .memory }) func aDecisionMovesItsCardsSources(_ backend: Backend) async throws {
+        try await withState(backend) { state in
+            let store = state.cards
+            func one(_ source: String, _ id: String) -> LiveListing {
+                listing([Card(source: source, upstreamID: id, kind: .item, title: "Item \(id)")], at: t1, source: source)
+            }
+            try await store.record([one("shop", "a"), one("mall", "b"), one("bazaar", "c")])
+            let before = try await store.versions()
+            try await state.items.decide([ItemPair("shop:a", "mall:b"), ItemPair("shop:a", "mall:b")], same: false, at: t2)
+            let after = try await store.versions()
+            #expect(after["shop"] == before["shop"].map { $0 + 1 } && after["mall"] == before["mall"].map { $0 + 1 }, "\(before) \(after)")
+            #expect(after["bazaar"] == before["bazaar"])
+            // A card the store does not keep moves nothing.
+            try await state.items.decide([ItemPair("shop:x", "nowhere:y")], same: true, at: t2)
+            #expect(try await store.versions() == after)
+        }
+    }
+
     /// Kept cards by their ids in one call: in the order asked, each once, unknown ids absent,
     /// more ids than one statement binds.
     @Test(arguments: Backend.all) func keptCardsAreReadByTheirIds(_ backend: Backend) async throws {
