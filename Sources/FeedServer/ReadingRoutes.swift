@@ -67,7 +67,8 @@ extension FeedRoutes {
     /// The same-item view of the store for `person` (nil without a store).
     func itemsOnPage(person: Int) async throws -> ItemsOnPage? {
         guard let index = searchIndex?.searching(as: person) else { return nil }
-        let decisions = try await recentDecisions.current()
+        // Moves read before the decisions: a move after this reading makes the next one anew.
+        let decisions = try await recentDecisions.current(moves: versions.moves)
         let order = Dictionary(config.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         return ItemsOnPage(index: index, decisions: decisions, sourceOrder: order)
     }

@@ -229,6 +229,8 @@ package final class SourceVersions: Sendable {
         package var current: [String: Int] = [:]
         /// The version each source was last bumped to (not moved softly).
         package var bumped: [String: Int] = [:]
+        /// Moves of any source, bumped or soft.
+        package var moves = 0
     }
 
     private let versions = Mutex(Versions())
@@ -256,13 +258,20 @@ package final class SourceVersions: Sendable {
         versions.withLock { versions in
             versions.current[source, default: 0] += 1
             versions.bumped[source] = versions.current[source]
+            versions.moves += 1
         }
     }
 
     /// Moves `source` on, as another process's write to the store: a response built from
     /// it is rendered again, and answered meanwhile (``servable(_:)``).
     package func moveSoftly(_ source: String) {
-        versions.withLock { $0.current[source, default: 0] += 1 }
+        versions.withLock { $0.current[source, default: 0] += 1; $0.moves += 1 }
+    }
+
+    /// How many times any source has moved: what was read of the store before a move
+    /// (``bump(_:)``, ``moveSoftly(_:)``) may be older than what the move brings.
+    package var moves: Int {
+        versions.withLock { $0.moves }
     }
 
     /// Whether every source of `built` is still at that version.

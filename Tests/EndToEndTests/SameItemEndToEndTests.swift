@@ -78,6 +78,23 @@ import Testing
         }
     }
 
+    /// A decision on the command line reaches a running `serve`'s reader: its kept page of
+    /// the shops is made again within seconds, the two offers apart.
+    @Test func aDecisionOnTheCommandLineReachesTheReader() async throws {
+        try await ServeTests.withServe(sources: Array(Self.sources[2...])) { session, served in
+            let merged = try await ServeTests.get(served.base + "/?view=all&sort=title")
+            #expect(ReaderTests.cardIDs(merged.body).count == 1, "\(merged.body)")
+            let apart = try await session.run("apart", "shop-a:Q45-A", "shop-b:4471")
+            #expect(apart.status == 0, "\(apart.stderr)")
+            var split = merged
+            for _ in 0..<100 where ReaderTests.cardIDs(split.body).count == 1 {
+                try await Task.sleep(for: .milliseconds(100))
+                split = try await ServeTests.get(served.base + "/?view=all&sort=title")
+            }
+            #expect(Set(ReaderTests.cardIDs(split.body)) == ["shop-a:Q45-A", "shop-b:4471"], "not apart within 10 s: \(served.log)")
+        }
+    }
+
     @Test func mergeInSourcesYmlAndMistakenIds() async throws {
         try await FixtureWorld.withSession(sources: Self.sources, preamble: "merge: same-item\n") { session in
             let run = try await session.run("--format", "jsonl")
