@@ -125,7 +125,7 @@ struct FeedCommand: ContextCommand {
                     // to date first, as a search does).
                     _ = try await stores.search.updateSearch()
                     let order = Dictionary(config.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-                    page.cards = try await ItemsOnPage(index: stores.search, decisions: decisions, sourceOrder: order).merged(page.cards)
+                    page.cards = try await ItemsOnPage(index: stores.search, store: store, decisions: decisions, sourceOrder: order).merged(page.cards)
                 }
                 let dates = Dictionary(page.cards.map { ($0.card.id, $0.dates) }, uniquingKeysWith: { first, _ in first })
                 return (FeedRunner.stored(page, query: query, sources: sources), dates, config)

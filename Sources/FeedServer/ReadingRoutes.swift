@@ -66,11 +66,11 @@ extension FeedRoutes {
 
     /// The same-item view of the store for `person` (nil without a store).
     func itemsOnPage(person: Int) async throws -> ItemsOnPage? {
-        guard let index = searchIndex?.searching(as: person) else { return nil }
+        guard let index = searchIndex?.searching(as: person), let store = store?.reading(as: person) else { return nil }
         // Moves read before the decisions: a move after this reading makes the next one anew.
         let decisions = try await recentDecisions.current(moves: versions.moves)
         let order = Dictionary(config.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return ItemsOnPage(index: index, decisions: decisions, sourceOrder: order)
+        return ItemsOnPage(index: index, store: store, decisions: decisions, sourceOrder: order)
     }
 
     /// `cards` (with their kept dates) one per item, as ``ItemsOnPage/merged(_:)`` shows them.

@@ -69,6 +69,11 @@ import Testing
             _ = try await session.run("same", "herald:urn:same:a:2", "digest:urn:same:b:2")
             let joined = try await session.run("--format", "jsonl", "--merge")
             #expect(joined.stdoutLines.count == 4)
+            // A page of the kept cards finds the card a person joined, on another page.
+            // (By title, a page a card: "iOS 18.1 released…" is the third of the six.)
+            let page = try await session.run("--format", "jsonl", "--merge", "--stored", "--sort", "title", "--per-page", "1", "--page", "3")
+            #expect(page.stdoutLines.count == 1 && page.stdoutLines[0].contains(#""id":"herald:urn:same:a:2""#), "\(page.stdout)\(page.stderr)")
+            #expect(page.stdoutLines.first?.contains(#""also":[{"id":"digest:urn:same:b:2""#) == true, "\(page.stdout)")
             let why = try await session.run("item", "digest:urn:same:b:2")
             #expect(why.stdoutLines == [
                 "one item of 2 cards, shown as herald:urn:same:a:2:",

@@ -10,13 +10,17 @@ import SameItem
 /// alone: a page costs its cards and their candidates, whatever the store's size.
 public struct ItemsOnPage {
     public let index: any CardSearchIndex
+    /// The kept cards, read by id: those a person joined to a page's cards (`aggregate
+    /// same`), which may share no key with them.
+    public let store: any CardStore
     public let decisions: ItemDecisions
     /// Each source's place in Sources.yml: of two copies first seen together, the first
     /// source's shows the item.
     public let sourceOrder: [String: Int]
 
-    public init(index: any CardSearchIndex, decisions: ItemDecisions, sourceOrder: [String: Int]) {
+    public init(index: any CardSearchIndex, store: any CardStore, decisions: ItemDecisions, sourceOrder: [String: Int]) {
         self.index = index
+        self.store = store
         self.decisions = decisions
         self.sourceOrder = sourceOrder
     }
@@ -55,8 +59,13 @@ public struct ItemsOnPage {
     /// first seen first).
     private func items(around cards: [KeptCard]) async throws -> (all: [KeptCard], items: [ItemMatcher.Item]) {
         var known = Set(cards.map(\.card.id))
-        let near = try await index.cards(sharingItemKeysWith: Array(known))
+        var near = try await index.cards(sharingItemKeysWith: Array(known))
         known.formUnion(near.map(\.card.id))
+        let joined = Set(decisions.same.filter { $0.contains(where: known.contains) }.joined()).subtracting(known)
+        if !joined.isEmpty {
+            near += try await store.cards(ids: joined.sorted())
+            known.formUnion(near.map(\.card.id))
+        }
         let further = near.isEmpty ? [] : try await index.cards(sharingItemKeysWith: near.map(\.card.id)).filter { !known.contains($0.card.id) }
         let all = cards + near + further
         let items = ItemMatcher(decisions: decisions).items(all.map(\.card)) { index in
