@@ -17,7 +17,10 @@ public struct ItemMatcher: Sendable {
     public static let leastTitleWords = 5
     /// Posts further apart in time than this are never one story by their titles.
     public static let titleWindow: TimeInterval = 48 * 3600
-    /// A word in more cards than this finds no candidates (it says nothing of a subject).
+    /// A word in more cards than this finds no candidates (it says nothing of a subject),
+    /// and a link or code that many share is no one item's (a shop's every item linking
+    /// its front page): as the card store's keys (``ItemKeys/widest``). It also bounds
+    /// what one key costs: the cards holding it are tried against each other.
     public static let commonWord = 64
 
     /// Why two cards were joined.
@@ -206,12 +209,18 @@ public struct ItemMatcher: Sendable {
     /// card with a key is the one the others are joined to).
     private func joinBy<Key: Hashable>(_ facts: [Facts], _ groups: inout Groups, keys: (Int) -> [Key],
                                        reason: (_ earlier: Int, _ index: Int, Key) -> Reason?) {
+        // A key more cards hold than a common word joins none of them.
+        var holding: [Key: Int] = [:]
+        holding.reserveCapacity(facts.count)
+        for index in facts.indices {
+            for key in keys(index) { holding[key, default: 0] += 1 }
+        }
         // Each key's holders in order, the first apart: most keys have one, and an empty
         // array is no allocation.
         var holders: [Key: (first: Int, more: [Int])] = [:]
         holders.reserveCapacity(facts.count)
         for index in facts.indices {
-            for key in keys(index) {
+            for key in keys(index) where holding[key, default: 0] <= Self.commonWord {
                 guard let held = holders[key] else {
                     holders[key] = (index, [])
                     continue

@@ -65,6 +65,16 @@ import Testing
         // Under one GTIN, two colours are two products.
         #expect(matcher.items([Self.product("shop-a", "1", "Kettle Black", 30, gtin: "5012345678900"),
                                Self.product("shop-b", "1", "Kettle White", 30, gtin: "5012345678900")]).isEmpty)
+        // A link more cards share than a common word is no one item's: 64 sources' copies
+        // are one item, 65 are none; 20,000 items of one shop linking its front page are
+        // not tried against each other.
+        let shared = (0..<65).map { Self.post("s\($0)", "1", "Story \($0)", "https://x.example/front") }
+        #expect(matcher.items(Array(shared.prefix(64))).map(\.members.count) == [64])
+        #expect(matcher.items(shared).isEmpty)
+        let shop = (0..<20_000).map { Self.post("shop", "\($0)", "Item \($0)", "https://shop.example/") }
+        let started = ContinuousClock.now
+        #expect(matcher.items(shop + [Self.post("other", "1", "Item 1", "https://shop.example/")]).isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func decisionsBeatTheRules() {
