@@ -1,3 +1,4 @@
+import FeedSupport
 import Foundation
 
 /// A link as the item it names, whatever feed or share button wrote it: the scheme and
@@ -27,10 +28,17 @@ public enum CanonicalLink {
     /// each link most of what was left).
     public static func canonical(_ text: String) -> String? {
         var text = text
-        return text.withUTF8 { canonical(utf8: $0) }
+        return text.withUTF8 { canonical(utf8: $0) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static func canonical(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// The FNV-1a hash of ``canonical(_:)``'s bytes, without making it a `String`: what
+    /// finds the cards that may share a link.
+    public static func hash(_ text: String) -> UInt64? {
+        var text = text
+        return text.withUTF8 { canonical(utf8: $0) }.map { FNV1a.hash($0) }
+    }
+
+    private static func canonical(utf8 bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
         /// Whether `bytes[range]` is `lowercase` without case.
@@ -76,7 +84,7 @@ public enum CanonicalLink {
             }.map { String(decoding: $0, as: UTF8.self) }.sorted()
             if !kept.isEmpty { canonical += Array(("?" + kept.joined(separator: "&")).utf8) }
         }
-        return String(decoding: canonical, as: UTF8.self)
+        return canonical
     }
 
     static let https = Array("https://".utf8)

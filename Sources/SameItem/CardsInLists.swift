@@ -19,4 +19,13 @@ public struct CardsInLists: RandomAccessCollection, Sendable {
     public subscript(index: Int) -> Card {
         _read { yield lists[Int(order[index].list)][Int(order[index].index)] }
     }
+
+    /// `body` of where the card at `index` lies, to read its fields in place: through the
+    /// subscript each card the matcher read was copied whole, each of its fields retained
+    /// and released.
+    func withCard<Result>(at index: Int, _ body: (UnsafePointer<Card>) -> Result) -> Result {
+        let (list, place) = order[index]
+        // A list holding a card of the order has storage.
+        return lists[Int(list)].withUnsafeBufferPointer { body($0.baseAddress! + Int(place)) }
+    }
 }

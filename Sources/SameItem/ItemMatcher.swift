@@ -71,7 +71,7 @@ public struct ItemMatcher: Sendable {
     /// (lower first: its first-seen time and its source's place in Sources.yml; by default
     /// its place in `cards`, the feed's order).
     public func items(_ cards: [Card], rank: (Int) -> (Double, Int) = { (Double($0), 0) }) -> [Item] {
-        matched(cards, rank: rank)
+        matched(CardsInLists(lists: [cards], order: cards.indices.map { (0, Int32($0)) }), rank: rank)
     }
 
     /// ``items(_:rank:)`` of cards kept in several lists.
@@ -79,17 +79,15 @@ public struct ItemMatcher: Sendable {
         matched(cards, rank: rank)
     }
 
-    // Generic inside the module only: each public entry point above is a concrete type the
-    // optimizer specializes it for, so a card is read in place (through a protocol it was
-    // copied whole, retaining each of its fields, on every read).
-    private func matched<Cards: RandomAccessCollection>(_ cards: Cards, rank: (Int) -> (Double, Int)) -> [Item]
-        where Cards.Element == Card, Cards.Index == Int {
+    private func matched(_ cards: CardsInLists, rank: (Int) -> (Double, Int)) -> [Item] {
         // Each card is read once, into what the signals need, which the passes below read
         // several times each.
         let facts = Self.facts(of: cards)
-        var groups = Groups(ids: facts.map(\.id), sources: facts.map(\.source), decisions: decisions)
+        let ids = cards.indices.map { cards.withCard(at: $0) { $0.pointee.id } }
+        let sources = cards.indices.map { cards.withCard(at: $0) { $0.pointee.source } }
+        var groups = Groups(ids: ids, sources: sources, decisions: decisions)
         if !decisions.same.isEmpty {
-            let index = Dictionary(facts.indices.map { (facts[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+            let index = Dictionary(groups.ids.indices.map { (groups.ids[$0], $0) }, uniquingKeysWith: { first, _ in first })
             for group in decisions.same {
                 let members = group.compactMap { index[$0] }
                 for member in members.dropFirst() { groups.join(members[0], member, .decided, decided: true) }
@@ -97,7 +95,13 @@ public struct ItemMatcher: Sendable {
         }
         // Cards with the same hash of a link are compared by the links themselves (read
         // again for those few cards): a hash that two links share proves nothing.
-        joinBy(facts, &groups, keys: { facts[$0].linkHashes }) { earlier, index, hash in
+        var linkKeys: [(UInt64, Int)] = []
+        linkKeys.reserveCapacity(facts.count)
+        for (index, fact) in facts.enumerated() {
+            if let link = fact.link { linkKeys.append((link, index)) }
+            if let guid = fact.guidLink { linkKeys.append((guid, index)) }
+        }
+        joinBy(linkKeys, &groups) { earlier, index, hash in
             let theirs = Self.links(of: cards[earlier])
             return Self.links(of: cards[index]).first { Self.linkHash($0) == hash && theirs.contains($0) }.map(Reason.link)
         }
@@ -105,16 +109,17 @@ public struct ItemMatcher: Sendable {
         var variants: [Int: Set<String>] = [:]
         func variant(_ index: Int) -> Set<String> {
             if let known = variants[index] { return known }
-            let found = ProductCode.variants(in: TitleWords(facts[index].title).all)
+            let found = ProductCode.variants(in: TitleWords(cards[index].title).all)
             variants[index] = found
             return found
         }
-        joinBy(facts, &groups, keys: { facts[$0].codes.map(\.0) }) { earlier, index, code in
+        let codeKeys = facts.indices.flatMap { index in facts[index].codes.map { ($0.0, index) } }
+        joinBy(codeKeys, &groups) { earlier, index, code in
             let (mine, theirs) = (variant(earlier), variant(index))
             guard mine.isEmpty || theirs.isEmpty || mine == theirs else { return nil }
             return facts[index].codes.first { $0.0 == code }?.1
         }
-        joinByTitles(facts, &groups)
+        joinByTitles(facts, &groups) { cards[$0].title }
         return groups.items(rank: rank)
     }
 
@@ -124,51 +129,44 @@ public struct ItemMatcher: Sendable {
     /// The facts of `cards`, in order: most of matching a run's cards (their canonical
     /// links, codes and title words), read a block per task on every core, as the output
     /// writes its lines; the joins after it are hash lookups.
-    private static func facts<Cards: RandomAccessCollection>(of cards: Cards) -> [Facts] where Cards.Element == Card, Cards.Index == Int {
+    private static func facts(of cards: CardsInLists) -> [Facts] {
         let count = (cards.count + factsBlock - 1) / factsBlock
-        guard count > 1 else { return cards.map(Facts.init) }
+        guard count > 1 else { return cards.indices.map { cards.withCard(at: $0, Facts.init) } }
         let total = cards.count
-        // Read through a closure of a concrete type: the tasks capture no generic type.
-        return withoutActuallyEscaping({ (index: Int) in Facts(cards[cards.startIndex + index]) }) { fact in
-            // Each fact is made in its place in the array (joining blocks copied each once more).
-            [Facts](unsafeUninitializedCapacity: total) { buffer, initialized in
-                // Each task initializes its own block only, and reads the cards only.
-                nonisolated(unsafe) let slots = buffer
-                nonisolated(unsafe) let fact = fact
-                DispatchQueue.concurrentPerform(iterations: count) { block in
-                    for index in (block * factsBlock)..<min((block + 1) * factsBlock, total) {
-                        slots.initializeElement(at: index, to: fact(index))
-                    }
+        // Each fact is made in its place in the array (joining blocks copied each once more).
+        return [Facts](unsafeUninitializedCapacity: total) { buffer, initialized in
+            // Each task initializes its own block only, and reads the cards only.
+            nonisolated(unsafe) let slots = buffer
+            DispatchQueue.concurrentPerform(iterations: count) { block in
+                for index in (block * factsBlock)..<min((block + 1) * factsBlock, total) {
+                    slots.initializeElement(at: index, to: cards.withCard(at: index, Facts.init))
                 }
-                initialized = total
             }
+            initialized = total
         }
     }
 
-    /// What the signals read of one card.
+    /// What the signals read of one card (its id, source and title are read from the card
+    /// where a join needs them).
     private struct Facts {
-        let id: String
-        let source: String
-        let title: String
         /// A post with a date: its title may join it to another's.
         let published: Date?
-        /// Hashes of its canonical link and its GUID's where that is another link
-        /// (``ItemMatcher/linkHash(_:)``).
-        let linkHashes: [UInt64]
+        /// The hash of its canonical link (``ItemMatcher/linkHash(_:)``), and of its
+        /// GUID's where that is another link.
+        let link: UInt64?
+        let guidLink: UInt64?
         /// Its GTIN and its brand and part number, where it has them.
         let codes: [(String, Reason)]
         /// A dated post's title words, when it has enough to be compared.
         let titleKey: TitleKey?
 
-        // Borrowed: taking the card owned copied each of a run's 25,000 cards once more.
-        init(_ card: borrowing Card) {
-            id = card.id
-            source = card.source
-            title = card.title
-            published = ItemMatcher.titleDate(of: card)
-            linkHashes = ItemMatcher.links(of: card).map(ItemMatcher.linkHash)
-            codes = ItemMatcher.codes(of: card)
-            titleKey = ItemMatcher.titleKey(of: card)
+        // Read field by field where the card lies: a card taken whole, even borrowed, was
+        // copied, each of its fields retained and released.
+        init(_ card: UnsafePointer<Card>) {
+            published = card.pointee.kind == .post ? card.pointee.published : nil
+            (link, guidLink) = ItemMatcher.linkHashes(url: card.pointee.url, guid: card.pointee.upstreamID)
+            codes = ItemMatcher.codes(in: card.pointee.details)
+            titleKey = published == nil ? nil : ItemMatcher.titleKey(card.pointee.title)
         }
     }
 
@@ -179,8 +177,12 @@ public struct ItemMatcher: Sendable {
 
     /// A dated post's title words, when it has enough of them to be compared.
     static func titleKey(of card: Card) -> TitleKey? {
-        guard titleDate(of: card) != nil else { return nil }
-        let key = TitleKey(card.title)
+        titleDate(of: card) == nil ? nil : titleKey(card.title)
+    }
+
+    /// A title's words, when it has enough of them to be compared.
+    static func titleKey(_ title: String) -> TitleKey? {
+        let key = TitleKey(title)
         return key.words.count >= leastTitleWords ? key : nil
     }
 
@@ -193,6 +195,17 @@ public struct ItemMatcher: Sendable {
         return links.count == 2 && links[0] == links[1] ? [links[0]] : links
     }
 
+    /// The hashes of ``links(of:)`` of a card with this link and GUID, made without
+    /// making the links.
+    static func linkHashes(url: URL?, guid: String) -> (UInt64?, UInt64?) {
+        let link = url.map(\.absoluteString)
+        let hashes = (link.flatMap(CanonicalLink.hash), guid == link ? nil : CanonicalLink.hash(guid))
+        switch hashes {
+        case (nil, let other): return (other, nil)
+        case (let one?, let other): return (one, other == one ? nil : other)
+        }
+    }
+
     /// What finds the cards whose canonical links may be `link`.
     static func linkHash(_ link: String) -> UInt64 {
         FNV1a.hash(link.utf8)
@@ -200,40 +213,45 @@ public struct ItemMatcher: Sendable {
 
     /// A card's GTIN and its brand and part number, where it has them.
     static func codes(of card: Card) -> [(String, Reason)] {
-        [ProductCode.gtin(of: card).map { ($0, Reason.gtin($0)) },
-         ProductCode.brandPart(of: card).map { ($0, Reason.part($0)) }].compactMap { $0 }
+        codes(in: card.details)
     }
 
-    /// Joins cards that share a key `keys` gives (by index), with the reason `reason` gives
-    /// an earlier card and a later one sharing a key, or not when it gives none (the first
-    /// card with a key is the one the others are joined to).
-    private func joinBy<Key: Hashable>(_ facts: [Facts], _ groups: inout Groups, keys: (Int) -> [Key],
+    /// ``codes(of:)`` of a card's details.
+    static func codes(in details: [String: JSONValue]) -> [(String, Reason)] {
+        // Most cards have none: no array is made for them.
+        guard !details.isEmpty else { return [] }
+        return [ProductCode.gtin(in: details).map { ($0, Reason.gtin($0)) },
+                ProductCode.brandPart(in: details).map { ($0, Reason.part($0)) }].compactMap { $0 }
+    }
+
+    /// Joins cards that share a key (`keys`: each key a card holds, by the card's index, in
+    /// the order of the cards), with the reason `reason` gives an earlier card and a later
+    /// one sharing a key, or not when it gives none (the first card with a key is the one
+    /// the others are joined to).
+    private func joinBy<Key: Hashable>(_ keys: [(Key, Int)], _ groups: inout Groups,
                                        reason: (_ earlier: Int, _ index: Int, Key) -> Reason?) {
-        // A key more cards hold than a common word joins none of them.
+        // A key more cards hold than a common word joins none of them; most keys one card
+        // holds, which joins none either.
         var holding: [Key: Int] = [:]
-        holding.reserveCapacity(facts.count)
-        for index in facts.indices {
-            for key in keys(index) { holding[key, default: 0] += 1 }
-        }
-        // Each key's holders in order, the first apart: most keys have one, and an empty
-        // array is no allocation.
+        holding.reserveCapacity(keys.count)
+        for (key, _) in keys { holding[key, default: 0] += 1 }
+        let shared = Set(holding.lazy.filter { $0.value > 1 && $0.value <= Self.commonWord }.map(\.key))
+        guard !shared.isEmpty else { return }
+        // Each key's holders in order, the first apart.
         var holders: [Key: (first: Int, more: [Int])] = [:]
-        holders.reserveCapacity(facts.count)
-        for index in facts.indices {
-            for key in keys(index) where holding[key, default: 0] <= Self.commonWord {
-                guard let held = holders[key] else {
-                    holders[key] = (index, [])
-                    continue
-                }
-                func joined(_ earlier: Int) -> Bool {
-                    guard let why = reason(earlier, index, key) else { return false }
-                    return groups.join(earlier, index, why)
-                }
-                if !joined(held.first) {
-                    for earlier in held.more where joined(earlier) { break }
-                }
-                holders[key]?.more.append(index)
+        for (key, index) in keys where shared.contains(key) {
+            guard let held = holders[key] else {
+                holders[key] = (index, [])
+                continue
             }
+            func joined(_ earlier: Int) -> Bool {
+                guard let why = reason(earlier, index, key) else { return false }
+                return groups.join(earlier, index, why)
+            }
+            if !joined(held.first) {
+                for earlier in held.more where joined(earlier) { break }
+            }
+            holders[key]?.more.append(index)
         }
     }
 
@@ -241,7 +259,7 @@ public struct ItemMatcher: Sendable {
     /// words (``TitleKey``) find and measure the pairs; the words themselves
     /// (``TitleWords``) are read only for a pair that is alike enough, to see whether the
     /// two name different things or say opposite ones.
-    private func joinByTitles(_ facts: [Facts], _ groups: inout Groups) {
+    private func joinByTitles(_ facts: [Facts], _ groups: inout Groups, title: (Int) -> String) {
         var postings: [UInt64: [Int]] = [:]
         for index in facts.indices {
             // Read with the card's other facts, on every core.
@@ -260,7 +278,7 @@ public struct ItemMatcher: Sendable {
                       let mine = facts[index].published, let their = facts[other].published,
                       abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }
                 let likeness = key.likeness(to: theirs)
-                guard likeness >= Self.titleLikeness, !TitleWords(facts[index].title).contradicts(TitleWords(facts[other].title)) else { continue }
+                guard likeness >= Self.titleLikeness, !TitleWords(title(index)).contradicts(TitleWords(title(other))) else { continue }
                 groups.join(other, index, .titles(likeness))
             }
         }

@@ -9,10 +9,15 @@ public enum ProductCode {
     /// The card's GTIN as 14 digits (GTIN-8/12/13/14 with a valid check digit), from its
     /// `details` (`gtin`, `gtin8`…`gtin14`, `ean`, `upc`).
     public static func gtin(of card: Card) -> String? {
+        gtin(in: card.details)
+    }
+
+    /// ``gtin(of:)`` of a card's details.
+    static func gtin(in details: [String: JSONValue]) -> String? {
         // One walk of the card's few details finds which of the keys it has (most cards:
         // none), where a lookup of each key hashed all seven for every card of a run.
         var found: [(rank: Int, text: String)] = []
-        for (key, value) in card.details {
+        for (key, value) in details {
             if let rank = gtinKeys.firstIndex(of: key), let text = text(value) { found.append((rank, text)) }
         }
         return found.sorted { $0.rank < $1.rank }.lazy.compactMap { gtin($0.text) }.first
@@ -35,8 +40,13 @@ public enum ProductCode {
 
     /// `brand/MPN`, both without case, spaces or dashes, from `details` (`brand`, `mpn`).
     public static func brandPart(of card: Card) -> String? {
-        guard let brand = text(card.details["brand"]).map(squeezed), !brand.isEmpty,
-              let part = text(card.details["mpn"]).map(squeezed), part.count >= 3 else { return nil }
+        brandPart(in: card.details)
+    }
+
+    /// ``brandPart(of:)`` of a card's details.
+    static func brandPart(in details: [String: JSONValue]) -> String? {
+        guard let brand = text(details["brand"]).map(squeezed), !brand.isEmpty,
+              let part = text(details["mpn"]).map(squeezed), part.count >= 3 else { return nil }
         return brand + "/" + part
     }
 
