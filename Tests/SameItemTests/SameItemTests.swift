@@ -102,6 +102,29 @@ import Testing
         #expect(JSONLines.line(for: card).contains(#""also":[{"id":"shop-b:9","price":{"amount":649,"currency":"GBP"},"source":"shop-b","url":"https://shop-b.example/p/9"}"#))
     }
 
+    /// The hashed words that find candidate titles are ``TitleWords``' words, read from the
+    /// title's bytes: the same stems, numbers and stop words, over the corpus's titles and
+    /// the edges of the walk (a comma or point inside a number, endings, case, accents).
+    @Test func titleKeysHashTheWordsTitlesCompareBy() throws {
+        let lines = String(decoding: Data(PackageResources.pairs_jsonl), as: UTF8.self).split(separator: "\n")
+        struct Pair: Decodable { var a: Card; var b: Card }
+        var titles = try lines.flatMap { line in
+            let pair = try JSONDecoder().decode(Pair.self, from: Data(line.utf8))
+            return [pair.a.title, pair.b.title]
+        }
+        titles += ["iOS 18.1 RELEASED, 14,000 things fixed", "Updates: 1,5 litres, 2.0x faster, v3.2.1", "a b c 1 2 3",
+                   "Ceasefire talks resume as leaders meet", "BOXES boxes Boxing ties TIES", "Café crème brûlée", "x",
+                   "The 55\" TV, 4K (2026) — now £649", "tested testing tests", "14,000things 1.5litres", ""]
+        #expect(titles.count > 600)
+        for title in titles {
+            let words = TitleWords(title)
+            let key = TitleKey(title)
+            #expect(Set(key.words) == Set(words.words.map { FNV1a.hash($0) }), "\(title)")
+            #expect(Set(key.numbers) == Set(words.numbers.map { FNV1a.hash($0) }), "\(title)")
+            #expect(key.words == key.words.sorted() && Set(key.words).count == key.words.count, "\(title)")
+        }
+    }
+
     /// The labeled corpus: news feeds linking the same stories with and without tracking
     /// parameters, shops listing the same and nearly the same products, posts that share
     /// words but not a subject (Fixtures/pairs.jsonl). Precision and recall are printed.
