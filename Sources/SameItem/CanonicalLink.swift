@@ -34,6 +34,11 @@ public enum CanonicalLink {
     /// The FNV-1a hash of ``canonical(_:)``'s bytes, without making it a `String`: what
     /// finds the cards that may share a link.
     public static func hash(_ text: String) -> UInt64? {
+        hash(text[...])
+    }
+
+    /// ``hash(_:)`` of part of a text (a card's GUID within its id).
+    public static func hash(_ text: Substring) -> UInt64? {
         var text = text
         return text.withUTF8 { canonical(utf8: $0) }.map { FNV1a.hash($0) }
     }

@@ -164,7 +164,9 @@ public struct ItemMatcher: Sendable {
         // copied, each of its fields retained and released.
         init(_ card: UnsafePointer<Card>) {
             published = card.pointee.kind == .post ? card.pointee.published : nil
-            (link, guidLink) = ItemMatcher.linkHashes(url: card.pointee.url, guid: card.pointee.upstreamID)
+            // The GUID (``Card/upstreamID``) read in place: its getter took the card whole.
+            let (id, source) = (card.pointee.id, card.pointee.source)
+            (link, guidLink) = ItemMatcher.linkHashes(url: card.pointee.url, guid: id.dropFirst(source.count + 1))
             codes = ItemMatcher.codes(in: card.pointee.details)
             titleKey = published == nil ? nil : ItemMatcher.titleKey(card.pointee.title)
         }
@@ -197,9 +199,9 @@ public struct ItemMatcher: Sendable {
 
     /// The hashes of ``links(of:)`` of a card with this link and GUID, made without
     /// making the links.
-    static func linkHashes(url: URL?, guid: String) -> (UInt64?, UInt64?) {
+    static func linkHashes(url: URL?, guid: Substring) -> (UInt64?, UInt64?) {
         let link = url.map(\.absoluteString)
-        let hashes = (link.flatMap(CanonicalLink.hash), guid == link ? nil : CanonicalLink.hash(guid))
+        let hashes = (link.flatMap { CanonicalLink.hash($0) }, link.map { guid == $0[...] } == true ? nil : CanonicalLink.hash(guid))
         switch hashes {
         case (nil, let other): return (other, nil)
         case (let one?, let other): return (one, other == one ? nil : other)
@@ -218,10 +220,10 @@ public struct ItemMatcher: Sendable {
 
     /// ``codes(of:)`` of a card's details.
     static func codes(in details: [String: JSONValue]) -> [(String, Reason)] {
-        // Most cards have none: no array is made for them.
-        guard !details.isEmpty else { return [] }
-        return [ProductCode.gtin(in: details).map { ($0, Reason.gtin($0)) },
-                ProductCode.brandPart(in: details).map { ($0, Reason.part($0)) }].compactMap { $0 }
+        let (gtin, part) = ProductCode.codes(in: details)
+        // Most cards have neither: no array is made for them.
+        guard gtin != nil || part != nil else { return [] }
+        return [gtin.map { ($0, Reason.gtin($0)) }, part.map { ($0, Reason.part($0)) }].compactMap { $0 }
     }
 
     /// Joins cards that share a key (`keys`: each key a card holds, by the card's index, in
@@ -260,20 +262,53 @@ public struct ItemMatcher: Sendable {
     /// (``TitleWords``) are read only for a pair that is alike enough, to see whether the
     /// two name different things or say opposite ones.
     private func joinByTitles(_ facts: [Facts], _ groups: inout Groups, title: (Int) -> String) {
-        var postings: [UInt64: [Int]] = [:]
+        // Each word's postings (the cards holding it, in order) in one flat array, a word
+        // numbered as first met: an array per word was most of this pass.
+        var numbers: [UInt64: Int32] = [:]
+        var counts: [Int32] = []
+        var wordsOf: [Int32] = []
+        var firstWordOf = [Int](repeating: 0, count: facts.count + 1)
         for index in facts.indices {
+            firstWordOf[index] = wordsOf.count
             // Read with the card's other facts, on every core.
             guard let key = facts[index].titleKey else { continue }
-            for word in key.words { postings[word, default: []].append(index) }
+            for word in key.words {
+                let number = numbers[word] ?? {
+                    counts.append(0)
+                    numbers[word] = Int32(counts.count - 1)
+                    return Int32(counts.count - 1)
+                }()
+                counts[Int(number)] += 1
+                wordsOf.append(number)
+            }
         }
+        firstWordOf[facts.count] = wordsOf.count
+        var starts = [Int](repeating: 0, count: counts.count + 1)
+        for (number, count) in counts.enumerated() { starts[number + 1] = starts[number] + Int(count) }
+        var filled = starts
+        var postings = [Int32](repeating: 0, count: wordsOf.count)
+        for index in facts.indices {
+            for number in wordsOf[firstWordOf[index]..<firstWordOf[index + 1]] {
+                postings[filled[Int(number)]] = Int32(index)
+                filled[Int(number)] += 1
+            }
+        }
+        var candidates: [Int32] = []
         for index in facts.indices {
             guard let key = facts[index].titleKey else { continue }
-            var candidates = Set<Int>()
-            for word in key.words {
-                guard let list = postings[word], list.count <= Self.commonWord else { continue }
-                for other in list where other < index { candidates.insert(other) }
+            candidates.removeAll(keepingCapacity: true)
+            for number in wordsOf[firstWordOf[index]..<firstWordOf[index + 1]] where counts[Int(number)] <= Self.commonWord {
+                // In order: the earlier cards holding the word come first.
+                for other in postings[starts[Int(number)]..<starts[Int(number) + 1]] {
+                    guard other < index else { break }
+                    candidates.append(other)
+                }
             }
-            for other in candidates.sorted() {
+            candidates.sort()
+            var previous: Int32 = -1
+            for other in candidates where other != previous {
+                previous = other
+                let other = Int(other)
                 guard let theirs = facts[other].titleKey, theirs.numbers == key.numbers,
                       let mine = facts[index].published, let their = facts[other].published,
                       abs(mine.timeIntervalSince(their)) <= Self.titleWindow else { continue }

@@ -9,22 +9,31 @@ public enum ProductCode {
     /// The card's GTIN as 14 digits (GTIN-8/12/13/14 with a valid check digit), from its
     /// `details` (`gtin`, `gtin8`…`gtin14`, `ean`, `upc`).
     public static func gtin(of card: Card) -> String? {
-        gtin(in: card.details)
-    }
-
-    /// ``gtin(of:)`` of a card's details.
-    static func gtin(in details: [String: JSONValue]) -> String? {
-        // One walk of the card's few details finds which of the keys it has (most cards:
-        // none), where a lookup of each key hashed all seven for every card of a run.
-        var found: [(rank: Int, text: String)] = []
-        for (key, value) in details {
-            if let rank = gtinKeys.firstIndex(of: key), let text = text(value) { found.append((rank, text)) }
-        }
-        return found.sorted { $0.rank < $1.rank }.lazy.compactMap { gtin($0.text) }.first
+        codes(in: card.details).gtin
     }
 
     /// Where a card's details may hold its GTIN, the most specific first.
     static let gtinKeys = ["gtin", "gtin14", "gtin13", "gtin12", "gtin8", "ean", "upc"]
+
+    /// A card's GTIN (``gtin(of:)``) and brand and part number (``brandPart(of:)``), read in
+    /// one walk of its few details: most cards have none of these keys, and a lookup of
+    /// each of nine keys hashed all of them for every card of a run.
+    static func codes(in details: [String: JSONValue]) -> (gtin: String?, brandPart: String?) {
+        guard !details.isEmpty else { return (nil, nil) }
+        var found: [(rank: Int, text: String)] = []
+        var (brand, part): (JSONValue?, JSONValue?) = (nil, nil)
+        for (key, value) in details {
+            switch key {
+            case "brand": brand = value
+            case "mpn": part = value
+            default:
+                if let rank = gtinKeys.firstIndex(of: key), let text = text(value) { found.append((rank, text)) }
+            }
+        }
+        let gtin = found.count < 2 ? found.first.flatMap { Self.gtin($0.text) }
+            : found.sorted { $0.rank < $1.rank }.lazy.compactMap { Self.gtin($0.text) }.first
+        return (gtin, brand.flatMap { brandPart(brand: $0, part: part) })
+    }
 
     /// `text` as a GTIN-14 when it is a GTIN-8, -12, -13 or -14 whose check digit holds.
     public static func gtin(_ text: String) -> String? {
@@ -40,13 +49,12 @@ public enum ProductCode {
 
     /// `brand/MPN`, both without case, spaces or dashes, from `details` (`brand`, `mpn`).
     public static func brandPart(of card: Card) -> String? {
-        brandPart(in: card.details)
+        codes(in: card.details).brandPart
     }
 
-    /// ``brandPart(of:)`` of a card's details.
-    static func brandPart(in details: [String: JSONValue]) -> String? {
-        guard let brand = text(details["brand"]).map(squeezed), !brand.isEmpty,
-              let part = text(details["mpn"]).map(squeezed), part.count >= 3 else { return nil }
+    private static func brandPart(brand: JSONValue?, part: JSONValue?) -> String? {
+        guard let brand = text(brand).map(squeezed), !brand.isEmpty,
+              let part = text(part).map(squeezed), part.count >= 3 else { return nil }
         return brand + "/" + part
     }
 
