@@ -30,8 +30,7 @@ public enum ProductCode {
                 if let rank = gtinKeys.firstIndex(of: key), let text = text(value) { found.append((rank, text)) }
             }
         }
-        let gtin = found.count < 2 ? found.first.flatMap { Self.gtin($0.text) }
-            : found.sorted { $0.rank < $1.rank }.lazy.compactMap { Self.gtin($0.text) }.first
+        let gtin = found.sorted { $0.rank < $1.rank }.lazy.compactMap { Self.gtin($0.text) }.first
         return (gtin, brand.flatMap { brandPart(brand: $0, part: part) })
     }
 
