@@ -39,7 +39,7 @@ struct CardFormatOptions: ParsableArguments {
     /// `now`, the time this run records them at. Nothing for the other formats.
     func firstSeen(_ cards: FeedCards, state: EngineState?, now: Date) async -> [String: Date] {
         guard formatType.isFeed, let state else { return [:] }
-        let undated = cards.filter { $0.published == nil }.map(\.id)
+        let undated = cards.indices.filter { cards.published(at: $0) == nil }.map { cards.id(at: $0) }
         guard !undated.isEmpty else { return [:] }
         var seen: [String: Date] = [:]
         do {

@@ -1,23 +1,25 @@
 import FeedCore
+import Foundation
 
-/// Cards in feed order, read in place from the per-source lists they were mapped into.
+/// Cards in feed order, read in place from the per-source lists they were mapped into
+/// (made from their bytes as they are read, where a list is packed: ``CardList``).
 ///
 /// A page is a list of positions, not a second copy of its cards: a `Card` is 320 bytes
 /// inline, and copying the 27,500 cards of an `--all` dump at scale 500 held 8.8 MB more
 /// at the run's peak.
 public struct FeedCards: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
-    private let lists: [[Card]]
+    private let lists: [CardList]
     private let positions: [CardPosition]?
 
     /// The cards of `lists` at `positions`, in that order.
-    package init(lists: [[Card]], positions: [CardPosition]) {
+    package init(lists: [CardList], positions: [CardPosition]) {
         self.lists = lists
         self.positions = positions
     }
 
     /// `cards` as they are.
     public init(_ cards: [Card]) {
-        lists = [cards]
+        lists = [CardList(cards)]
         positions = nil
     }
 
@@ -31,6 +33,18 @@ public struct FeedCards: RandomAccessCollection, Sendable, ExpressibleByArrayLit
     public subscript(index: Int) -> Card {
         guard let positions else { return lists[0][index] }
         return lists[positions[index]]
+    }
+
+    /// The id of the card at `index`, read without making the card.
+    public func id(at index: Int) -> String {
+        guard let positions else { return lists[0].id(at: index) }
+        return lists.id(at: positions[index])
+    }
+
+    /// When the card at `index` was published, read without making the card.
+    public func published(at index: Int) -> Date? {
+        guard let positions else { return lists[0].published(at: index) }
+        return lists.published(at: positions[index])
     }
 }
 
@@ -53,8 +67,16 @@ package struct CardPosition: Hashable, Sendable {
     }
 }
 
-extension Array where Element == [Card] {
+extension Array where Element == CardList {
     package subscript(position: CardPosition) -> Card {
         self[Int(position.list)][Int(position.index)]
+    }
+
+    package func id(at position: CardPosition) -> String {
+        self[Int(position.list)].id(at: Int(position.index))
+    }
+
+    package func published(at position: CardPosition) -> Date? {
+        self[Int(position.list)].published(at: Int(position.index))
     }
 }

@@ -37,6 +37,24 @@ import Testing
         #expect(try MappedPageCoding.decode(MappedPageCoding.encode(page)).cards == page.cards)
     }
 
+    /// A run's packed list gives back every card whole, its id and date read without it.
+    @Test func aPackedListGivesBackEveryCardWhole() {
+        var merged = Self.card
+        merged.origin = .cache
+        merged.also = [Card.Copy(source: "t", id: "t:9", url: URL(string: "https://t.test/9"), price: Price(amount: 3, currency: "GBP"))]
+        merged.offers = [Card.Copy(source: "s", id: "s:a/b é"), Card.Copy(source: "t", id: "t:9", price: Price(amount: 3, currency: nil))]
+        let cards = [merged, Card(source: "shared", upstreamID: "1", kind: .item, title: "bare"), Self.card]
+        let list = CardList(packing: cards)
+        #expect(list.count == 3)
+        #expect(list.values == cards)
+        for index in cards.indices {
+            #expect(list[index] == cards[index])
+            #expect(list.id(at: index) == cards[index].id)
+            #expect(list.published(at: index) == cards[index].published)
+        }
+        #expect(CardList(packing: []).isEmpty)
+    }
+
     @Test func everyTruncationOfABlobIsAMissNotACrash() {
         let bytes = MappedPageCoding.encode(SourcePage(cards: [Self.card], next: nil))
         for length in 0..<bytes.count {

@@ -19,11 +19,11 @@ import Testing
         let herald = post("herald", "1", "Harbour works begin", "https://herald.example/harbour")
         let digest = post("digest", "1", "Works at the harbour", "https://herald.example/harbour?utm_source=rss")
         let note = post("notes", "1", "Something else entirely", "https://notes.example/other")
-        try await store.record([LiveListing(source: "herald", cards: [herald], complete: true, at: at),
+        await store.record([LiveListing(source: "herald", cards: [herald], complete: true, at: at),
                                 LiveListing(source: "digest", cards: [digest], complete: true, at: at),
                                 LiveListing(source: "notes", cards: [note], complete: true, at: at)])
         let order = ["herald": 0, "digest": 1, "notes": 2]
-        let page = try await store.cards(ids: [herald.id])
+        let page = await store.cards(ids: [herald.id])
         // The same link: the digest's copy is under the herald's card, though not on the page.
         let byKey = try await ItemsOnPage(index: store, store: store, decisions: ItemDecisions(), sourceOrder: order).merged(page)
         #expect(byKey.map(\.card.id) == [herald.id])

@@ -2,6 +2,7 @@
 import FeedCore
 @testable import FeedEngine
 import Foundation
+import Synchronization
 import Testing
 
 /// SplitMix64: a small seeded generator so every generated case can be replayed.
@@ -244,5 +245,59 @@ struct GeneratedFeed {
         let capped = FeedRunner(config: config, registry: SourceRegistry([MemorySource.self]),
                                 transports: MemoryUpstream(["a": cards], pageSize: 10))
         #expect(try await capped.run(FeedQuery(perPage: 100)).cards.count == 25)
+    }
+
+    /// Every card of the run (`--all`) is held packed until it is printed: each comes back
+    /// exactly as a page of them held as values gives it, in every order.
+    @Test(arguments: seeds)
+    func everyCardReadsBackExactlyFromItsPackedList(seed: UInt64) async throws {
+        let feed = GeneratedFeed(seed: seed)
+        let orders: [(SortKey, SortDirection?)] = [(.feed, nil), (.feed, .descending), (.price, .ascending), (.date, .descending),
+                                                   (.title, .ascending), (.source, .descending)]
+        for (key, direction) in orders {
+            let all = try await feed.runner.run(FeedQuery(sort: key, order: direction, perPage: FeedQuery.everyCard))
+            let page = try await feed.runner.run(FeedQuery(sort: key, order: direction, perPage: FeedQuery.maxPerPage))
+            #expect(Array(all.cards) == Array(page.cards), "\(key) \(String(describing: direction))")
+            #expect(all.matched == page.matched)
+            #expect(all.duplicatesDropped == page.duplicatesDropped)
+        }
+    }
+
+    /// A run reads its sources a few at a time (``FeedRunner/sourcesAtOnce``), and reads every one.
+    @Test func aRunReadsAtMostSourcesAtOnce() async throws {
+        let ids = (0..<12).map { "s\($0)" }
+        let cards = Dictionary(uniqueKeysWithValues: ids.map { id in (id, [Card(source: id, upstreamID: "1", kind: .post, title: id)]) })
+        let upstream = PacedUpstream(MemoryUpstream(cards, pageSize: 10))
+        var runner = FeedRunner(config: .memory(ids), registry: SourceRegistry([MemorySource.self]), transports: upstream)
+        runner.sourcesAtOnce = 4
+        let result = try await runner.run(FeedQuery(perPage: FeedQuery.everyCard))
+        #expect(Set(result.cards.map(\.id)) == Set(ids.map { "\($0):1" }))
+        #expect(upstream.mostAtOnce == 4)
+    }
+}
+
+/// ``MemoryUpstream`` answering each request after 100 ms, counting how many it answers at once.
+final class PacedUpstream: TransportProvider, HTTPTransport {
+    private let upstream: MemoryUpstream
+    private let counts = Mutex((now: 0, most: 0))
+
+    init(_ upstream: MemoryUpstream) {
+        self.upstream = upstream
+    }
+
+    var mostAtOnce: Int { counts.withLock { $0.most } }
+
+    func tiers(for source: SourceConfig, plugin: any FeedSource.Type) -> [TransportTier] {
+        [TransportTier(origin: nil, transport: self)]
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        counts.withLock { counts in
+            counts.now += 1
+            counts.most = max(counts.most, counts.now)
+        }
+        defer { counts.withLock { $0.now -= 1 } }
+        try await Task.sleep(for: .milliseconds(100))
+        return try await upstream.send(request)
     }
 }

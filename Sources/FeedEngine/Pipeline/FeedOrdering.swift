@@ -6,15 +6,15 @@ import SameItem
 
 /// The pure steps of the pipeline: interleave, dedupe, sort.
 enum FeedOrdering {
-    /// Round-robin over `lists` (one per source, config order): the first card of each,
-    /// then the second of each, and so on; a list that runs out is skipped.
+    /// Round-robin over lists of `counts` cards (one per source, config order): the first
+    /// card of each, then the second of each, and so on; a list that runs out is skipped.
     /// With `rounds`, stops after that many rounds.
-    static func interleave(_ lists: [[Card]], rounds: Int? = nil) -> [CardPosition] {
-        let limit = rounds ?? (lists.map(\.count).max() ?? 0)
+    static func interleave(_ counts: [Int], rounds: Int? = nil) -> [CardPosition] {
+        let limit = rounds ?? (counts.max() ?? 0)
         var merged: [CardPosition] = []
-        merged.reserveCapacity(lists.reduce(0) { $0 + min($1.count, limit) })
+        merged.reserveCapacity(counts.reduce(0) { $0 + min($1, limit) })
         for round in 0..<limit {
-            for (list, cards) in lists.enumerated() where round < cards.count {
+            for (list, count) in counts.enumerated() where round < count {
                 merged.append(CardPosition(list: Int32(list), index: Int32(round)))
             }
         }
@@ -22,17 +22,18 @@ enum FeedOrdering {
     }
 
     /// Drops every card whose id was already seen; the first one wins.
-    static func dedupe(_ positions: [CardPosition], in lists: [[Card]]) -> (positions: [CardPosition], dropped: Int) {
+    static func dedupe(_ positions: [CardPosition], in lists: [CardList]) -> (positions: [CardPosition], dropped: Int) {
         var seen = Set<String>(minimumCapacity: positions.count)
-        let unique = positions.filter { seen.insert(lists[$0].id).inserted }
+        let unique = positions.filter { seen.insert(lists.id(at: $0)).inserted }
         return (unique, positions.count - unique.count)
     }
 
     /// One position per item (`merge: same-item`): an item's first card in feed order stands
     /// for it, made into the card that lists its copies (``ItemMerge``), kept in a list of
-    /// its own after the sources'; its other cards are left out.
-    static func mergeItems(_ positions: [CardPosition], in lists: [[Card]], decisions: ItemDecisions) -> (lists: [[Card]], positions: [CardPosition]) {
-        let cards = CardsInLists(lists: lists, order: positions.map { ($0.list, $0.index) })
+    /// its own after the sources'; its other cards are left out. Reads the cards as values
+    /// (a run that merges does not pack them).
+    static func mergeItems(_ positions: [CardPosition], in lists: [CardList], decisions: ItemDecisions) -> (lists: [CardList], positions: [CardPosition]) {
+        let cards = CardsInLists(lists: lists.map(\.values), order: positions.map { ($0.list, $0.index) })
         let items = ItemMatcher(decisions: decisions).items(cards)
         guard !items.isEmpty else { return (lists, positions) }
         let (shown, copies) = ItemMerge.shownCards(items, of: cards)
@@ -43,18 +44,18 @@ enum FeedOrdering {
             merged.append(card)
             return CardPosition(list: list, index: Int32(merged.count - 1))
         }
-        return (lists + [merged], kept)
+        return (lists + [CardList(merged)], kept)
     }
 
     /// How many distinct cards ``interleave(_:rounds:)`` would give, counting no further
     /// than `limit`: the lazy walk asks this after every fetch, and merging every card to
     /// learn that the first page is full would cost more than the page.
-    static func uniqueCount(_ lists: [[Card]], rounds: Int? = nil, upTo limit: Int) -> Int {
+    static func uniqueCount(_ lists: [CardList], rounds: Int? = nil, upTo limit: Int) -> Int {
         let rounds = rounds ?? (lists.map(\.count).max() ?? 0)
         var seen = Set<String>()
         for round in 0..<rounds {
             for list in lists where round < list.count {
-                seen.insert(list[round].id)
+                seen.insert(list.id(at: round))
                 if seen.count >= limit { return seen.count }
             }
         }
@@ -63,13 +64,13 @@ enum FeedOrdering {
 
     /// A stable sort of `positions` (already in feed order, which breaks ties). Cards
     /// without the key go last in either order. Keys are worked out once per card.
-    static func sort(_ positions: [CardPosition], in lists: [[Card]], by key: SortKey, order: SortDirection) -> [CardPosition] {
+    static func sort(_ positions: [CardPosition], in lists: [CardList], by key: SortKey, order: SortDirection) -> [CardPosition] {
         func keys<Key>(_ key: (Card) -> Key) -> [Key] { positions.map { key(lists[$0]) } }
         switch key {
         case .feed:
             return order == .ascending ? positions : positions.reversed()
         case .date:
-            return stableSort(positions, order: order, keys: keys { $0.published })
+            return stableSort(positions, order: order, keys: positions.map { lists.published(at: $0) })
         case .price:
             let prices = keys { $0.price?.amount }
             if let micros = PriceMicros.all(prices) { return stableSort(positions, order: order, keys: micros) }
@@ -99,7 +100,7 @@ enum FeedOrdering {
     }
 }
 
-extension Array where Element == [Card] {
+extension Array where Element == CardList {
     /// The cards at `positions`, in that order: the one copy of each card a run makes.
     func cards(at positions: some Collection<CardPosition>) -> [Card] {
         var cards: [Card] = []

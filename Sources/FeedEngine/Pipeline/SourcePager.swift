@@ -1,5 +1,6 @@
 import FeedConfig
 import FeedCore
+import FeedFormats
 import FeedState
 import FeedSupport
 import Foundation
@@ -58,13 +59,39 @@ struct SourcePager: Sendable {
     }
 
     private(set) var cards: [Card] = []
+    /// The cards read, packed once they were handed on (``Holding/packed``); ``cards`` is then empty.
+    private var packed: CardList?
     private(set) var outcome: SourceOutcome
     private(set) var exhausted = false
+    /// The walk's listing was handed on (``handOn(keeping:)``).
+    private(set) var handedOn = false
 
-    /// Lets go of the cards read, once they were handed on (`refresh` records each source as
-    /// it ends): the outcome is all the walk still gives.
-    mutating func handedOn() {
-        cards = []
+    /// The cards read, as the run holds them.
+    var list: CardList { packed ?? CardList(cards) }
+
+    /// What a walk keeps of its cards once its listing was handed on.
+    enum Holding {
+        /// Nothing: they were recorded, and the run prints none of them (`refresh`); the
+        /// outcome is all the walk still gives.
+        case none
+        /// The cards as they are.
+        case values
+        /// The cards in their compact layout (``CardList/init(packing:)``), for a run that
+        /// holds every card until it prints them.
+        case packed
+    }
+
+    /// Notes that the walk's listing was handed on, once it was read to its end, and keeps
+    /// of its cards what `holding` says.
+    mutating func handOn(keeping holding: Holding) {
+        handedOn = true
+        switch holding {
+        case .none: cards = []
+        case .values: break
+        case .packed:
+            packed = CardList(packing: cards)
+            cards = []
+        }
     }
 
     init(config: SourceConfig, type: any FeedSource.Type, tiers: [TransportTier], rules: [CardFilter] = [], now: Date = Date(),

@@ -1,15 +1,15 @@
 import FeedCore
-import FeedFormats
 import Foundation
 
-/// Cards in the page memo's own compact layout: length-prefixed UTF-8, decimals as sign,
-/// exponent and 64-bit significand, dates as their seconds. A warm run decodes 13,750
-/// cards from it several times faster than `JSONDecoder` reads the same cards as JSON
-/// (docs/performance.md); nothing outside the memo reads it, and a blob that does not
-/// decode is a cache miss, never an error.
+/// Cards in a compact layout of our own: length-prefixed UTF-8, decimals as sign, exponent
+/// and 64-bit significand, dates as their seconds. The page memo keeps pages in it (a warm
+/// run decodes 13,750 cards from it several times faster than `JSONDecoder` reads the same
+/// cards as JSON, docs/performance.md), and a run that prints every card holds them in it
+/// until it prints them (``PackedCards``). Every field of a card goes through; a memo blob
+/// that does not decode is a cache miss, never an error.
 package enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
-    package static let layoutVersion = 2
+    package static let layoutVersion = 3
 
     package static func encode(_ card: Card, into w: inout BinaryWriter) {
         w.string(card.source)
@@ -17,15 +17,7 @@ package enum CardBinaryCoding {
         w.string(card.kind.rawValue)
         w.string(card.title)
         w.optionalString(card.summary)
-        w.flag(card.price != nil)
-        if let price = card.price {
-            w.decimal(price.amount)
-            w.optionalString(price.currency)
-            w.optionalString(price.display)
-            w.optionalDecimal(price.regular)
-            w.optionalDecimal(price.min)
-            w.optionalDecimal(price.max)
-        }
+        price(card.price, into: &w)
         w.optionalString(card.image?.absoluteString)
         w.optionalString(card.url?.absoluteString)
         w.flag(card.author != nil)
@@ -39,6 +31,48 @@ package enum CardBinaryCoding {
         w.int(card.tags.count)
         for tag in card.tags { w.string(tag) }
         w.value(.object(card.details))
+        w.optionalString(card.origin?.rawValue)
+        copies(card.also, into: &w)
+        copies(card.offers, into: &w)
+    }
+
+    private static func price(_ price: Price?, into w: inout BinaryWriter) {
+        w.flag(price != nil)
+        guard let price else { return }
+        w.decimal(price.amount)
+        w.optionalString(price.currency)
+        w.optionalString(price.display)
+        w.optionalDecimal(price.regular)
+        w.optionalDecimal(price.min)
+        w.optionalDecimal(price.max)
+    }
+
+    private static func copies(_ copies: [Card.Copy]?, into w: inout BinaryWriter) {
+        w.flag(copies != nil)
+        guard let copies else { return }
+        w.int(copies.count)
+        for copy in copies {
+            w.string(copy.source)
+            w.string(copy.id)
+            w.optionalString(copy.url?.absoluteString)
+            price(copy.price, into: &w)
+        }
+    }
+
+    private static func price(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Price? {
+        guard try r.flag() else { return nil }
+        return Price(amount: try r.decimal(), currency: try r.optionalString(), display: try r.optionalString(),
+                     regular: try r.optionalDecimal(), min: try r.optionalDecimal(), max: try r.optionalDecimal())
+    }
+
+    private static func copies(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> [Card.Copy]? {
+        guard try r.flag() else { return nil }
+        var copies: [Card.Copy] = []
+        for _ in 0..<(try r.count()) {
+            copies.append(Card.Copy(source: try r.string(), id: try r.string(), url: try r.optionalString().flatMap(URL.init(string:)),
+                                    price: try price(from: &r)))
+        }
+        return copies
     }
 
     package static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
@@ -47,11 +81,7 @@ package enum CardBinaryCoding {
         guard let kind = Card.Kind(rawValue: try r.string()) else { throw .malformed }
         let title = try r.string()
         let summary = try r.optionalString()
-        var price: Price?
-        if try r.flag() {
-            price = Price(amount: try r.decimal(), currency: try r.optionalString(), display: try r.optionalString(),
-                          regular: try r.optionalDecimal(), min: try r.optionalDecimal(), max: try r.optionalDecimal())
-        }
+        let price = try price(from: &r)
         let image = try r.optionalString().flatMap(URL.init(string:))
         let url = try r.optionalString().flatMap(URL.init(string:))
         var author: Card.Author?
@@ -63,14 +93,25 @@ package enum CardBinaryCoding {
         var tags: [String] = []
         for _ in 0..<(try r.count()) { tags.append(try r.string()) }
         guard case .object(let details) = try r.value() else { throw .malformed }
-        return Card(source: source, upstreamID: upstreamID, kind: kind, title: title, summary: summary, price: price,
-                    image: image, url: url, author: author, published: published, tags: tags, details: details)
+        var origin: Card.Origin?
+        if let name = try r.optionalString() {
+            guard let known = Card.Origin(rawValue: name) else { throw .malformed }
+            origin = known
+        }
+        var card = Card(source: source, upstreamID: upstreamID, kind: kind, title: title, summary: summary, price: price,
+                        image: image, url: url, author: author, published: published, tags: tags, details: details,
+                        origin: origin)
+        card.also = try copies(from: &r)
+        card.offers = try copies(from: &r)
+        return card
     }
 }
 
 /// Appends the memo layout's primitives.
 package struct BinaryWriter {
     package var bytes: [UInt8] = []
+
+    package init() {}
 
     package mutating func int(_ value: Int) {
         var rest = UInt64(bitPattern: Int64(value))

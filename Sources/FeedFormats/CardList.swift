@@ -1,0 +1,122 @@
+import FeedCore
+import Foundation
+
+/// One source's cards as a run holds them until it prints them: `Card` values, or packed
+/// (``PackedCards``) when the run reads every card of every source.
+///
+/// A run that prints every card cannot print the first before the last source is read
+/// (feed order takes the first card of each source, then the second of each), so it holds
+/// them all; as values, a card is a 336-byte struct, a Foundation `URL` of about 430 bytes
+/// and its strings, about 1 KB a card in all, and 50,000 cards of shop pages held 64 MiB.
+/// Packed, the same card is about 150 bytes, read back one at a time as it is printed.
+package struct CardList: Sendable {
+    private enum Storage: Sendable {
+        case values([Card])
+        case packed(PackedCards)
+    }
+
+    private let storage: Storage
+
+    /// `cards` as they are.
+    package init(_ cards: [Card]) {
+        storage = .values(cards)
+    }
+
+    /// `cards` packed: what the list keeps is their bytes.
+    package init(packing cards: [Card]) {
+        storage = .packed(PackedCards(cards))
+    }
+
+    package var count: Int {
+        switch storage {
+        case .values(let cards): cards.count
+        case .packed(let packed): packed.count
+        }
+    }
+
+    package var isEmpty: Bool { count == 0 }
+
+    package subscript(index: Int) -> Card {
+        switch storage {
+        case .values(let cards): cards[index]
+        case .packed(let packed): packed[index]
+        }
+    }
+
+    /// The card's id, without making the card.
+    package func id(at index: Int) -> String {
+        switch storage {
+        case .values(let cards): cards[index].id
+        case .packed(let packed): packed.id(at: index)
+        }
+    }
+
+    /// When the card was published, without making the card.
+    package func published(at index: Int) -> Date? {
+        switch storage {
+        case .values(let cards): cards[index].published
+        case .packed(let packed): packed.published(at: index)
+        }
+    }
+
+    /// Every card as a value (made anew from the bytes when packed).
+    package var values: [Card] {
+        switch storage {
+        case .values(let cards): cards
+        case .packed(let packed): (0..<packed.count).map { packed[$0] }
+        }
+    }
+}
+
+/// Cards in ``CardBinaryCoding``'s layout, one after another in one buffer, with where each
+/// begins and its date beside them (a run by date orders them without reading them back).
+package struct PackedCards: Sendable {
+    private let bytes: [UInt8]
+    private let starts: [Int]
+    /// Seconds since 1970, NaN for an undated card.
+    private let dates: [Double]
+
+    package init(_ cards: [Card]) {
+        var writer = BinaryWriter()
+        var starts: [Int] = []
+        var dates: [Double] = []
+        starts.reserveCapacity(cards.count)
+        dates.reserveCapacity(cards.count)
+        for card in cards {
+            starts.append(writer.bytes.count)
+            dates.append(card.published?.timeIntervalSince1970 ?? .nan)
+            CardBinaryCoding.encode(card, into: &writer)
+        }
+        // The writer's buffer grew by doubling: keep a copy of only what was written.
+        bytes = writer.bytes.withUnsafeBufferPointer { Array($0) }
+        self.starts = starts
+        self.dates = dates
+    }
+
+    package var count: Int { starts.count }
+
+    package subscript(index: Int) -> Card {
+        var reader = BinaryReader(bytes, offset: starts[index])
+        do {
+            return try CardBinaryCoding.decodeCard(from: &reader)
+        } catch {
+            // The bytes were written by `init` from cards in this process, not read from outside.
+            preconditionFailure("a packed card did not read back")
+        }
+    }
+
+    package func id(at index: Int) -> String {
+        var reader = BinaryReader(bytes, offset: starts[index])
+        do {
+            let source = try reader.string()
+            return "\(source):\(try reader.string())"
+        } catch {
+            preconditionFailure("a packed card did not read back")
+        }
+    }
+
+    package func published(at index: Int) -> Date? {
+        let seconds = dates[index]
+        return seconds.isNaN ? nil : Date(timeIntervalSince1970: seconds)
+    }
+}
