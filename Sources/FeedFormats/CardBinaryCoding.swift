@@ -75,6 +75,15 @@ package enum CardBinaryCoding {
         return copies
     }
 
+    /// The price's amount of the card `r` is at, read without making the card (a run by
+    /// price orders packed cards by it).
+    package static func priceAmount(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Decimal? {
+        for _ in 0..<4 { try r.skipString() }  // source, upstream id, kind, title
+        if try r.flag() { try r.skipString() }  // summary
+        guard try r.flag() else { return nil }
+        return try r.decimal()
+    }
+
     package static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
         let source = try r.string()
         let upstreamID = try r.string()
@@ -236,6 +245,13 @@ package struct BinaryReader {
 
     package mutating func optionalString() throws(Malformed) -> String? {
         try flag() ? try string() : nil
+    }
+
+    /// Steps over a string without making it.
+    package mutating func skipString() throws(Malformed) {
+        let count = try int()
+        guard count >= 0, count <= remaining else { throw .malformed }
+        offset += count
     }
 
     package mutating func double() throws(Malformed) -> Double {

@@ -59,6 +59,14 @@ package struct CardList: Sendable {
         }
     }
 
+    /// The amount of the card's price, without making the card.
+    package func priceAmount(at index: Int) -> Decimal? {
+        switch storage {
+        case .values(let cards): cards[index].price?.amount
+        case .packed(let packed): packed.priceAmount(at: index)
+        }
+    }
+
     /// Every card as a value (made anew from the bytes when packed).
     package var values: [Card] {
         switch storage {
@@ -110,6 +118,15 @@ package struct PackedCards: Sendable {
         do {
             let source = try reader.string()
             return "\(source):\(try reader.string())"
+        } catch {
+            preconditionFailure("a packed card did not read back")
+        }
+    }
+
+    package func priceAmount(at index: Int) -> Decimal? {
+        var reader = BinaryReader(bytes, offset: starts[index])
+        do {
+            return try CardBinaryCoding.priceAmount(from: &reader)
         } catch {
             preconditionFailure("a packed card did not read back")
         }

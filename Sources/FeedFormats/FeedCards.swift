@@ -79,4 +79,8 @@ extension Array where Element == CardList {
     package func published(at position: CardPosition) -> Date? {
         self[Int(position.list)].published(at: Int(position.index))
     }
+
+    package func priceAmount(at position: CardPosition) -> Decimal? {
+        self[Int(position.list)].priceAmount(at: Int(position.index))
+    }
 }

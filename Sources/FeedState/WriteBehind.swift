@@ -17,13 +17,11 @@ import Synchronization
 /// pages. Responses on their way into the cache are served from here meanwhile, so a run
 /// that starts before the write lands (`serve`) does not ask the upstream again.
 public final class WriteBehind: Sendable {
-    /// A page to remember, encoded as it is queued: held as cards until its batch was
-    /// written, the pages queued behind a busy writer held every card of a cold run of 500
-    /// shop pages at once (1 KB a card as values, about 150 bytes encoded).
+    /// A page to remember, encoded when its batch is written (behind the run).
     package struct PendingPage: Sendable {
         let key: String
         let responses: [String: Double]
-        let blob: Data
+        let page: SourcePage
         let created: Date
     }
 
@@ -77,7 +75,7 @@ public final class WriteBehind: Sendable {
 
     /// Queues remembering `page` under `key`, after the responses queued before it.
     package func remember(_ page: SourcePage, key: String, readFrom responses: [String: Double]) {
-        let pending = PendingPage(key: key, responses: responses, blob: MappedPageCoding.encode(page), created: Date())
+        let pending = PendingPage(key: key, responses: responses, page: page, created: Date())
         startingWriter { $0.pages.append(pending) }
     }
 
@@ -129,7 +127,7 @@ public final class WriteBehind: Sendable {
             }
             if !pages.isEmpty {
                 let records = pages.map {
-                    MappedPageRecord(key: $0.key, responses: $0.responses, page: $0.blob, created: $0.created)
+                    MappedPageRecord(key: $0.key, responses: $0.responses, page: MappedPageCoding.encode($0.page), created: $0.created)
                 }
                 try? await pageStore.put(records)
             }

@@ -224,9 +224,14 @@ public struct PostgresCardStore: CardStore {
     }
 
     /// Records `listings` in the transaction on `connection`; the number of cards written.
+    /// Recordings take turns (an advisory lock until the transaction ends), as SQLite's one
+    /// writer does: each listing locks its source's rows, and two processes recording the
+    /// same sources, each in the order its sources ended, failed with "deadlock detected";
+    /// the order is kept, since cards are numbered in the order first seen.
     private static func record(_ listings: [LiveListing], on connection: PostgresConnection) async throws -> Int {
         let user = StoreUser.default
         var written = 0
+        _ = try await PostgresStateDatabase.rows("SELECT pg_advisory_xact_lock(\(PostgresSchema.recordingLock))", on: connection)
         for listing in listings {
             if listing.unchanged || listing.complete && listing.tag != nil {
                 // The listing the store merged last (confirmed by its upstream, or read again

@@ -225,6 +225,8 @@ public struct PostgresSchema: Sendable {
 
     /// The advisory lock key every migration takes ("aggr" in ASCII).
     static let migrationLock: Int64 = 0x6167_6772
+    /// The advisory lock key every recording of listings takes ("aggrrec" in ASCII).
+    static let recordingLock: Int64 = 0x61_6767_7272_6563
 }
 
 /// Why the shared state could not be used, in words that never hold the password.

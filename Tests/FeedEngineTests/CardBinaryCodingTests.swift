@@ -51,6 +51,7 @@ import Testing
             #expect(list[index] == cards[index])
             #expect(list.id(at: index) == cards[index].id)
             #expect(list.published(at: index) == cards[index].published)
+            #expect(list.priceAmount(at: index) == cards[index].price?.amount)
         }
         #expect(CardList(packing: []).isEmpty)
     }

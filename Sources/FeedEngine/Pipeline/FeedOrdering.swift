@@ -72,7 +72,7 @@ enum FeedOrdering {
         case .date:
             return stableSort(positions, order: order, keys: positions.map { lists.published(at: $0) })
         case .price:
-            let prices = keys { $0.price?.amount }
+            let prices = positions.map { lists.priceAmount(at: $0) }
             if let micros = PriceMicros.all(prices) { return stableSort(positions, order: order, keys: micros) }
             return stableSort(positions, order: order, keys: prices)
         case .title:

@@ -89,18 +89,18 @@ public struct FeedRunner: Sendable {
         return pager
     }
 
-    /// `eachRead`: where a run hands each source's live listing as soon as that source is
-    /// read to its end, so recording it overlaps reading the others, merging and printing
-    /// (the result's `listings` then hold only those of sources a paged run did not read to
-    /// their end). `at`: the time of the run's listings, whenever each is handed on.
+    /// `eachRead`: where a run that reads every card hands each source's live listing as
+    /// soon as that source is read to its end, so recording it overlaps reading the others,
+    /// merging and printing (the result's `listings` then hold only what a paged run read).
+    /// `at`: the time of the run's listings, whenever each is handed on.
     public func run(_ query: FeedQuery, at: Date = FeedRunner.wholeSecond(),
                     eachRead: (@Sendable (LiveListing) async -> Void)? = nil) async throws(UsageError) -> FeedResult {
         var feeds = try select(query.sourceIDs).map { makePager($0, query: query) }
         // Saturating: a page number past any feed must not trap; it is simply empty.
         let (product, overflow) = query.page.multipliedReportingOverflow(by: query.perPage)
         let needed = overflow ? Int.max : product
-        // Each source's listing is handed on once it is read to its end; without `eachRead`,
-        // the result's listings gather them.
+        // A source's listing is handed on once it is read to its end (in a page of a few,
+        // once the page is read); without `eachRead`, the result's listings gather them.
         let gathered = GatheredListings()
         let listingsTo = eachRead ?? { await gathered.add($0) }
         let finished: @Sendable (SourcePager) async -> Void = { feed in
@@ -121,7 +121,10 @@ public struct FeedRunner: Sendable {
                 if needed < FeedQuery.everyCard,
                    FeedOrdering.uniqueCount(feeds.map(\.list), rounds: rounds, upTo: needed) >= needed { break }
                 let bottleneck = open.filter { feeds[$0].list.count == rounds }
-                await fetch(&feeds, only: bottleneck, finished: finished, holding: holding) { await $0.fetchNext() }
+                // A page of a few hands its listings on after it is read, as its sources end or not.
+                await fetch(&feeds, only: bottleneck, finished: holding == .packed ? finished : nil, holding: holding) {
+                    await $0.fetchNext()
+                }
             }
         } else {
             await fetch(&feeds, only: Array(feeds.indices), finished: finished, holding: holding) { await $0.fetchAll() }
