@@ -237,8 +237,7 @@ package struct BinaryReader {
     }
 
     package mutating func string() throws(Malformed) -> String {
-        let count = try int()
-        guard count >= 0, count <= remaining else { throw .malformed }
+        let count = try self.count()
         defer { offset += count }
         return String(decoding: bytes[offset..<offset + count], as: UTF8.self)
     }
@@ -249,9 +248,7 @@ package struct BinaryReader {
 
     /// Steps over a string without making it.
     package mutating func skipString() throws(Malformed) {
-        let count = try int()
-        guard count >= 0, count <= remaining else { throw .malformed }
-        offset += count
+        offset += try self.count()
     }
 
     package mutating func double() throws(Malformed) -> Double {
