@@ -7,27 +7,34 @@ import Foundation
 /// cards as JSON, docs/performance.md), and a run that prints every card holds them in it
 /// until it prints them (``PackedCards``). Every field of a card goes through; a memo blob
 /// that does not decode is a cache miss, never an error.
+///
+/// Cards are written as lists: what every card of a list begins alike with (its source, the
+/// head of its id, link and image: ``SharedPrefixes``) is written once for the list, and each
+/// card keeps the rest. A shop page's 100 links differ only after `…/article/SKU-12-`, so a
+/// card of it is about 90 bytes instead of 150.
 package enum CardBinaryCoding {
     /// Bumped whenever the layout changes; part of every memo fingerprint.
-    package static let layoutVersion = 3
+    package static let layoutVersion = 4
 
-    package static func encode(_ card: Card, into w: inout BinaryWriter) {
-        w.string(card.source)
-        w.string(card.upstreamID)
-        w.string(card.kind.rawValue)
+    /// Writes `card` (its date first, so a run by date reads it in place; its kind as the
+    /// index of `Card.Kind.allCases`, whose order is therefore part of the layout).
+    package static func encode(_ card: Card, sharing shared: SharedPrefixes, into w: inout BinaryWriter) {
+        w.flag(card.published != nil)
+        if let published = card.published { w.double(published.timeIntervalSince1970) }
+        w.string(card.source, after: shared.source)
+        w.string(card.upstreamID, after: shared.upstreamID)
+        w.int(Card.Kind.allCases.firstIndex(of: card.kind) ?? 0)
         w.string(card.title)
         w.optionalString(card.summary)
         price(card.price, into: &w)
-        w.optionalString(card.image?.absoluteString)
-        w.optionalString(card.url?.absoluteString)
+        w.optionalString(card.image?.absoluteString, after: shared.image)
+        w.optionalString(card.url?.absoluteString, after: shared.url)
         w.flag(card.author != nil)
         if let author = card.author {
             w.string(author.name)
             w.optionalString(author.image?.absoluteString)
             w.optionalString(author.url?.absoluteString)
         }
-        w.flag(card.published != nil)
-        if let published = card.published { w.double(published.timeIntervalSince1970) }
         w.int(card.tags.count)
         for tag in card.tags { w.string(tag) }
         w.value(.object(card.details))
@@ -75,30 +82,47 @@ package enum CardBinaryCoding {
         return copies
     }
 
+    /// When the card `r` is at was published, read without making the card.
+    package static func published(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Date? {
+        try r.flag() ? Date(timeIntervalSince1970: try r.double()) : nil
+    }
+
+    /// The id of the card `r` is at, read without making the card.
+    package static func id(from r: inout BinaryReader, sharing shared: SharedPrefixes) throws(BinaryReader.Malformed) -> String {
+        _ = try published(from: &r)
+        let source = try r.string(after: shared.source)
+        return "\(source):\(try r.string(after: shared.upstreamID))"
+    }
+
     /// The price's amount of the card `r` is at, read without making the card (a run by
     /// price orders packed cards by it).
     package static func priceAmount(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Decimal? {
-        for _ in 0..<4 { try r.skipString() }  // source, upstream id, kind, title
+        _ = try published(from: &r)
+        for _ in 0..<2 { try r.skipString() }  // source, upstream id
+        _ = try r.int()  // kind
+        try r.skipString()  // title
         if try r.flag() { try r.skipString() }  // summary
         guard try r.flag() else { return nil }
         return try r.decimal()
     }
 
-    package static func decodeCard(from r: inout BinaryReader) throws(BinaryReader.Malformed) -> Card {
-        let source = try r.string()
-        let upstreamID = try r.string()
-        guard let kind = Card.Kind(rawValue: try r.string()) else { throw .malformed }
+    package static func decodeCard(from r: inout BinaryReader, sharing shared: SharedPrefixes) throws(BinaryReader.Malformed) -> Card {
+        let published = try published(from: &r)
+        let source = try r.string(after: shared.source)
+        let upstreamID = try r.string(after: shared.upstreamID)
+        let kindIndex = try r.int()
+        guard Card.Kind.allCases.indices.contains(kindIndex) else { throw .malformed }
+        let kind = Card.Kind.allCases[kindIndex]
         let title = try r.string()
         let summary = try r.optionalString()
         let price = try price(from: &r)
-        let image = try r.optionalString().flatMap(URL.init(string:))
-        let url = try r.optionalString().flatMap(URL.init(string:))
+        let image = try r.optionalString(after: shared.image).flatMap(URL.init(string:))
+        let url = try r.optionalString(after: shared.url).flatMap(URL.init(string:))
         var author: Card.Author?
         if try r.flag() {
             author = Card.Author(name: try r.string(), image: try r.optionalString().flatMap(URL.init(string:)),
                                  url: try r.optionalString().flatMap(URL.init(string:)))
         }
-        let published = try r.flag() ? Date(timeIntervalSince1970: try r.double()) : nil
         var tags: [String] = []
         for _ in 0..<(try r.count()) { tags.append(try r.string()) }
         guard case .object(let details) = try r.value() else { throw .malformed }
@@ -113,6 +137,61 @@ package enum CardBinaryCoding {
         card.also = try copies(from: &r)
         card.offers = try copies(from: &r)
         return card
+    }
+}
+
+/// The heads every card of one list shares, written once before the list (see
+/// ``CardBinaryCoding``). Each is cut back to a whole Unicode scalar, so head and rest are
+/// each valid UTF-8.
+package struct SharedPrefixes: Sendable, Equatable {
+    package var source = ""
+    package var upstreamID = ""
+    package var image = ""
+    package var url = ""
+
+    /// Nothing shared.
+    package static let none = SharedPrefixes()
+
+    /// The longest heads all of `cards` begin with (a field a card lacks takes no part).
+    package init(of cards: [Card]) {
+        source = Self.commonPrefix(cards.lazy.map(\.source))
+        upstreamID = Self.commonPrefix(cards.lazy.map(\.upstreamID))
+        image = Self.commonPrefix(cards.lazy.compactMap(\.image?.absoluteString))
+        url = Self.commonPrefix(cards.lazy.compactMap(\.url?.absoluteString))
+    }
+
+    package init() {}
+
+    package func write(into w: inout BinaryWriter) {
+        for head in [source, upstreamID, image, url] { w.string(head) }
+    }
+
+    package init(from r: inout BinaryReader) throws(BinaryReader.Malformed) {
+        source = try r.string()
+        upstreamID = try r.string()
+        image = try r.string()
+        url = try r.string()
+    }
+
+    private static func commonPrefix(_ texts: some Sequence<String>) -> String {
+        var iterator = texts.makeIterator()
+        guard let first = iterator.next() else { return "" }
+        var head = Array(first.utf8)
+        while let text = iterator.next(), !head.isEmpty {
+            var length = 0
+            for byte in text.utf8 {
+                guard length < head.count, head[length] == byte else { break }
+                length += 1
+            }
+            head.removeSubrange(length...)
+        }
+        // Never end inside a scalar: drop continuation bytes (10xxxxxx) and their lead byte.
+        while let last = head.last, last & 0x80 != 0 {
+            let isLead = last & 0xC0 == 0xC0
+            head.removeLast()
+            if isLead { break }
+        }
+        return String(decoding: head, as: UTF8.self)
     }
 }
 
@@ -141,6 +220,19 @@ package struct BinaryWriter {
     package mutating func optionalString(_ text: String?) {
         flag(text != nil)
         if let text { string(text) }
+    }
+
+    /// `text` without `head`, which it begins with (a list's ``SharedPrefixes``).
+    package mutating func string(_ text: String, after head: String) {
+        assert(text.utf8.starts(with: head.utf8), "a list's shared head is the head of each of its cards")
+        let rest = text.utf8.dropFirst(head.utf8.count)
+        int(rest.count)
+        bytes.append(contentsOf: rest)
+    }
+
+    package mutating func optionalString(_ text: String?, after head: String) {
+        flag(text != nil)
+        if let text { string(text, after: head) }
     }
 
     package mutating func double(_ value: Double) {
@@ -244,6 +336,15 @@ package struct BinaryReader {
 
     package mutating func optionalString() throws(Malformed) -> String? {
         try flag() ? try string() : nil
+    }
+
+    /// A string written without `head` (``BinaryWriter/string(_:after:)``), whole again.
+    package mutating func string(after head: String) throws(Malformed) -> String {
+        head.isEmpty ? try string() : head + (try string())
+    }
+
+    package mutating func optionalString(after head: String) throws(Malformed) -> String? {
+        try flag() ? try string(after: head) : nil
     }
 
     /// Steps over a string without making it.

@@ -147,7 +147,9 @@ package enum MappedPageCoding {
         writer.int(page.notes.count)
         for note in page.notes { writer.string(note) }
         writer.int(page.cards.count)
-        for card in page.cards { CardBinaryCoding.encode(card, into: &writer) }
+        let shared = SharedPrefixes(of: page.cards)
+        shared.write(into: &writer)
+        for card in page.cards { CardBinaryCoding.encode(card, sharing: shared, into: &writer) }
         return Data(writer.bytes)
     }
 
@@ -161,7 +163,8 @@ package enum MappedPageCoding {
         var notes: [String] = []
         for _ in 0..<(try reader.count()) { notes.append(try reader.string()) }
         let count = try reader.count()
-        return RememberedPage(next: next, total: total, skipped: skipped, notes: notes, remaining: count, reader: reader)
+        let shared = try SharedPrefixes(from: &reader)
+        return RememberedPage(next: next, total: total, skipped: skipped, notes: notes, remaining: count, shared: shared, reader: reader)
     }
 
     /// The whole page at once.
@@ -184,14 +187,17 @@ package struct RememberedPage: Sendable {
     package private(set) var remaining: Int
     /// Cards read so far.
     package private(set) var taken = 0
+    private let shared: SharedPrefixes
     private var reader: BinaryReader
 
-    package init(next: String?, total: Int?, skipped: [SkippedRecord], notes: [String], remaining: Int, reader: BinaryReader) {
+    package init(next: String?, total: Int?, skipped: [SkippedRecord], notes: [String], remaining: Int, shared: SharedPrefixes,
+                 reader: BinaryReader) {
         self.next = next
         self.total = total
         self.skipped = skipped
         self.notes = notes
         self.remaining = remaining
+        self.shared = shared
         self.reader = reader
     }
 
@@ -203,7 +209,7 @@ package struct RememberedPage: Sendable {
         let count = min(limit, remaining)
         var cards: [Card] = []
         cards.reserveCapacity(count)
-        for _ in 0..<count { cards.append(try CardBinaryCoding.decodeCard(from: &reader)) }
+        for _ in 0..<count { cards.append(try CardBinaryCoding.decodeCard(from: &reader, sharing: shared)) }
         remaining -= count
         taken += count
         if remaining == 0 && reader.remaining != 0 { throw .malformed }

@@ -56,6 +56,24 @@ import Testing
         #expect(CardList(packing: []).isEmpty)
     }
 
+    /// What a list's cards begin alike with is kept once, cut back to a whole scalar (`é`
+    /// and `è` share their first UTF-8 byte, not a character), and every card reads back
+    /// whole, from a packed list and from the memo's layout.
+    @Test func sharedHeadsEndOnWholeScalarsAndReadBackWhole() throws {
+        let cards = [
+            Card(source: "shop", upstreamID: "aé1", kind: .item, title: "1", url: URL(string: "https://x.test/a/1")),
+            Card(source: "shop", upstreamID: "aè2", kind: .post, title: "2", image: URL(string: "https://x.test/i.png"),
+                 url: URL(string: "https://x.test/a/22")),
+            Card(source: "shop", upstreamID: "aé3", kind: .person, title: "3"),
+        ]
+        let shared = SharedPrefixes(of: cards)
+        #expect([shared.source, shared.upstreamID, shared.image, shared.url] == ["shop", "a", "https://x.test/i.png", "https://x.test/a/"])
+        #expect(SharedPrefixes(of: []) == .none)
+        #expect(CardList(packing: cards).values == cards)
+        #expect((0..<3).map { CardList(packing: cards).id(at: $0) } == ["shop:aé1", "shop:aè2", "shop:aé3"])
+        #expect(try MappedPageCoding.decode(MappedPageCoding.encode(SourcePage(cards: cards, next: nil))).cards == cards)
+    }
+
     @Test func everyTruncationOfABlobIsAMissNotACrash() {
         let bytes = MappedPageCoding.encode(SourcePage(cards: [Self.card], next: nil))
         for length in 0..<bytes.count {

@@ -1,6 +1,7 @@
 @testable import FeedConfig
 import FeedCore
 @testable import FeedEngine
+import FeedFormats
 import Foundation
 import Synchronization
 import Testing
@@ -173,6 +174,25 @@ struct GeneratedFeed {
         let result = try await runner.run(FeedQuery())
         #expect(result.cards.map(\.title) == ["first", "a2"])
         #expect(result.duplicatesDropped == 1)
+    }
+
+    /// Dropping copies by sorted hashes keeps exactly what a set of ids keeps: the first of
+    /// each id in feed order, across values and packed lists, over many seeded cases.
+    @Test(arguments: 0..<20) func dedupeKeepsWhatASetOfIdsKeeps(seed: UInt64) {
+        var random = SeededGenerator(state: seed)
+        let lists = (0..<Int.random(in: 1...6, using: &random)).map { number in
+            let cards = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                Card(source: ["a", "b"].randomElement(using: &random) ?? "a", upstreamID: "\(Int.random(in: 0..<150, using: &random))",
+                     kind: .item, title: "t")
+            }
+            return number.isMultiple(of: 2) ? CardList(cards) : CardList(packing: cards)
+        }
+        let positions = FeedOrdering.interleave(lists.map(\.count))
+        var seen = Set<String>()
+        let expected = positions.filter { seen.insert(lists.id(at: $0)).inserted }
+        let (kept, dropped) = FeedOrdering.dedupe(positions, in: lists)
+        #expect(kept == expected)
+        #expect(dropped == positions.count - expected.count)
     }
 
     @Test func filtersByKindAndAccentInsensitiveText() async throws {
