@@ -167,9 +167,58 @@ public actor PostgresStateDatabase {
     /// Runs `query` and reads every row (a row sequence left unread would stall the
     /// connection's next statement).
     public static func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [PostgresRow] {
-        var rows: [PostgresRow] = []
-        for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
-        return rows
+        try await failingOnceClosed(connection) {
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// How long a statement may go on once its connection is closed.
+    static let afterClose = Duration.seconds(1)
+
+    /// `body`'s value; or, when `connection` is closed and `body` has not ended
+    /// ``afterClose`` later, a failure. PostgresNIO hands a statement to its channel
+    /// without a promise, so a statement sent as the connection closes (a database restart)
+    /// is never answered (vapor/postgres-nio#487, reverted in #501): its caller waited for
+    /// ever, and `serve` could not stop (DatabaseDownServeTests). `body` runs in a task of
+    /// its own, which the caller stops waiting for; whether the connection is closed is
+    /// looked at each ``afterClose``, so a statement that ends first costs no more than a
+    /// task and a timer (a callback on the connection's close would stay for as long as
+    /// the shared connection lives, one per statement).
+    static func failingOnceClosed<T: Sendable>(
+        _ connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let work = Task { try await body() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let answer = FirstAnswer(continuation)
+                let watch = Task {
+                    while !connection.isClosed { try await Task.sleep(for: afterClose) }
+                    try await Task.sleep(for: afterClose)
+                    answer.give(.failure(PostgresStateError.failed("the connection closed while a statement ran")))
+                }
+                Task {
+                    let result = await work.result
+                    watch.cancel()
+                    answer.give(result)
+                }
+            }
+        } onCancel: {
+            work.cancel()
+        }
+    }
+
+    /// A continuation resumed by the first of those who give it an answer.
+    private final class FirstAnswer<T: Sendable>: Sendable {
+        private let waiting: Mutex<CheckedContinuation<T, any Error>?>
+
+        init(_ continuation: CheckedContinuation<T, any Error>) {
+            waiting = Mutex(continuation)
+        }
+
+        func give(_ result: Result<T, any Error>) {
+            waiting.withLock { $0.take() }?.resume(with: result)
+        }
     }
 
     /// The TLS settings of `location`'s connections, made once a process: a TLS context

@@ -63,22 +63,26 @@ import Testing
 
     /// A new source whose upstream hangs does not hold the merged feed: past its grace
     /// the feed is answered without it, and says so; its first refresh then retires that answer.
+    /// The upstream answers after 12 s and the grace is 2 s: the answer must come while the
+    /// upstream still hangs (the fixture server logs a request once it is answered). A bound
+    /// on the wait itself failed under CI's load (5.8 and 6.0 s against a 5 s bound, each
+    /// answer without the hanging source).
     @Test func aNewSourceThatHangsDoesNotHoldTheMergedFeed() async throws {
         try await ServedInProcess.with(sources: FixtureWorld.only("cabify")) { served in
             await served.clock.untilSleeping(1)
-            served.fixture.control.set("reqres", [Fault(latencyMs: 6000)])
+            served.fixture.control.set("reqres", [Fault(latencyMs: 12_000)])
             let yaml = FixtureWorld.sourcesYml(base: served.base, sources: FixtureWorld.only("cabify") + FixtureWorld.only("users"))
             _ = await served.server.reload(to: try Self.load(yaml))
             let started = ContinuousClock.now
             let merged = try await served.get("/feed.jsonl")
             let waited = ContinuousClock.now - started
+            #expect(served.upstreamRequests("reqres") == 0, "the merged feed waited for the hanging upstream: \(waited)")
             #expect(merged.status == .ok)
             #expect(Self.ids(merged.text) == ["cabify"])
             #expect(merged.header("x-aggregate-degraded") == "users=pending")
-            #expect(waited < .seconds(5), "\(waited)")
             // Once its first refresh is over, the merged feed has it.
             var after = try await served.get("/feed.jsonl")
-            for _ in 0..<300 where Self.ids(after.text) != ["cabify", "users"] {
+            for _ in 0..<600 where Self.ids(after.text) != ["cabify", "users"] {
                 try await Task.sleep(for: .milliseconds(100))
                 after = try await served.get("/feed.jsonl")
             }

@@ -6,7 +6,7 @@ page = int(os.environ.get("AGGREGATE_CURSOR", "1"))
 base = os.environ.get("AGGREGATE_URL", "https://reqres.in")
 request = urllib.request.Request(f"{base}/api/users?page={page}",
                                  headers={"x-api-key": os.environ.get("REQRES_API_KEY", "reqres-free-v1")})
-body = json.load(urllib.request.urlopen(request, timeout=10))
+body = json.load(urllib.request.urlopen(request, timeout=30))
 for user in body["data"]:
     name = f"{user['first_name']} {user['last_name']}".strip()
     print(json.dumps({"id": user["id"], "kind": "person", "title": name,
