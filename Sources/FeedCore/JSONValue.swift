@@ -35,20 +35,33 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// The likeliest kinds first: each kind tried in vain is an error thrown and caught (and,
+    /// under a test run, a backtrace captured: decoding details kept the test process's
+    /// threads busy for seconds). A string costs none, a number one, an object two.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() {
             self = .null
-        } else if let value = try? c.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? c.decode(Decimal.self) {
-            self = .number(value)
         } else if let value = try? c.decode(String.self) {
             self = .string(value)
-        } else if let value = try? c.decode([JSONValue].self) {
-            self = .array(value)
+        } else if let value = try? c.decode(Decimal.self) {
+            self = .number(value)
+        } else if let members = try Self.unlessOfAnotherKind(at: c.codingPath, { try c.decode([String: JSONValue].self) }) {
+            self = .object(members)
+        } else if let items = try Self.unlessOfAnotherKind(at: c.codingPath, { try c.decode([JSONValue].self) }) {
+            self = .array(items)
         } else {
-            self = .object(try c.decode([String: JSONValue].self))
+            self = .bool(try c.decode(Bool.self))
+        }
+    }
+
+    /// `decode`'s value, or nil when the value at `path` itself is of another kind; what
+    /// fails inside it (a number out of range in an object) is thrown, naming its place.
+    private static func unlessOfAnotherKind<T>(at path: [any CodingKey], _ decode: () throws -> T) throws -> T? {
+        do {
+            return try decode()
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count == path.count {
+            return nil
         }
     }
 

@@ -51,10 +51,14 @@ public struct DishwasherFixture: FixtureUpstream {
 
 extension DishwashersSource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        DishwasherFixture(files: Dictionary(uniqueKeysWithValues: snapshots.map {
-            (String($0.url.split(separator: "/").last ?? ""), $0.body)
-        }))
+        recordedFixture
     }
+
+    /// Made once a process: every fixture server of a test run serves the same recordings,
+    /// and reading them again for each (hundreds of tests) kept the test process's threads busy.
+    static let recordedFixture = DishwasherFixture(files: Dictionary(uniqueKeysWithValues: snapshots.map {
+        (String($0.url.split(separator: "/").last ?? ""), $0.body)
+    }))
 
     public static let fixtureSources = [
         FixtureSourceEntry(id: "dishwashers", plugin: plugin, path: "/dishwasher/api/search-valid-response.json",

@@ -78,8 +78,12 @@ public struct JSONAPIFixture: FixtureUpstream {
 
 extension JSONAPISource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        JSONAPIFixture(recorded: recordedDeals)
+        recordedFixture
     }
+
+    /// Made once a process: every fixture server of a test run serves the same recordings,
+    /// and reading them again for each (hundreds of tests) kept the test process's threads busy.
+    static let recordedFixture = JSONAPIFixture(recorded: recordedDeals)
 
     /// The Target deals described with `plugin: json`, the same fields over each paging
     /// style; the first is the one the conformance suite runs.

@@ -69,8 +69,12 @@ public struct LTKFixture: FixtureUpstream {
 
 extension LTKSource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        LTKFixture(pages: snapshots.map(\.body))
+        recordedFixture
     }
+
+    /// Made once a process: every fixture server of a test run serves the same recordings,
+    /// and reading them again for each (hundreds of tests) kept the test process's threads busy.
+    static let recordedFixture = LTKFixture(pages: snapshots.map(\.body))
 
     public static let fixtureSources = [
         FixtureSourceEntry(id: "ltk", plugin: plugin, path: "/ltk/api/ltk/v2/ltks/?featured=true&limit=20", route: "ltk"),

@@ -12,7 +12,7 @@ public struct ReqresFixture: FixtureUpstream {
     let recordedPages: [Int: Data]
     let users: [JSONValue]
     let support: JSONValue
-    let requiredKey: String?
+    var requiredKey: String?
 
     public init(recordedPages: [Int: Data], requiredKey: String? = nil) {
         self.recordedPages = recordedPages
@@ -58,8 +58,14 @@ public struct ReqresFixture: FixtureUpstream {
 
 extension ReqresSource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        ReqresFixture(recordedPages: [1: snapshots[0].body, 2: snapshots[1].body], requiredKey: options.requiredKeys["reqres"])
+        var fixture = recordedFixture
+        fixture.requiredKey = options.requiredKeys["reqres"]
+        return fixture
     }
+
+    /// Made once a process: every fixture server of a test run serves the same recordings,
+    /// and reading them again for each (hundreds of tests) kept the test process's threads busy.
+    static let recordedFixture = ReqresFixture(recordedPages: [1: snapshots[0].body, 2: snapshots[1].body])
 
     public static let fixtureSources = [
         FixtureSourceEntry(id: "users", plugin: plugin, path: "/reqres", route: "reqres",

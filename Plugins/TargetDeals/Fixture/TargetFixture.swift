@@ -34,8 +34,12 @@ public struct TargetFixture: FixtureUpstream {
 
 extension TargetDealsSource: BuiltinSource {
     public static func fixture(_ options: FixtureOptions) -> any FixtureUpstream {
-        TargetFixture(list: snapshots[0].body, recordedDetails: [1: snapshots[1].body])
+        recordedFixture
     }
+
+    /// Made once a process: every fixture server of a test run serves the same recordings,
+    /// and reading them again for each (hundreds of tests) kept the test process's threads busy.
+    static let recordedFixture = TargetFixture(list: snapshots[0].body, recordedDetails: [1: snapshots[1].body])
 
     public static let fixtureSources = [FixtureSourceEntry(id: "target", plugin: plugin, path: "/target", route: "target")]
 }
